@@ -1,0 +1,1 @@
+"""SymPy derivations (imported only by codegen, proof checks and tests)."""

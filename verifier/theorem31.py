@@ -1,0 +1,343 @@
+"""Certified evaluation of Theorem 3.1 of arXiv 2605.06259 v1 (RECONSTRUCTED).
+
+The formulas are the generated evaluators of ``verifier._derived`` (printed
+from the SymPy expressions in ``verifier.symbolic.theorem31``); this module
+adds precision control, three-valued hypothesis verdicts, the closed form (4),
+the certified M_exact search and the E-epoch composition.
+
+Statement used (THEORY.md section 3, our reconstruction of the paper's
+Theorem 3.1, which reproduces all 30 cells of Table 1): if M >= 3,
+sigma >= sqrt(3/ln M), validity condition (2) holds and
+delta >= delta_rhs(M, sigma) = T1 + ... + T6, one epoch is f_{0,delta}-DP.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from . import _derived as D
+from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, precisions, sign_ge0,
+                    to_arb)
+
+SOURCE = "Theorem 3.1 of arXiv 2605.06259 v1"
+RECONSTRUCTED_NOTE = (
+    "Theorem 3.1 as reconstructed in THEORY.md section 3 (the public text of "
+    "arXiv 2605.06259 v1 is lossy); validity condition (2) is reconstructed "
+    "from Lemma E.1. The reconstruction reproduces all 30 cells of Table 1.")
+
+COEFS = {
+    # simplification (22): coef_S = (e^{3u} + 4)/s2^2  (the theorem as stated)
+    "simplified": D.coef_simplified,
+    # Section 3.1: the exact factor coef_X = rho3/s2^2 "in both places"
+    "exact": D.coef_exact,
+}
+
+TERM_NAMES = ("T1", "T2", "T3", "T4", "T5", "T6")
+HYPOTHESES = ("steps_at_least_3", "sigma_at_least_sqrt_3_over_ln_M", "validity_condition_2")
+TARGET_CONDITION = "delta_rhs_at_most_delta"
+
+# Relative accuracy asked of reported enclosures (bits); raised precision
+# is used until an enclosure is at least this tight or the cap is reached.
+REPORT_ACCURACY_BITS = 60
+# Largest number of predicate evaluations in one M_exact search.
+MAX_SEARCH_EVALUATIONS = 20000
+
+
+def check_coef(coef: str) -> str:
+    if coef not in COEFS:
+        raise InputError(f"unknown coef {coef!r} (expected 'simplified' or 'exact')")
+    return coef
+
+
+def coef_value(sigma: Fraction, coef: str) -> arb:
+    """coef_S or coef_X at sigma, at the current precision."""
+    return COEFS[check_coef(coef)](to_arb(sigma))
+
+
+# ---------------------------------------------------------------------------
+# delta_rhs and the hypotheses at one (M, sigma)
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Check:
+    """One condition, 'holds' iff value >= 0 (value is a certified enclosure)."""
+
+    name: str
+    verdict: Tri
+    value: Interval
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "verdict": self.verdict.value, "margin": self.value.to_json()}
+
+
+@dataclass(frozen=True)
+class BoundResult:
+    sigma: Fraction
+    steps: int
+    coef: str
+    epochs: int
+    terms: tuple            # Interval per T1..T6
+    delta: Interval         # delta_rhs (one epoch)
+    delta_epochs: Interval  # 1 - (1 - delta_rhs)^E
+    coef_value: Interval
+    hypotheses: tuple       # Check per hypothesis
+    precision: int          # bits of the final evaluation
+
+    @property
+    def applicable(self) -> Tri:
+        vs = [h.verdict for h in self.hypotheses]
+        if Tri.FAILS in vs:
+            return Tri.FAILS
+        if Tri.UNDECIDED in vs:
+            return Tri.UNDECIDED
+        return Tri.HOLDS
+
+
+def _rel_bits(x: arb) -> int:
+    return x.rel_accuracy_bits() if x.is_finite() else -1
+
+
+def delta_epochs_ball(delta: arb, epochs: int) -> arb:
+    """delta_E = 1 - (1 - delta)^E (Dong, Roth & Su 2019, Lemma C.2; THEORY section 5),
+    evaluated as -expm1(E log1p(-delta)) to avoid cancellation."""
+    if epochs == 1:
+        return delta
+    return -(epochs * (-delta).log1p()).expm1()
+
+
+def _hyp_checks(M: int, sigma: Fraction, coef_ball: arb, delta_for_2: arb):
+    Ma, s = arb(M), to_arb(sigma)
+    g2 = D.hyp_sigma(Ma, s)
+    g3 = D.hyp_validity(Ma, s, coef_ball, delta_for_2)
+    return (
+        Check(HYPOTHESES[0], Tri.HOLDS if M >= 3 else Tri.FAILS, Interval.of(Fraction(M - 3))),
+        Check(HYPOTHESES[1], sign_ge0(g2), Interval.of(g2)),
+        Check(HYPOTHESES[2], sign_ge0(g3), Interval.of(g3)),
+    )
+
+
+def bound(sigma: Fraction, steps: int, coef: str = "simplified", epochs: int = 1,
+          delta: Fraction | None = None, max_prec: int = DEFAULT_MAX_PREC) -> BoundResult:
+    """Certified delta_rhs(M, sigma), its terms and the hypothesis verdicts.
+
+    The validity condition (2) is checked with ``delta`` if given (a target),
+    otherwise with delta = delta_rhs itself (the delta the theorem certifies,
+    taken at its upper end).  Precision is raised until every hypothesis is
+    decided and delta_rhs is known to REPORT_ACCURACY_BITS, or the cap.
+    """
+    check_coef(coef)
+    if steps < 3:
+        raise InputError(f"steps must be >= 3 (Theorem 3.1 needs M >= 3), got {steps}")
+    result = None
+    for p in precisions(max_prec):
+        with ctx.workprec(p):
+            c = coef_value(sigma, coef)
+            ts = D.terms(arb(steps), to_arb(sigma), c)
+            d = sum(ts[1:], ts[0])
+            d_for_2 = to_arb(delta) if delta is not None else arb(d.upper())
+            hyps = _hyp_checks(steps, sigma, c, d_for_2)
+            dE = delta_epochs_ball(d, epochs)
+            result = BoundResult(sigma, steps, coef, epochs, tuple(Interval.of(t) for t in ts),
+                                 Interval.of(d), Interval.of(dE), Interval.of(c), hyps, p)
+            decided = all(h.verdict is not Tri.UNDECIDED for h in hyps)
+            if decided and _rel_bits(d) >= REPORT_ACCURACY_BITS and _rel_bits(dE) >= REPORT_ACCURACY_BITS:
+                break
+    return result
+
+
+def closed_form_ball(sigma: Fraction, delta: Fraction, coef: str) -> arb:
+    """M_BE = 1 + ((2 B coef + 1/sqrt(2 pi)) sqrt(s2)/delta)^2, closed form (4)
+    of arXiv 2605.06259 v1 (T1 + T2 = delta solved for M), at ctx.prec."""
+    return D.closed_form_steps(to_arb(sigma), coef_value(sigma, coef), to_arb(delta))
+
+
+def closed_form(sigma: Fraction, delta: Fraction, coef: str = "simplified",
+                max_prec: int = DEFAULT_MAX_PREC) -> Interval:
+    for p in precisions(max_prec):
+        with ctx.workprec(p):
+            x = closed_form_ball(sigma, delta, coef)
+            if _rel_bits(x) >= REPORT_ACCURACY_BITS:
+                break
+    return Interval.of(x)
+
+
+# ---------------------------------------------------------------------------
+# M_exact: certified bisection
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PointEval:
+    """All conditions of the M_exact predicate at one M, at one precision."""
+
+    steps: int
+    verdict: Tri
+    checks: tuple  # Check per condition
+    precision: int
+
+    def failing(self):
+        return [c for c in self.checks if c.verdict is Tri.FAILS]
+
+    def to_json(self) -> dict:
+        return {"steps": self.steps, "verdict": self.verdict.value, "precision_bits": self.precision,
+                "checks": [c.to_json() for c in self.checks]}
+
+
+@dataclass(frozen=True)
+class StepsResult:
+    sigma: Fraction
+    delta: Fraction
+    coef: str
+    status: str                    # "certified" | "infeasible" | "inconclusive"
+    m_exact: int | None
+    closed_form: Interval          # M_BE
+    at_m: PointEval | None         # every condition holds here
+    below: PointEval | None        # some condition certifiably fails here (None if m_exact == 3)
+    evaluations: int
+    message: str = ""
+    bracket: tuple = field(default=())  # (fails-at, holds-at) when inconclusive
+
+
+class _Predicate:
+    """P(M) = [delta_rhs(M) <= delta] and every hypothesis of Theorem 3.1.
+
+    P is monotone in M (false, then true) because every term T1..T6 decreases
+    in M and every hypothesis, once true, stays true as M grows: proof checks
+    ``monotonicity.terms-decrease-in-M`` and ``monotonicity.hypotheses-persist``
+    (proofs_checks/monotonicity.py).  The bisection relies on it.
+    """
+
+    def __init__(self, sigma: Fraction, delta: Fraction, coef: str, max_prec: int):
+        self.sigma, self.delta, self.coef, self.max_prec = sigma, delta, coef, max_prec
+        self.evaluations = 0
+        self._consts = {}
+        self.memo: dict[int, PointEval] = {}
+
+    def consts(self, p):
+        k = self._consts.get(p)
+        if k is None:
+            k = (to_arb(self.sigma), coef_value(self.sigma, self.coef), to_arb(self.delta))
+            self._consts[p] = k
+        return k
+
+    def __call__(self, M: int) -> PointEval:
+        if M in self.memo:
+            return self.memo[M]
+        self.evaluations += 1
+        if self.evaluations > MAX_SEARCH_EVALUATIONS:
+            raise _SearchLimit()
+        ev = None
+        for p in precisions(self.max_prec):
+            with ctx.workprec(p):
+                s, c, d = self.consts(p)
+                Ma = arb(M)
+                g2 = D.hyp_sigma(Ma, s)
+                ts = D.terms(Ma, s, c)
+                g0 = d - sum(ts[1:], ts[0])
+                g3 = D.hyp_validity(Ma, s, c, d)
+                gs = ((TARGET_CONDITION, g0), (HYPOTHESES[1], g2), (HYPOTHESES[2], g3))
+                checks = tuple(Check(n, sign_ge0(g), Interval.of(g)) for n, g in gs)
+            vs = [ch.verdict for ch in checks]
+            if Tri.FAILS in vs:
+                ev = PointEval(M, Tri.FAILS, checks, p)
+                break
+            if all(v is Tri.HOLDS for v in vs):
+                ev = PointEval(M, Tri.HOLDS, checks, p)
+                break
+            ev = PointEval(M, Tri.UNDECIDED, checks, p)
+        self.memo[M] = ev
+        return ev
+
+
+class _SearchLimit(Exception):
+    pass
+
+
+class _Undecided(Exception):
+    def __init__(self, ev: PointEval):
+        self.ev = ev
+
+
+def _limit_feasible(sigma: Fraction, delta: Fraction, max_prec: int) -> Tri:
+    """Is some M feasible?  As M -> infinity every term -> 0 and hypothesis 2
+    eventually holds, while condition (2) tends to 1/2 - delta - Phi(-kappa)
+    from below.  HOLDS if that limit is certainly > 0, FAILS if certainly <= 0."""
+    for p in precisions(max_prec):
+        with ctx.workprec(p):
+            # hyp_validity with coef = 0 is exactly the M-free limit
+            g = D.hyp_validity(arb(3), to_arb(sigma), arb(0), to_arb(delta))
+            if g > 0:
+                return Tri.HOLDS
+            if g <= 0:
+                return Tri.FAILS
+    return Tri.UNDECIDED
+
+
+def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
+                max_prec: int = DEFAULT_MAX_PREC) -> StepsResult:
+    """M_exact(sigma, delta): the smallest integer M >= 3 with delta_rhs(M) <= delta
+    and every hypothesis of Theorem 3.1 holding, with its certificate."""
+    check_coef(coef)
+    cf = closed_form(sigma, delta, coef, max_prec)
+    pred = _Predicate(sigma, delta, coef, max_prec)
+
+    def result(status, m=None, at=None, below=None, message="", bracket=()):
+        return StepsResult(sigma, delta, coef, status, m, cf, at, below, pred.evaluations,
+                           message, bracket)
+
+    lim = _limit_feasible(sigma, delta, max_prec)
+    if lim is Tri.FAILS:
+        return result("infeasible", message=(
+            "no M satisfies validity condition (2): 1/2 - delta - Phi(-s2/2) <= 0"))
+    if lim is Tri.UNDECIDED:
+        return result("inconclusive", message="feasibility limit undecided at the precision cap")
+
+    def P(M):
+        ev = pred(M)
+        if ev.verdict is Tri.UNDECIDED:
+            raise _Undecided(ev)
+        return ev.verdict is Tri.HOLDS
+
+    # M_BE is a lower bound of M_exact (delta_rhs > T1 + T2, and T1 + T2 <= delta
+    # iff M >= M_BE), so the search starts there; the answer is still certified
+    # only by direct evaluation at M_exact and M_exact - 1.
+    start = max(3, math.floor(cf.lower))
+    try:
+        if P(start):
+            hi, lo, step = start, None, 1
+            while lo is None and hi > 3:
+                m = max(3, hi - step)
+                if P(m):
+                    hi = m
+                else:
+                    lo = m
+                step *= 2
+        else:
+            lo, hi, step = start, None, max(1, start >> 12)
+            while hi is None:
+                m = lo + step
+                if P(m):
+                    hi = m
+                else:
+                    lo = m
+                step *= 2
+        while lo is not None and hi - lo > 1:
+            m = (lo + hi) // 2
+            if P(m):
+                hi = m
+            else:
+                lo = m
+    except _Undecided as u:
+        return result("inconclusive", at=u.ev, message=(
+            f"conditions at M = {u.ev.steps} undecided at the precision cap ({max_prec} bits)"),
+            bracket=(u.ev.steps,))
+    except _SearchLimit:
+        return result("inconclusive", message=f"search exceeded {MAX_SEARCH_EVALUATIONS} evaluations")
+    return result("certified", hi, pred.memo[hi], pred.memo.get(hi - 1) if hi > 3 else None)
+
+
+def min_samples(m_exact: int, sigma: Fraction, noise_level: Fraction = Fraction(1, 10)) -> int:
+    """Min N = ceil(sigma M_exact / level): per-round noise C sigma M / N <= level
+    with C = 1 (THEORY section 3; level 0.1 gives the paper's 10 sigma M_exact)."""
+    q = sigma * m_exact / noise_level
+    return -((-q.numerator) // q.denominator)

@@ -165,12 +165,14 @@ def decimal_str(q: Fraction, digits: int = 17, direction: str = "down") -> str:
     s = str(abs(n))
     exp10 = e - digits + 1 + len(s) - 1
     s = s.rstrip("0") or "0"
+    if -5 <= exp10 < 21:  # positional notation
+        if exp10 < 0:
+            return f"{sign}0.{'0' * (-exp10 - 1)}{s}"
+        if len(s) <= exp10 + 1:
+            return sign + s + "0" * (exp10 + 1 - len(s))
+        return f"{sign}{s[:exp10 + 1]}.{s[exp10 + 1:]}"
     mant = s[0] + ("." + s[1:] if len(s) > 1 else "")
-    if -4 <= exp10 < 0:
-        return f"{sign}0.{'0' * (-exp10 - 1)}{s}"
-    if 0 <= exp10 < 16 and len(s) <= exp10 + 1:
-        return sign + s + "0" * (exp10 + 1 - len(s))
-    return f"{sign}{mant}e{exp10}" if exp10 else f"{sign}{mant}"
+    return f"{sign}{mant}e{exp10}"
 
 
 @dataclass(frozen=True)

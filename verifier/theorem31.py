@@ -84,6 +84,7 @@ class BoundResult:
     coef_value: Interval
     hypotheses: tuple       # Check per hypothesis
     precision: int          # bits of the final evaluation
+    accuracy_bits: int      # relative accuracy of delta and delta_E (bits)
 
     @property
     def applicable(self) -> Tri:
@@ -132,19 +133,26 @@ def bound(sigma: Fraction, steps: int, coef: str = "simplified", epochs: int = 1
         raise InputError(f"steps must be >= 3 (Theorem 3.1 needs M >= 3), got {steps}")
     result = None
     for p in precisions(max_prec):
-        with ctx.workprec(p):
-            c = coef_value(sigma, coef)
-            ts = D.terms(arb(steps), to_arb(sigma), c)
-            d = sum(ts[1:], ts[0])
-            d_for_2 = to_arb(delta) if delta is not None else arb(d.upper())
-            hyps = _hyp_checks(steps, sigma, c, d_for_2)
-            dE = delta_epochs_ball(d, epochs)
-            result = BoundResult(sigma, steps, coef, epochs, tuple(Interval.of(t) for t in ts),
-                                 Interval.of(d), Interval.of(dE), Interval.of(c), hyps, p)
-            decided = all(h.verdict is not Tri.UNDECIDED for h in hyps)
-            if decided and _rel_bits(d) >= REPORT_ACCURACY_BITS and _rel_bits(dE) >= REPORT_ACCURACY_BITS:
-                break
+        result = bound_at(sigma, steps, coef, epochs, delta, p)
+        decided = result.applicable is not Tri.UNDECIDED
+        if decided and result.accuracy_bits >= REPORT_ACCURACY_BITS:
+            break
     return result
+
+
+def bound_at(sigma: Fraction, steps: int, coef: str, epochs: int, delta: Fraction | None,
+             prec: int) -> BoundResult:
+    """``bound`` at one working precision (no escalation)."""
+    with ctx.workprec(prec):
+        c = coef_value(sigma, coef)
+        ts = D.terms(arb(steps), to_arb(sigma), c)
+        d = sum(ts[1:], ts[0])
+        d_for_2 = to_arb(delta) if delta is not None else arb(d.upper())
+        hyps = _hyp_checks(steps, sigma, c, d_for_2)
+        dE = delta_epochs_ball(d, epochs)
+        return BoundResult(sigma, steps, coef, epochs, tuple(Interval.of(t) for t in ts),
+                           Interval.of(d), Interval.of(dE), Interval.of(c), hyps, prec,
+                           min(_rel_bits(d), _rel_bits(dE)))
 
 
 def closed_form_ball(sigma: Fraction, delta: Fraction, coef: str) -> arb:

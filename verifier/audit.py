@@ -1,0 +1,191 @@
+"""The audit engine: judge every claim of a claims file with certified values.
+
+Verdicts (per case, then per claim):
+- ``confirmed``: the certified enclosure lies inside the printed value's
+  rounding interval, or the stated relation certifiably holds;
+- ``refuted``: certifiably not;
+- ``inconclusive``: undecided at the precision cap;
+- ``not-applicable``: a hypothesis of the theorem the quantity rests on fails.
+A claim is refuted if any case is, else inconclusive if any case is, else
+not-applicable if any case is, else confirmed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+from . import quantities as Q
+from .arith import DEFAULT_MAX_PREC, Interval, Tri, decimal_str, parse_exact, precisions
+from .claims import Claim, ClaimsFile
+
+CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE = (
+    "confirmed", "refuted", "inconclusive", "not-applicable")
+VERDICTS = (CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    args: dict
+    verdict: str
+    value: Interval | None
+    reference: Interval | None
+    accepted: Interval | None
+    precision: int
+    exact: bool
+    note: str = ""
+
+    def to_json(self) -> dict:
+        out = {"args": self.args, "verdict": self.verdict, "precision_bits": self.precision}
+        if self.value is not None:
+            out["value"] = _ivjson(self.value, self.exact)
+        if self.reference is not None:
+            out["reference_value"] = _ivjson(self.reference, True)
+        if self.accepted is not None:
+            out["accepted"] = self.accepted.to_json(25)
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def _ivjson(iv: Interval, exact: bool):
+    if exact and iv.lower == iv.upper and iv.lower.denominator == 1:
+        return {"exact": str(iv.lower.numerator)}
+    return iv.to_json()
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claim: Claim
+    verdict: str
+    cases: tuple
+    reconstructed: bool
+    source: str
+
+
+def rounding_interval(printed: str, digits: int | None = None) -> Interval:
+    """All values that round to ``printed`` (half a unit in the last printed digit).
+
+    '1.57e9' -> [1.565e9, 1.575e9]; '4.30e5' -> [4.295e5, 4.305e5].  Values on
+    an end point are accepted (they round to the printed value under
+    round-half-up or round-half-even, depending on the digit)."""
+    d = Decimal(printed.strip())
+    t = d.as_tuple()
+    exp = t.exponent
+    if digits is not None:
+        exp = d.adjusted() - digits + 1
+    v = parse_exact(printed, "printed")
+    h = Fraction(1, 2) * Fraction(10) ** exp
+    return Interval(v - h, v + h)
+
+
+def _within(value: Interval, acc: Interval) -> str | None:
+    if acc.lower <= value.lower and value.upper <= acc.upper:
+        return CONFIRMED
+    if value.upper < acc.lower or value.lower > acc.upper:
+        return REFUTED
+    return None
+
+
+def _sub(a: Interval, b: Interval) -> Interval:
+    return Interval(a.lower - b.upper, a.upper - b.lower)
+
+
+def _abs_range(a: Interval):
+    lo = Fraction(0) if a.lower <= 0 <= a.upper else min(abs(a.lower), abs(a.upper))
+    return lo, max(abs(a.lower), abs(a.upper))
+
+
+def _relative(value: Interval, ref: Interval, tol: Fraction) -> str | None:
+    dmin, dmax = _abs_range(_sub(value, ref))
+    rmin, rmax = _abs_range(ref)
+    if dmax <= tol * rmin:
+        return CONFIRMED
+    if dmin > tol * rmax:
+        return REFUTED
+    return None
+
+
+def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
+    q = Q.get(claim.quantity)
+    args, raw = claim.cases[idx], claim.raw_cases[idx]
+    acc = rounding_interval(claim.printed, claim.digits) if claim.judge == "rounded" else None
+    b = parse_exact(claim.printed, "printed") if claim.judge in ("at-most", "at-least") else None
+    last = None
+    for p in precisions(max_prec):
+        ev = q.evaluate(args, p)
+        if ev.status == "inconclusive":
+            return CaseResult(raw, INCONCLUSIVE, None, None, acc, p, ev.exact, ev.failed)
+        if ev.applicable is Tri.FAILS:
+            return CaseResult(raw, NOT_APPLICABLE, ev.value if ev.status == "ok" else None,
+                              None, acc, p, ev.exact, ev.failed)
+        ref_iv = None
+        verdict = None
+        if ev.applicable is Tri.HOLDS:
+            if claim.judge == "rounded":
+                verdict = _within(ev.value, acc)
+            elif claim.judge == "at-most":
+                verdict = CONFIRMED if ev.value.upper <= b else REFUTED if ev.value.lower > b else None
+            elif claim.judge == "at-least":
+                verdict = CONFIRMED if ev.value.lower >= b else REFUTED if ev.value.upper < b else None
+            else:
+                rq = Q.get(claim.reference)
+                rev = rq.evaluate(claim.reference_cases[idx], p)
+                if rev.status == "inconclusive":
+                    return CaseResult(raw, INCONCLUSIVE, ev.value, None, None, p, ev.exact, rev.failed)
+                if rev.applicable is Tri.FAILS:
+                    return CaseResult(raw, NOT_APPLICABLE, ev.value, rev.value, None, p, ev.exact,
+                                      rev.failed)
+                if rev.applicable is Tri.HOLDS:
+                    ref_iv = rev.value
+                    verdict = _relative(ev.value, ref_iv, claim.tolerance)
+        last = CaseResult(raw, verdict or INCONCLUSIVE, ev.value, ref_iv,
+                          acc if claim.judge == "rounded" else None, p, ev.exact,
+                          "" if verdict else f"undecided at the precision cap ({max_prec} bits)")
+        if verdict is not None:
+            return last
+    return last
+
+
+def _aggregate(verdicts) -> str:
+    for v in (REFUTED, INCONCLUSIVE, NOT_APPLICABLE):
+        if v in verdicts:
+            return v
+    return CONFIRMED
+
+
+def judge(claim: Claim, max_prec: int = DEFAULT_MAX_PREC) -> ClaimResult:
+    cases = tuple(judge_case(claim, i, max_prec) for i in range(len(claim.cases)))
+    q = Q.get(claim.quantity)
+    recon = q.reconstructed or (claim.reference is not None and Q.get(claim.reference).reconstructed)
+    return ClaimResult(claim, _aggregate([c.verdict for c in cases]), cases, recon, q.source)
+
+
+def audit(cf: ClaimsFile, max_prec: int = DEFAULT_MAX_PREC) -> list[ClaimResult]:
+    return [judge(c, max_prec) for c in cf.claims]
+
+
+def summary(results) -> dict:
+    out = {v: 0 for v in VERDICTS}
+    for r in results:
+        out[r.verdict] += 1
+    out["total"] = len(results)
+    return out
+
+
+def exit_status(results) -> int:
+    """0 when no claim is refuted or inconclusive, 1 otherwise."""
+    return 1 if any(r.verdict in (REFUTED, INCONCLUSIVE) for r in results) else 0
+
+
+def describe_args(args: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in args.items())
+
+
+def value_text(c: CaseResult) -> str:
+    if c.value is None:
+        return "-"
+    if c.exact and c.value.lower == c.value.upper:
+        q = c.value.lower
+        return str(q.numerator) if q.denominator == 1 else decimal_str(q, 25)
+    return c.value.short(8)

@@ -1,0 +1,216 @@
+"""Claims files: published numbers as data (TOML).
+
+Format ``verifier-claims/1`` (documented in README.md, "Writing a claims file")::
+
+    format = "verifier-claims/1"
+
+    [source]                       # where the claims are published
+    paper = "van Dijk & Ertan, ..."
+    arxiv = "2605.06259"
+    version = "v1"
+
+    [defaults]                     # arguments given to every quantity that takes them
+    delta = "0.01"
+
+    [[claims]]
+    id = "table1.S.sigma-0.50.M_BE"     # stable id: letters, digits, . _ : -
+    where = "Table 1, row sigma = 0.50 (coef_S), column M_BE"
+    quantity = "m_closed_form"          # a name from verifier.quantities
+    args = { sigma = "0.50", coef = "simplified" }
+    printed = "1.57e9"                  # the value as printed
+    judge = "rounded"                   # or relative-difference, at-most, at-least
+
+Numbers may be strings or TOML numbers; TOML floats are read as exact
+decimals (never binary floats).  A claim may list ``cases`` (tables of
+arguments); it is confirmed when every case is.  Nothing in a claims file is
+evaluated as code.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib import resources
+
+from . import quantities as Q
+from .arith import InputError, parse_exact
+
+FORMAT = "verifier-claims/1"
+JUDGES = ("rounded", "relative-difference", "at-most", "at-least")
+MAX_FILE_BYTES = 1 << 20
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,119}")
+
+_TOP = {"format", "source", "defaults", "claims"}
+_SOURCE = {"paper", "arxiv", "version", "title", "authors", "url", "note"}
+_CLAIM = {"id", "where", "statement", "quantity", "args", "printed", "judge", "digits",
+          "reference", "reference_args", "tolerance", "cases", "note"}
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    where: str
+    statement: str
+    quantity: str
+    cases: tuple            # tuple of parsed-argument dicts
+    raw_cases: tuple        # the same, as given (strings) for reports
+    printed: str
+    judge: str
+    digits: int | None
+    reference: str | None
+    reference_cases: tuple  # parsed reference arguments per case
+    tolerance: object       # Fraction | None
+    note: str
+
+
+@dataclass(frozen=True)
+class ClaimsFile:
+    name: str               # file stem, used for report names
+    source: dict
+    claims: tuple
+
+
+def shipped_claims_files() -> list[str]:
+    """Paths of the claims files shipped inside the package."""
+    base = resources.files("verifier") / "data" / "claims"
+    return sorted(str(p) for p in base.iterdir() if p.name.endswith(".toml"))
+
+
+def _text(v, what):
+    if not isinstance(v, str):
+        raise InputError(f"{what} must be a string, got {type(v).__name__}")
+    if len(v) > 4000:
+        raise InputError(f"{what} is too long ({len(v)} characters)")
+    return v
+
+
+def _table(v, what):
+    if not isinstance(v, dict):
+        raise InputError(f"{what} must be a table, got {type(v).__name__}")
+    for k, x in v.items():
+        if not isinstance(x, (str, int, Decimal)) or isinstance(x, bool):
+            raise InputError(f"{what}.{k} must be a string or a number, got {type(x).__name__}")
+    return v
+
+
+def _printed(v, what):
+    if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
+        raise InputError(f"{what} must be a string or a number, got {type(v).__name__}")
+    return str(v)
+
+
+def _canon(v) -> str:
+    return str(v)
+
+
+def load(path: str) -> ClaimsFile:
+    """Read and validate a claims file; any problem is one InputError line."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        if os.path.getsize(path) > MAX_FILE_BYTES:
+            raise InputError(f"{path}: claims file larger than {MAX_FILE_BYTES} bytes")
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh, parse_float=Decimal)
+    except InputError:
+        raise
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{path}: malformed TOML: {e}") from None
+    except RecursionError:
+        raise InputError(f"{path}: malformed TOML: nested too deeply") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise InputError(f"{path}: cannot read claims file: {e.__class__.__name__}: {e}") from None
+    try:
+        return _validate(data, name, path)
+    except RecursionError:
+        raise InputError(f"{path}: claims file nested too deeply") from None
+
+
+def _validate(data: dict, name: str, path: str) -> ClaimsFile:
+    unknown = set(data) - _TOP
+    if unknown:
+        raise InputError(f"{path}: unknown top-level key {sorted(unknown)[0]!r}")
+    if data.get("format") != FORMAT:
+        raise InputError(f"{path}: format must be {FORMAT!r}, got {data.get('format')!r:.60}")
+    source = data.get("source", {})
+    if not isinstance(source, dict):
+        raise InputError(f"{path}: [source] must be a table")
+    for k, v in source.items():
+        if k not in _SOURCE:
+            raise InputError(f"{path}: unknown key source.{k}")
+        _text(v, f"{path}: source.{k}")
+    defaults = _table(data.get("defaults", {}), f"{path}: defaults")
+    raw_claims = data.get("claims")
+    if not isinstance(raw_claims, list) or not raw_claims:
+        raise InputError(f"{path}: needs at least one [[claims]] entry")
+    seen = set()
+    claims = []
+    for i, c in enumerate(raw_claims):
+        if not isinstance(c, dict):
+            raise InputError(f"{path}: claims[{i}] must be a table")
+        cid = c.get("id")
+        if not isinstance(cid, str) or not _ID.fullmatch(cid):
+            raise InputError(f"{path}: claims[{i}] has a missing or invalid id {cid!r:.60}")
+        if cid in seen:
+            raise InputError(f"{path}: duplicate claim id {cid!r}")
+        seen.add(cid)
+        claims.append(_claim(c, cid, defaults, f"{path}: claim {cid!r}"))
+    return ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims))
+
+
+def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
+    for k in c:
+        if k not in _CLAIM:
+            raise InputError(f"{where}: unknown key {k!r}")
+    for k in ("where", "quantity", "printed", "judge"):
+        if k not in c:
+            raise InputError(f"{where}: missing key {k!r}")
+    q = Q.get(_text(c["quantity"], f"{where}: quantity"))
+    judge = _text(c["judge"], f"{where}: judge")
+    if judge not in JUDGES:
+        raise InputError(f"{where}: unknown judge {judge!r:.40} (expected one of {', '.join(JUDGES)})")
+    printed = _printed(c["printed"], f"{where}: printed")
+    args = _table(c.get("args", {}), f"{where}: args")
+    cases = c.get("cases", [{}])
+    if not isinstance(cases, list) or not cases or len(cases) > 1000:
+        raise InputError(f"{where}: cases must be a non-empty list of tables")
+    raw_cases, parsed, ref_parsed = [], [], []
+    ref = None
+    if judge == "relative-difference":
+        if "reference" not in c or "tolerance" not in c:
+            raise InputError(f"{where}: judge 'relative-difference' needs reference and tolerance")
+        ref = Q.get(_text(c["reference"], f"{where}: reference"))
+    ref_args = _table(c.get("reference_args", {}), f"{where}: reference_args")
+    for j, case in enumerate(cases):
+        case = _table(case, f"{where}: cases[{j}]")
+        merged = {**args, **case}
+        applicable_defaults = {k: v for k, v in defaults.items()
+                               if k in q.args or k in q.defaults}
+        full = {**applicable_defaults, **merged}
+        raw_cases.append({k: _canon(v) for k, v in sorted(full.items())})
+        parsed.append(q.parse_args(full, where))
+        if ref is not None:
+            rdef = {k: v for k, v in defaults.items() if k in ref.args or k in ref.defaults}
+            rfull = {**rdef, **{k: v for k, v in merged.items() if k in ref.args or k in ref.defaults},
+                     **ref_args}
+            ref_parsed.append(ref.parse_args(rfull, where + " reference"))
+    digits = None
+    if "digits" in c:
+        if not isinstance(c["digits"], int) or isinstance(c["digits"], bool) or not 1 <= c["digits"] <= 60:
+            raise InputError(f"{where}: digits must be an integer from 1 to 60")
+        digits = c["digits"]
+    tolerance = None
+    if judge == "relative-difference":
+        tolerance = parse_exact(c["tolerance"], f"{where}: tolerance")
+        if tolerance < 0:
+            raise InputError(f"{where}: tolerance must be >= 0")
+    elif judge in ("rounded", "at-most", "at-least"):
+        try:
+            parse_exact(printed, "printed")
+        except InputError:
+            raise InputError(f"{where}: printed value {printed!r:.40} is not a number") from None
+    return Claim(cid, _text(c["where"], f"{where}: where"),
+                 _text(c.get("statement", ""), f"{where}: statement"), q.name, tuple(parsed),
+                 tuple(raw_cases), printed, judge, digits, ref.name if ref else None,
+                 tuple(ref_parsed), tolerance, _text(c.get("note", ""), f"{where}: note"))

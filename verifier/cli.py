@@ -1,0 +1,268 @@
+"""Command line: ``verifier audit | bound | steps``.
+
+Exit status: 0 success (audit: nothing refuted or inconclusive; bound: the
+theorem applies; steps: M_exact certified); 1 a certified negative answer
+(audit: a claim refuted or inconclusive; bound: a hypothesis fails; steps: no
+M is feasible); 2 bad input or unusable files (one-line message, nothing
+written); 3 inconclusive at the precision cap (bound, steps); 4 internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import __version__
+from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta, parse_epochs,
+                    parse_exact, parse_sigma, parse_steps)
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but every usage error is one line and exit status 2."""
+
+    def error(self, message):
+        raise InputError(f"{self.prog}: {message}")
+
+
+def _max_prec(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 64 <= v <= 1 << 20:
+        raise argparse.ArgumentTypeError(f"must be between 64 and 1048576 bits, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="verifier",
+        description="Certified (Arb interval arithmetic) checks of Theorem 3.1 of "
+                    "van Dijk & Ertan, arXiv 2605.06259 v1 (as reconstructed in THEORY.md): "
+                    "DP-SGD with random-allocation sampling.",
+        epilog="Exit status: 0 ok; 1 refuted / hypothesis fails / infeasible; 2 bad input; "
+               "3 inconclusive at the precision cap; 4 internal error.")
+    p.add_argument("--version", action="version", version=f"verifier {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def common(sp):
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
+                        help=f"precision cap in bits (default {DEFAULT_MAX_PREC}); past it an "
+                             "undecided comparison is reported as inconclusive")
+
+    a = sub.add_parser("audit", help="judge every claim of claims files; write reports",
+                       description="Recompute every claim of each claims file with certified "
+                                   "error bounds; write OUT/<name>.json and OUT/<name>.md. "
+                                   "Default: the claims shipped with the verifier "
+                                   "(Table 1 of arXiv 2605.06259).")
+    a.add_argument("files", nargs="*", metavar="CLAIMS_FILE", help="TOML claims files")
+    a.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
+    common(a)
+
+    b = sub.add_parser("bound", help="enclose delta_rhs(M, sigma) and check the hypotheses",
+                       description="Certified delta_rhs of Theorem 3.1 with every term, "
+                                   "delta_E over E epochs and each hypothesis verdict.")
+    b.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+    b.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 3")
+    b.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+    b.add_argument("--coef", default="simplified", metavar="simplified|exact",
+                   help="Berry-Esseen factor: coef_S (simplified, default) or coef_X (exact)")
+    b.add_argument("--delta", default=None, metavar="D",
+                   help="target delta: also check delta_rhs <= D and use D in condition (2)")
+    common(b)
+
+    s = sub.add_parser("steps", help="M_BE, certified M_exact and min N for a target delta",
+                       description="Closed form M_BE, the certified smallest M (M_exact) with "
+                                   "its certificate, and the minimum dataset size N.")
+    s.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+    s.add_argument("--delta", required=True, metavar="D", help="target delta in (0, 1)")
+    s.add_argument("--coef", default="simplified", metavar="simplified|exact",
+                   help="Berry-Esseen factor (default simplified)")
+    s.add_argument("--noise-level", default="0.1", metavar="L",
+                   help="per-round noise level sigma M / N for min N (default 0.1)")
+    common(s)
+    return p
+
+
+def _iv(x: Interval) -> dict:
+    return x.to_json()
+
+
+def _print_json(obj):
+    from .report import dumps
+
+    sys.stdout.write(dumps(obj))
+
+
+# ---------------------------------------------------------------------------
+def cmd_audit(args) -> int:
+    from . import audit as A
+    from . import claims as C
+    from .report import write_audit
+
+    files = args.files or C.shipped_claims_files()
+    loaded = [C.load(f) for f in files]          # validate everything before writing
+    names = [cf.name for cf in loaded]
+    if len(set(names)) != len(names):
+        raise InputError("two claims files have the same name; their reports would collide")
+    status = EXIT_OK
+    out = []
+    for cf in loaded:
+        results = A.audit(cf, args.max_prec)
+        paths = write_audit(cf, results, args.out, args.max_prec)
+        status = max(status, A.exit_status(results))
+        out.append((cf, results, paths))
+    if args.json:
+        from .report import audit_json
+
+        _print_json({"reports": [audit_json(cf, r, args.max_prec) for cf, r, _ in out]})
+        return status
+    for cf, results, paths in out:
+        s = A.summary(results)
+        print(f"{cf.name}: {s['total']} claims: " + ", ".join(f"{s[k]} {k}" for k in A.VERDICTS))
+        for r in results:
+            vals = "; ".join(A.value_text(c) for c in r.cases[:1])
+            more = f" (+{len(r.cases) - 1} cases)" if len(r.cases) > 1 else ""
+            print(f"  {r.verdict:<15} {r.claim.id:<48} printed {r.claim.printed:<8} certified {vals}{more}")
+        print(f"  wrote {paths[0]} and {paths[1]}")
+    return status
+
+
+def cmd_bound(args) -> int:
+    from . import theorem31 as T
+    from .report import frac_str
+
+    sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps)
+    epochs, coef = parse_epochs(args.epochs), T.check_coef(args.coef)
+    delta = parse_delta(args.delta) if args.delta is not None else None
+    r = T.bound(sigma, steps, coef, epochs, delta, args.max_prec)
+    meets = None
+    if delta is not None:
+        meets = (Tri.HOLDS if r.delta.upper <= delta else
+                 Tri.FAILS if r.delta.lower > delta else Tri.UNDECIDED)
+    app = r.applicable
+    status = {Tri.HOLDS: EXIT_OK, Tri.FAILS: EXIT_NEGATIVE, Tri.UNDECIDED: EXIT_INCONCLUSIVE}[app]
+    if meets is Tri.FAILS:
+        status = max(status, EXIT_NEGATIVE)
+    elif meets is Tri.UNDECIDED and status == EXIT_OK:
+        status = EXIT_INCONCLUSIVE
+    if args.json:
+        obj = {
+            "sigma": frac_str(sigma), "steps": steps, "epochs": epochs, "coef": coef,
+            "delta": _iv(r.delta), "delta_epochs": _iv(r.delta_epochs),
+            "terms": {n: _iv(t) for n, t in zip(T.TERM_NAMES, r.terms)},
+            "coef_value": _iv(r.coef_value),
+            "hypotheses": {h.name: h.verdict.value for h in r.hypotheses},
+            "hypothesis_margins": {h.name: _iv(h.value) for h in r.hypotheses},
+            "applicable": app.value, "precision_bits": r.precision,
+            "source": T.SOURCE, "reconstructed": T.RECONSTRUCTED_NOTE,
+        }
+        if delta is not None:
+            obj["target_delta"] = frac_str(delta)
+            obj["meets_target"] = meets.value
+        _print_json(obj)
+        return status
+    print(f"{T.SOURCE} (reconstructed), coef = {coef}")
+    print(f"sigma = {frac_str(sigma)}, M = {steps}, epochs = {epochs}   "
+          f"[{r.precision}-bit Arb balls; intervals rounded outward]")
+    print(f"  coef      = {r.coef_value.short(16)}")
+    for n, t in zip(T.TERM_NAMES, r.terms):
+        print(f"  {n}        = {t.short(16)}")
+    print(f"  delta_rhs = {r.delta.short(16)}")
+    if epochs > 1:
+        print(f"  delta_E   = {r.delta_epochs.short(16)}   (E = {epochs}: 1 - (1 - delta)^E)")
+    print("hypotheses (margin >= 0 means holds):")
+    for h in r.hypotheses:
+        print(f"  {h.name:<34} {h.verdict.value:<9} margin {h.value.short(10)}")
+    if delta is not None:
+        print(f"target delta = {frac_str(delta)}: delta_rhs <= target {meets.value}")
+    verdict = {Tri.HOLDS: "the theorem applies: one epoch is f_{0,delta}-DP (f(a) >= 1 - a - delta) "
+                          "with delta = the upper end of delta_rhs"
+                          + ("" if epochs == 1 else f"; {epochs} epochs with delta_E"),
+               Tri.FAILS: "NOT applicable: a hypothesis fails",
+               Tri.UNDECIDED: "INCONCLUSIVE: a hypothesis is undecided at the precision cap"}[app]
+    print(f"verdict: {verdict}")
+    print(f"note: {T.RECONSTRUCTED_NOTE}")
+    return status
+
+
+def cmd_steps(args) -> int:
+    from . import theorem31 as T
+    from .report import frac_str
+
+    sigma, delta = parse_sigma(args.sigma), parse_delta(args.delta)
+    coef = T.check_coef(args.coef)
+    level = parse_exact(args.noise_level, "noise-level")
+    if level <= 0:
+        raise InputError(f"noise-level must be > 0, got {args.noise_level}")
+    r = T.steps_exact(sigma, delta, coef, args.max_prec)
+    n = T.min_samples(r.m_exact, sigma, level) if r.m_exact is not None else None
+    status = {"certified": EXIT_OK, "infeasible": EXIT_NEGATIVE,
+              "inconclusive": EXIT_INCONCLUSIVE}[r.status]
+    if args.json:
+        _print_json({
+            "sigma": frac_str(sigma), "delta": frac_str(delta), "coef": coef,
+            "status": r.status, "m_exact": r.m_exact, "m_closed_form": _iv(r.closed_form),
+            "min_n": n, "noise_level": frac_str(level),
+            "certificate": {
+                "at_m_exact": r.at_m.to_json() if r.at_m else None,
+                "at_m_exact_minus_1": r.below.to_json() if r.below else None,
+                "evaluations": r.evaluations,
+                "monotonicity": "each term decreases in M and each hypothesis persists: "
+                                "proof checks monotonicity.* (proofs_checks/)",
+            },
+            "message": r.message, "source": T.SOURCE, "reconstructed": T.RECONSTRUCTED_NOTE,
+        })
+        return status
+    print(f"{T.SOURCE} (reconstructed), coef = {coef}: sigma = {frac_str(sigma)}, "
+          f"delta = {frac_str(delta)}")
+    print(f"  M_BE (closed form (4)) = {r.closed_form.short(16)}")
+    if r.status == "certified":
+        print(f"  M_exact                = {r.m_exact}   ({r.evaluations} certified evaluations)")
+        print(f"  min N                  = {n}   (sigma M_exact / N <= {frac_str(level)})")
+        print(f"certificate at M = {r.m_exact} (every condition holds):")
+        for c in r.at_m.checks:
+            print(f"  {c.name:<34} {c.verdict.value:<9} margin {c.value.short(10)}")
+        if r.below is None:
+            print("  M_exact = 3 is the smallest admissible M")
+        else:
+            print(f"certificate at M = {r.m_exact - 1} (a condition certifiably fails):")
+            for c in r.below.checks:
+                print(f"  {c.name:<34} {c.verdict.value:<9} margin {c.value.short(10)}")
+    else:
+        print(f"  M_exact: {r.status.upper()}: {r.message}")
+    print(f"note: {T.RECONSTRUCTED_NOTE}")
+    return status
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_INPUT
+        return {"audit": cmd_audit, "bound": cmd_bound, "steps": cmd_steps}[args.command](args)
+    except InputError as e:
+        msg = str(e).replace("\n", " ")
+        print(f"verifier: error: {msg}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("verifier: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as e:  # never a traceback for users; VERIFIER_DEBUG=1 shows it
+        if os.environ.get("VERIFIER_DEBUG"):
+            raise
+        print(f"verifier: internal error: {e.__class__.__name__}: {str(e)[:200]} "
+              "(set VERIFIER_DEBUG=1 for a traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

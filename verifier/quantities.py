@@ -1,0 +1,204 @@
+"""Named verifier quantities: what a claims file may refer to.
+
+A quantity is data, never code: a claims file names one of the entries of
+``QUANTITIES`` and gives its arguments as strings or numbers, which are
+parsed to exact values by the argument parsers below.
+
+Each quantity evaluates at a given working precision to an ``Evaluation``:
+an enclosure (``Interval``, exact when the quantity is an integer), whether
+the theorem it rests on applies (``Tri``), and JSON-able details.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Callable
+
+from flint import ctx
+
+from . import _derived as D
+from . import theorem31 as T
+from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta, parse_epochs,
+                    parse_exact, parse_sigma, parse_steps, to_arb)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    value: Interval
+    applicable: Tri = Tri.HOLDS
+    exact: bool = False
+    precision: int = 0
+    details: dict = field(default_factory=dict)
+    failed: str = ""          # why not applicable / not computed
+    status: str = "ok"        # "ok" | "inconclusive" | "not-applicable"
+
+
+def _coef_arg(v):
+    if not isinstance(v, str):
+        raise InputError(f"coef must be 'simplified' or 'exact', got {v!r:.40}")
+    return T.check_coef(v)
+
+
+def _term_arg(v):
+    if v not in T.TERM_NAMES:
+        raise InputError(f"term must be one of {', '.join(T.TERM_NAMES)}, got {v!r:.40}")
+    return v
+
+
+def _level_arg(v):
+    q = parse_exact(v, "noise_level")
+    if q <= 0:
+        raise InputError(f"noise_level must be > 0, got {v}")
+    return q
+
+
+ARG_PARSERS: dict[str, Callable] = {
+    "sigma": parse_sigma,
+    "steps": parse_steps,
+    "delta": parse_delta,
+    "epochs": parse_epochs,
+    "coef": _coef_arg,
+    "term": _term_arg,
+    "noise_level": _level_arg,
+}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    name: str
+    description: str
+    args: tuple            # required argument names
+    defaults: dict         # optional argument -> default (raw)
+    source: str
+    reconstructed: bool
+    evaluate: Callable     # (parsed args dict, prec) -> Evaluation
+
+    def parse_args(self, raw: dict, where: str) -> dict:
+        out = {}
+        allowed = set(self.args) | set(self.defaults)
+        for key in raw:
+            if key not in allowed:
+                raise InputError(f"{where}: quantity {self.name!r} takes no argument {key!r} "
+                                 f"(it takes {', '.join(sorted(allowed))})")
+        for key in sorted(allowed):
+            if key in raw:
+                v = raw[key]
+            elif key in self.defaults:
+                v = self.defaults[key]
+            else:
+                raise InputError(f"{where}: quantity {self.name!r} needs argument {key!r}")
+            try:
+                out[key] = ARG_PARSERS[key](v)
+            except InputError as e:
+                raise InputError(f"{where}: {e}") from None
+        return out
+
+
+# ---------------------------------------------------------------------------
+def _bound_eval(a, prec, pick):
+    r = T.bound_at(a["sigma"], a["steps"], a["coef"], a.get("epochs", 1), None, prec)
+    failed = [h.name for h in r.hypotheses if h.verdict is Tri.FAILS]
+    return Evaluation(pick(r), r.applicable, precision=prec,
+                      details={"hypotheses": {h.name: h.verdict.value for h in r.hypotheses}},
+                      failed=("hypothesis fails: " + ", ".join(failed)) if failed else "")
+
+
+def _delta_rhs(a, prec):
+    return _bound_eval(a, prec, lambda r: r.delta)
+
+
+def _delta_epochs(a, prec):
+    return _bound_eval(a, prec, lambda r: r.delta_epochs)
+
+
+def _term(a, prec):
+    i = T.TERM_NAMES.index(a["term"])
+    return _bound_eval(a, prec, lambda r: r.terms[i])
+
+
+def _closed_form(a, prec):
+    with ctx.workprec(prec):
+        x = T.closed_form_ball(a["sigma"], a["delta"], a["coef"])
+    return Evaluation(Interval.of(x), precision=prec)
+
+
+@lru_cache(maxsize=256)
+def _steps_cached(sigma, delta, coef, max_prec):
+    return T.steps_exact(sigma, delta, coef, max_prec)
+
+
+def steps_result(a, max_prec=DEFAULT_MAX_PREC):
+    return _steps_cached(a["sigma"], a["delta"], a["coef"], max_prec)
+
+
+def _steps_eval(a, value_of):
+    r = steps_result(a)
+    details = {"status": r.status, "evaluations": r.evaluations}
+    if r.status == "certified":
+        return Evaluation(Interval.of(value_of(r)), exact=True, details=details)
+    status = "not-applicable" if r.status == "infeasible" else "inconclusive"
+    applicable = Tri.FAILS if r.status == "infeasible" else Tri.UNDECIDED
+    return Evaluation(Interval(Fraction(0), Fraction(0)), applicable, exact=True,
+                      details=details, failed=r.message, status=status)
+
+
+def _m_exact(a, prec):
+    return _steps_eval(a, lambda r: r.m_exact)
+
+
+def _min_n(a, prec):
+    return _steps_eval(a, lambda r: T.min_samples(r.m_exact, a["sigma"], a["noise_level"]))
+
+
+def _coef(a, prec):
+    with ctx.workprec(prec):
+        x = T.coef_value(a["sigma"], a["coef"])
+    return Evaluation(Interval.of(x), precision=prec)
+
+
+def _coef_ratio(a, prec):
+    with ctx.workprec(prec):
+        s = to_arb(a["sigma"])
+        x = D.coef_simplified(s) / D.coef_exact(s)
+    return Evaluation(Interval.of(x), precision=prec)
+
+
+def _rho3(a, prec):
+    with ctx.workprec(prec):
+        x = D.rho3(to_arb(a["sigma"]))
+    return Evaluation(Interval.of(x), precision=prec)
+
+
+_TH = T.SOURCE + " (reconstructed, THEORY.md section 3)"
+QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
+    Quantity("delta_rhs", "delta_rhs(M, sigma) = T1 + ... + T6, one epoch",
+             ("sigma", "steps"), {"coef": "simplified"}, _TH, True, _delta_rhs),
+    Quantity("delta_epochs", "1 - (1 - delta_rhs)^E over E epochs",
+             ("sigma", "steps", "epochs"), {"coef": "simplified"},
+             _TH + "; composition: Dong, Roth & Su 2019, Lemma C.2", True, _delta_epochs),
+    Quantity("term", "one of the six terms T1..T6 of delta_rhs",
+             ("sigma", "steps", "term"), {"coef": "simplified"}, _TH, True, _term),
+    Quantity("m_closed_form", "M_BE, the closed form (4) for the number of steps",
+             ("sigma", "delta"), {"coef": "simplified"},
+             "closed form (4) of arXiv 2605.06259 v1 (reconstructed, THEORY.md section 3)",
+             True, _closed_form),
+    Quantity("m_exact", "M_exact, the smallest M >= 3 meeting Theorem 3.1 (certified bisection)",
+             ("sigma", "delta"), {"coef": "simplified"}, _TH, True, _m_exact),
+    Quantity("min_n", "min N = ceil(sigma M_exact / noise_level) (noise_level 0.1, C = 1)",
+             ("sigma", "delta"), {"coef": "simplified", "noise_level": "0.1"},
+             "Table 1 of arXiv 2605.06259 v1 (Min N = 10 sigma M_exact)", True, _min_n),
+    Quantity("coef", "the Berry-Esseen factor coef_S or coef_X",
+             ("sigma",), {"coef": "simplified"},
+             "simplification (22) / Section 3.1 of arXiv 2605.06259 v1", False, _coef),
+    Quantity("coef_ratio", "coef_S / coef_X", ("sigma",), {},
+             "Section 3.1 of arXiv 2605.06259 v1", False, _coef_ratio),
+    Quantity("rho3", "rho3 = E|Y - 1|^3 (exact third absolute central moment)",
+             ("sigma",), {}, "Proposition D.2 of arXiv 2605.06259 v1", False, _rho3),
+]}
+
+
+def get(name) -> Quantity:
+    if not isinstance(name, str) or name not in QUANTITIES:
+        raise InputError(f"unknown quantity {name!r:.60} (known: {', '.join(QUANTITIES)})")
+    return QUANTITIES[name]

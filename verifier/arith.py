@@ -52,8 +52,8 @@ def sign_ge0(g: arb) -> Tri:
     return Tri.UNDECIDED
 
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?")
-_RATIONAL = re.compile(r"[+-]?\d+/\d+")
+_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
+_RATIONAL = re.compile(r"[+-]?\d+/\d+", re.ASCII)
 
 
 def parse_exact(value, name: str) -> Fraction:

@@ -53,6 +53,8 @@ class ArbPrinter:
 
     def _p(self, e, const_mode: bool) -> str:
         p = lambda z: self._p(z, const_mode)  # noqa: E731
+        if e.has(sp.Float):
+            raise TypeError(f"binary float in an expression to print: {e}")
         if not const_mode and not e.free_symbols and not e.is_Integer:
             return self.const(e)
         if e.is_Integer:

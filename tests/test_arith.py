@@ -1,0 +1,61 @@
+"""Exact input parsing and outward decimal output."""
+from decimal import Decimal
+from fractions import Fraction as F
+
+import pytest
+from flint import arb, ctx
+from hypothesis import given
+from hypothesis import strategies as st
+
+from verifier.arith import (InputError, Interval, Tri, decimal_str, parse_delta, parse_exact,
+                            parse_sigma, parse_steps, sign_ge0)
+
+
+def test_exact_decimals_not_floats():
+    assert parse_exact("0.4748", "B") == F(4748, 10000)
+    assert parse_exact(Decimal("4.52"), "c") == F(452, 100)
+    assert parse_exact("1/3", "x") == F(1, 3)
+    with pytest.raises(InputError):
+        parse_exact(0.1, "x")  # a binary float is refused
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf", "", "1e", "0x10", "1/0", "１", "1e99999", None, [], True])
+def test_parse_refuses(bad):
+    with pytest.raises(InputError):
+        parse_exact(bad, "x")
+
+
+def test_domain_checks():
+    with pytest.raises(InputError, match="sigma must be > 0"):
+        parse_sigma("0")
+    with pytest.raises(InputError, match=r"delta must be in \(0, 1\)"):
+        parse_delta("1")
+    with pytest.raises(InputError, match="M >= 3"):
+        parse_steps("2")
+    assert parse_steps("1.14e6") == 1140000
+    assert parse_steps(str(2**53 + 1)) == 2**53 + 1
+
+
+def test_sign_is_three_valued():
+    assert sign_ge0(arb("1 +/- 0.5")) is Tri.HOLDS
+    assert sign_ge0(arb("-1 +/- 0.5")) is Tri.FAILS
+    assert sign_ge0(arb("0.1 +/- 0.5")) is Tri.UNDECIDED
+    assert sign_ge0(arb(0)) is Tri.HOLDS
+
+
+@given(st.fractions(min_value=F(-10**12), max_value=F(10**12)).filter(lambda q: q != 0),
+       st.integers(min_value=1, max_value=30))
+def test_decimal_str_is_outward(q, digits):
+    lo, hi = F(decimal_str(q, digits, "down")), F(decimal_str(q, digits, "up"))
+    assert lo <= q <= hi
+    # and tight: within one unit of the last digit
+    assert hi - lo <= abs(q) * F(10) ** (1 - digits) * 2
+
+
+def test_interval_json_rounds_outward():
+    with ctx.workprec(64):
+        x = arb(1) / 3
+    iv = Interval.of(x)
+    j = iv.to_json(5)
+    assert F(j["lower"]) <= iv.lower and F(j["upper"]) >= iv.upper
+    assert j == {"lower": "0.33333", "upper": "0.33334"}

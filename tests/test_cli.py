@@ -1,0 +1,158 @@
+"""The command line: outputs, exit codes, one-line errors, reports."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from verifier.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args, cwd=None):
+    """Run the CLI as users do (a new interpreter) and return (rc, out, err)."""
+    p = subprocess.run([sys.executable, "-m", "verifier", *args], capture_output=True, text=True,
+                       cwd=cwd, timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def digest(path):
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def test_audit_confirms_table1_and_is_byte_reproducible(tmp_path):
+    rc, out, err = run("audit", "--out", str(tmp_path / "a"))
+    assert rc == 0, err
+    assert "34 claims: 34 confirmed, 0 refuted, 0 inconclusive, 0 not-applicable" in out
+    rc2, _, _ = run("audit", "--out", str(tmp_path / "b"))
+    assert rc2 == 0
+    for ext in ("json", "md"):
+        a, b = tmp_path / "a" / f"2605.06259.{ext}", tmp_path / "b" / f"2605.06259.{ext}"
+        assert digest(a) == digest(b)
+        # the committed report is what the command produces
+        assert digest(a) == digest(os.path.join(ROOT, "reports", f"2605.06259.{ext}"))
+    data = json.loads((tmp_path / "a" / "2605.06259.json").read_text())
+    assert data["summary"]["confirmed"] == 34
+    cells = [c for c in data["claims"] if c["id"].startswith("table1.") and "caption" not in c["id"]]
+    assert len(cells) == 30 and all(c["verdict"] == "confirmed" for c in cells)
+    assert all(c.get("reconstructed") for c in cells)
+    m = {c["id"]: c for c in data["claims"]}
+    assert m["table1.S.sigma-1.00.M_exact"]["value"] == {"exact": "1140369"}
+
+
+@pytest.mark.parametrize("coef,want", [("simplified", 1140369), ("exact", 429713)])
+def test_steps_json(coef, want):
+    rc, out, err = run("steps", "--sigma", "1", "--delta", "0.01", "--coef", coef, "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["m_exact"] == want
+    assert set(d["m_closed_form"]) == {"lower", "upper"}
+    assert float(d["m_closed_form"]["upper"]) <= want
+    cert = d["certificate"]
+    assert cert["at_m_exact"]["steps"] == want and cert["at_m_exact"]["verdict"] == "holds"
+    assert cert["at_m_exact_minus_1"]["steps"] == want - 1
+    assert cert["at_m_exact_minus_1"]["verdict"] == "fails"
+    assert d["min_n"] == 10 * want
+
+
+def test_bound_json_and_text():
+    rc, out, err = run("bound", "--sigma", "1", "--steps", "1000000", "--epochs", "3", "--json")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["hypotheses"] == {"steps_at_least_3": "holds",
+                               "sigma_at_least_sqrt_3_over_ln_M": "holds",
+                               "validity_condition_2": "holds"}
+    lo, hi = float(d["delta"]["lower"]), float(d["delta"]["upper"])
+    assert lo <= 0.010678905440854304 <= hi
+    assert float(d["delta_epochs"]["lower"]) > 3 * lo * 0.98
+    assert sorted(d["terms"]) == ["T1", "T2", "T3", "T4", "T5", "T6"]
+    rc, out, _ = run("bound", "--sigma", "1", "--steps", "1000000")
+    assert rc == 0 and "delta_rhs" in out and "validity_condition_2" in out and "reconstructed" in out
+
+
+def test_bound_hypothesis_fails_exit_1():
+    # sigma = 0.5 needs ln M >= 12 (M >= 162755) for sigma >= sqrt(3/ln M)
+    rc, out, _ = run("bound", "--sigma", "0.5", "--steps", "1000", "--json")
+    assert rc == 1
+    assert json.loads(out)["hypotheses"]["sigma_at_least_sqrt_3_over_ln_M"] == "fails"
+
+
+def test_bound_with_target_delta():
+    rc, out, _ = run("bound", "--sigma", "1", "--steps", "1140369", "--delta", "0.01", "--json")
+    assert rc == 0 and json.loads(out)["meets_target"] == "holds"
+    rc, out, _ = run("bound", "--sigma", "1", "--steps", "1140368", "--delta", "0.01", "--json")
+    assert rc == 1 and json.loads(out)["meets_target"] == "fails"
+
+
+BAD = [
+    ("bound", "--sigma", "1", "--steps", "2"),
+    ("bound", "--sigma", "0", "--steps", "10"),
+    ("bound", "--sigma", "-1", "--steps", "10"),
+    ("bound", "--sigma", "nan", "--steps", "10"),
+    ("bound", "--sigma", "inf", "--steps", "10"),
+    ("bound", "--sigma", "abc", "--steps", "10"),
+    ("bound", "--sigma", "1", "--steps", "10.5"),
+    ("bound", "--sigma", "1", "--steps", "10", "--coef", "other"),
+    ("bound", "--sigma", "1", "--steps", "10", "--epochs", "0"),
+    ("bound", "--sigma", "1e999999", "--steps", "10"),
+    ("bound", "--steps", "10"),
+    ("steps", "--sigma", "1", "--delta", "0"),
+    ("steps", "--sigma", "1", "--delta", "1"),
+    ("steps", "--sigma", "1", "--delta", "1.5"),
+    ("steps", "--sigma", "1", "--delta", "NaN"),
+    ("steps", "--sigma", "1", "--delta", "0.01", "--coef", "approx"),
+    ("steps", "--sigma", "1", "--delta", "0.01", "--max-prec", "12"),
+    ("steps", "--sigma", "1", "--delta", "0.01", "--noise-level", "0"),
+    ("audit", "/nonexistent/claims.toml"),
+    ("frobnicate",),
+]
+
+
+@pytest.mark.parametrize("argv", BAD, ids=[" ".join(a) for a in BAD])
+def test_bad_input_one_line_exit_2(argv, capsys):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    assert rc == 2
+    assert err.count("\n") == 1 and err.startswith("verifier: error:")
+    assert "Traceback" not in err and out == ""
+
+
+def test_error_names_the_value(capsys):
+    main(["bound", "--sigma", "1", "--steps", "2"])
+    assert "2" in capsys.readouterr().err
+    main(["steps", "--sigma", "-0.3", "--delta", "0.01"])
+    assert "-0.3" in capsys.readouterr().err
+
+
+def test_bad_claims_file_touches_no_report(tmp_path):
+    out = tmp_path / "reports"
+    out.mkdir()
+    good = os.path.join(ROOT, "reports", "2605.06259.json")
+    shutil.copy(good, out / "2605.06259.json")
+    before = digest(out / "2605.06259.json")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('format = "verifier-claims/1"\n[[claims]]\nid = "x"\nquantity = "nope"\n')
+    shipped = os.path.join(ROOT, "verifier", "data", "claims", "2605.06259.toml")
+    rc, so, se = run("audit", shipped, str(bad), "--out", str(out))
+    assert rc == 2 and se.count("\n") == 1 and "Traceback" not in se
+    assert sorted(os.listdir(out)) == ["2605.06259.json"]
+    assert digest(out / "2605.06259.json") == before
+
+
+def test_unwritable_report_dir_is_a_clear_error(tmp_path):
+    target = tmp_path / "file-not-dir"
+    target.write_text("x")
+    rc, _, se = run("audit", "--out", str(target))
+    assert rc == 2 and se.startswith("verifier: error: cannot write report")
+
+
+def test_help_and_version():
+    rc, out, _ = run("--help")
+    assert rc == 0 and "audit" in out and "steps" in out and "Exit status" in out
+    rc, out, _ = run("--version")
+    assert rc == 0 and out.startswith("verifier ")

@@ -101,12 +101,32 @@ def to_arb_code(expr, subs: dict, prec: int = 256) -> arb:
         return eval(code, env)  # noqa: S307
 
 
+def reparametrise(expr):
+    """Positive reparametrisation for identities in sigma and M: sigma = u^{-1/2}
+    (u > 0), M = 1 + m (m > 0), e^{k u} = (1 + v)^k (v > 0).  Each is a bijection
+    of the stated domain, so an identity in (v, m) is the identity in (sigma, M)."""
+    from verifier.symbolic import lognormal as L
+    from verifier.symbolic import theorem31 as T31
+
+    u = sp.Symbol("u", positive=True)
+    m = sp.Symbol("m", positive=True)
+    e = expr.subs({L.sigma: 1 / sp.sqrt(u), T31.M: 1 + m})
+    return exp_shift(e, u)
+
+
 def identity(lhs, rhs, sample_points: list[dict]) -> Outcome:
-    """lhs == rhs: proved by simplification to 0; refuted by a certified nonzero
-    difference at an exact sample point; otherwise unknown."""
+    """lhs == rhs: proved by simplification to 0 (directly, or after the positive
+    reparametrisation); refuted by a certified nonzero difference at an exact
+    sample point; otherwise unknown."""
     diff = lhs - rhs
     if simplify_zero(diff):
         return Outcome(PROVED, "SymPy reduces lhs - rhs to 0")
+    try:
+        if simplify_zero(reparametrise(diff)):
+            return Outcome(PROVED, "SymPy reduces lhs - rhs to 0 after the positive "
+                                   "reparametrisation e^u = 1 + v, M = 1 + m")
+    except ValueError:
+        pass
     for pt in sample_points:
         try:
             d = to_arb_code(diff, pt)
@@ -164,7 +184,7 @@ def exp_shift(expr, u):
 
     v = sp.Symbol("v", positive=True)
     e = expr.replace(expm1, lambda z: sp.exp(z) - 1)
-    e = sp.powsimp(sp.expand(e))
+    e = sp.expand(e, power_exp=True)  # exp(a + b) -> exp(a) exp(b)
     e = e.replace(lambda z: isinstance(z, sp.exp) and sp.simplify(z.args[0] / u).is_Rational,
                   lambda z: (1 + v) ** sp.simplify(z.args[0] / u))
     if e.has(u):

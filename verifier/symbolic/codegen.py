@@ -105,6 +105,8 @@ class ArbPrinter:
                     return f"({p(base)})**{n}"
                 return f"(1 / ({p(base)})**{-n})"
             return f"(({p(base)})**({p(ex)}))"
+        if isinstance(e, sp.Abs):
+            return f"abs({p(e.args[0])})"
         if e.func in _FUNCS:
             (arg,) = e.args
             return f"({p(arg)}).{_FUNCS[e.func]}()"

@@ -1,0 +1,137 @@
+"""Section 3.1 interpretation claims and the separation of Section 5 / Lemma H.6
+(arXiv 2605.06259 v1; THEORY.md sections 3 and 5)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from verifier.symbolic import lognormal as L
+from verifier.symbolic import theorem31 as T31
+
+from .framework import (PROVED, REFUTED, UNKNOWN, Outcome, all_proved, check, identity, reparametrise,
+                        sign_proved)
+from .tail import denominator_positive
+
+SRC = "Section 3.1 of arXiv 2605.06259 v1 (THEORY.md section 3)"
+m = sp.Symbol("m", positive=True)
+v = sp.Symbol("v", positive=True)
+
+
+def closed_form_outcome() -> Outcome:
+    try:
+        T31.closed_form_steps()
+    except L.DerivationError as e:
+        return Outcome(REFUTED, str(e)[:200])
+    return Outcome(PROVED, "SymPy solves T1 + T2 = delta for M; the unique root is M_BE")
+
+
+@check("interpretation.closed-form-4", "Closed form (4) is Theorem 3.1's bound without T3..T6, "
+       "solved for M.",
+       "T1 + T2 = delta  <=>  M = M_BE = 1 + ((2 B coef + 1/sqrt(2 pi)) sqrt(s2)/delta)^2",
+       "M, sigma, coef, delta", ("M > 1", "sigma > 0", "coef > 0", "delta > 0"),
+       "exact algebra: SymPy solve, compared with the stated closed form", SRC)
+def closed_form_4():
+    return closed_form_outcome()
+
+
+@check("interpretation.closed-form-lower-bound", "M_BE is a lower bound of M_exact.",
+       "delta_rhs(M) > T1 + T2, and T1 + T2 <= delta iff M >= M_BE; so delta_rhs(M) <= delta "
+       "implies M >= M_BE", "M, sigma, coef, delta", ("M >= 3", "sigma > 0", "coef > 0"),
+       "exact algebra: T3..T6 > 0 (signs after positive reparametrisation; T6 via "
+       "tail.denominator-positive); T1 + T2 decreasing in M", SRC)
+def closed_form_lower_bound():
+    terms = T31.terms()
+    parts = [(f"T{i + 1} > 0", sign_proved(reparametrise(terms[i]), "positive")) for i in (2, 3, 4)]
+    parts.append(("T6 > 0 (denominator positive for M >= 3)", denominator_positive()))
+    parts.append(("T1 + T2 decreasing", sign_proved(sp.diff(reparametrise(terms[0] + terms[1]), m),
+                                                    "negative")))
+    parts.append(("closed form (4)", closed_form_outcome()))
+    return all_proved(parts)
+
+
+@check("interpretation.bound-to-leading-ratio",
+       "Ratio of the first two terms to the exact leading separation mu/sqrt(2 pi).",
+       "(T1 + T2) / T2 = 1 + 2 B coef sqrt(2 pi)", "M, sigma, coef",
+       ("M > 1", "sigma > 0"), "exact algebra", SRC)
+def bound_ratio():
+    t = T31.terms()
+    return identity((t[0] + t[1]) / t[1], 1 + 2 * T31.B * T31.coef * sp.sqrt(2 * sp.pi), [])
+
+
+@check("interpretation.condition-2-forces-sigma",
+       "Under the hypotheses (coef_S), validity condition (2) forces sigma >= sqrt(3/ln M).",
+       "delta >= delta_rhs and Phi(-kappa) <= 1/2 - eps - delta imply "
+       "3B e^{3u/2}/sqrt(M-1) <= eps + delta <= 1/2 - Phi(-kappa) <= 1/2, hence "
+       "u <= ln(M-1)/3 - (2/3) ln(6B) < ln(M)/3, i.e. sigma > sqrt(3/ln M); also "
+       "3B e^{3u/2}/sqrt(M-1) >= e^{3u/2}/sqrt(M)",
+       "M, sigma, delta", ("M >= 3", "sigma > 0", "delta >= delta_rhs(M, sigma)", "coef = coef_S"),
+       "chain of inequalities, each checked: (i) delta >= T1 = 2 eps because T2..T6 >= 0; "
+       "(ii) coef_S sqrt(s2) >= e^{3u/2} (squared, a polynomial in v = e^u - 1 with positive "
+       "coefficients); (iii) Phi(-kappa) >= 0; (iv) 6B = 2.8488 > 1; (v) ln(M-1) < ln M; "
+       "(vi) 3B > 1. The exact-factor variant is not covered by (ii): there sigma >= "
+       "sqrt(3/ln M) is stated as a hypothesis", SRC)
+def condition_2_forces_sigma():
+    terms = T31.terms()
+    eps = T31.berry_esseen_eps()
+    coefS = L.coef_simplified()
+    # (ii) squared: coef_S^2 s2 - e^{3u} >= 0 after e^u = 1 + v
+    sq = reparametrise((coefS**2 * L.s2 - sp.exp(3 * L.u)))
+    six_b = 6 * T31.B
+    return all_proved([
+        ("T1 = 2 eps", identity(terms[0], 2 * eps, [])),
+        ("T2..T5 >= 0", all_proved([(f"T{i + 1}", sign_proved(reparametrise(terms[i]), "positive"))
+                                     for i in (1, 2, 3, 4)])),
+        ("T6 >= 0", denominator_positive()),
+        ("coef_S^2 s2 >= e^{3u}", sign_proved(sq, "positive")),
+        ("Phi(-kappa) >= 0", Outcome(PROVED, "Phi is a distribution function: the integral of "
+                                             "the positive density phi")),
+        ("3B e^{3u/2}/sqrt(M-1) = 1/2 at u = ln(M-1)/3 - (2/3) ln(6B), increasing in u",
+         _threshold_outcome()),
+        ("6B > 1", Outcome(PROVED, f"6B = {six_b}") if six_b > 1 else Outcome(REFUTED, str(six_b))),
+        ("3B > 1", Outcome(PROVED, f"3B = {3 * T31.B}") if 3 * T31.B > 1
+         else Outcome(REFUTED, str(3 * T31.B))),
+        ("ln M - ln(M-1) = ln(M/(M-1)) > 0", sign_proved(sp.log((2 + m) / (1 + m)), "positive")),
+    ])
+
+
+def _threshold_outcome() -> Outcome:
+    uu = sp.Symbol("u", positive=True)
+    lhs = 3 * T31.B * sp.exp(3 * uu / 2) / sp.sqrt(1 + m)
+    roots = sp.solve(sp.Eq(lhs, sp.Rational(1, 2)), uu)
+    want = sp.log(1 + m) / 3 - sp.Rational(2, 3) * sp.log(6 * T31.B)
+    if len(roots) != 1:
+        return Outcome(UNKNOWN, f"expected one root, got {roots}")
+    return all_proved([("root", identity(sp.expand_log(roots[0], force=True),
+                                         sp.expand_log(want, force=True), [{m: 5}])),
+                       ("increasing", sign_proved(sp.diff(lhs, uu), "positive"))])
+
+
+a_, f_, g_ = sp.symbols("a f gamma", real=True)
+
+
+@check("interpretation.separation-distance",
+       "Separation from the diagonal (Lemma H.6): the Euclidean distance has a sqrt 2.",
+       "min_gamma |(a, f) - (gamma, 1 - gamma)|_2 = (1 - a - f)/sqrt(2) at gamma = (1 + a - f)/2 "
+       "(for f <= 1 - a); the extracted text's (1 - a - f)/2 is wrong by a factor sqrt 2, and "
+       "sep(f_{0,d}) = d/sqrt 2, sep(f (x) h) = sep f + sep h - sqrt(2) sep f sep h",
+       "a, f, gamma", ("0 <= a <= 1", "0 <= f <= 1 - a"),
+       "exact algebra: minimise the squared distance (a convex quadratic in gamma)",
+       "Lemma H.6 of arXiv 2605.06259 v1 (THEORY.md section 5)")
+def separation_distance():
+    d2 = (a_ - g_) ** 2 + (f_ - (1 - g_)) ** 2
+    crit = sp.solve(sp.diff(d2, g_), g_)
+    gstar = crit[0] if len(crit) == 1 else None
+    d1, d2_ = sp.symbols("d1 d2", positive=True)
+    s1, s2 = d1 / sp.sqrt(2), d2_ / sp.sqrt(2)
+    composed = (1 - (1 - d1) * (1 - d2_)) / sp.sqrt(2)
+    wrong = sp.simplify(sp.sqrt(d2.subs(g_, gstar)) - (1 - a_ - f_) / 2) if gstar is not None else 1
+    return all_proved([
+        ("unique critical point (1 + a - f)/2", identity(gstar, (1 + a_ - f_) / 2, [])
+         if gstar is not None else Outcome(REFUTED, f"critical points {crit}")),
+        ("convex in gamma", sign_proved(sp.diff(d2, g_, 2), "positive")),
+        ("min squared distance = (1 - a - f)^2 / 2",
+         identity(d2.subs(g_, gstar), (1 - a_ - f_) ** 2 / 2, [])),
+        ("the extracted /2 differs", Outcome(PROVED, "(1-a-f)/sqrt(2) - (1-a-f)/2 != 0 for "
+                                                     "1 - a - f > 0") if wrong != 0
+         else Outcome(REFUTED, "the /2 form is equal")),
+        ("composition with sqrt 2", identity(composed, s1 + s2 - sp.sqrt(2) * s1 * s2, [])),
+    ])

@@ -156,3 +156,21 @@ def test_help_and_version():
     assert rc == 0 and "audit" in out and "steps" in out and "Exit status" in out
     rc, out, _ = run("--version")
     assert rc == 0 and out.startswith("verifier ")
+
+
+def test_check_proofs_writes_reproducible_reports(tmp_path):
+    rc, out, err = run("check-proofs", "--only", "tail.", "--out", str(tmp_path / "a"))
+    assert rc == 0, err
+    assert "8 checks: 8 proved, 0 refuted, 0 unknown, 0 demonstration" in out
+    rc, _, _ = run("check-proofs", "--only", "tail.", "--out", str(tmp_path / "b"))
+    for ext in ("json", "md"):
+        assert digest(tmp_path / "a" / f"proofs.{ext}") == digest(tmp_path / "b" / f"proofs.{ext}")
+    data = json.loads((tmp_path / "a" / "proofs.json").read_text())
+    c = {x["id"]: x for x in data["checks"]}["tail.printed-constants-safe"]
+    assert c["verdict"] == "proved" and c["method"] and c["assumptions"] == []
+    assert "seconds" not in c
+
+
+def test_check_proofs_unknown_prefix_exit_2(capsys):
+    assert main(["check-proofs", "--only", "nope.", "--out", "/tmp/never-written"]) == 2
+    assert capsys.readouterr().err.startswith("verifier: error: no check id")

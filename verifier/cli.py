@@ -84,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--noise-level", default="0.1", metavar="L",
                    help="per-round noise level sigma M / N for min N (default 0.1)")
     common(s)
+
+    c = sub.add_parser("check-proofs", help="re-derive / re-check every identity, constant and "
+                                            "monotonicity step behind Theorem 3.1",
+                       description="Run the proof-consistency checks (proofs_checks/): each "
+                                   "check is proved (exact algebra or a covering certified "
+                                   "argument), refuted (certified counterexample) or unknown. "
+                                   "Writes OUT/proofs.json and OUT/proofs.md; exits 1 if any "
+                                   "check is refuted or unknown.")
+    c.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
+    c.add_argument("--only", default=None, metavar="PREFIX", help="run only checks whose id starts so")
+    c.add_argument("--timings", action="store_true",
+                   help="also write wall times into the reports (then not byte-reproducible)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
 
@@ -238,6 +251,31 @@ def cmd_steps(args) -> int:
     return status
 
 
+def cmd_check_proofs(args) -> int:
+    try:
+        from proofs_checks import runner
+    except ImportError as e:  # pragma: no cover - packaging problem
+        raise InputError(f"the proof checks are not installed ({e})") from None
+
+    def progress(c, o, t):
+        if not args.json:
+            print(f"  {o.verdict:<13} {t:6.2f} s  {c.id}", flush=True)
+
+    results = runner.run_all(args.only, progress)
+    if not results:
+        raise InputError(f"no check id starts with {args.only!r}")
+    paths = runner.write(results, args.out, args.timings)
+    if args.json:
+        _print_json(runner.to_json(results, timings=True))
+    else:
+        s = runner.summary(results)
+        total = sum(t for _, _, t in results)
+        print(f"{s['total']} checks: " + ", ".join(f"{s[k]} {k}" for k in runner.VERDICTS)
+              + f"  ({total:.1f} s)")
+        print(f"  wrote {paths[0]} and {paths[1]}")
+    return runner.exit_status(results)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -246,7 +284,8 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_INPUT
-        return {"audit": cmd_audit, "bound": cmd_bound, "steps": cmd_steps}[args.command](args)
+        return {"audit": cmd_audit, "bound": cmd_bound, "steps": cmd_steps,
+                "check-proofs": cmd_check_proofs}[args.command](args)
     except InputError as e:
         msg = str(e).replace("\n", " ")
         print(f"verifier: error: {msg}", file=sys.stderr)

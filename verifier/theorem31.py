@@ -211,8 +211,9 @@ class _Predicate:
 
     P is monotone in M (false, then true) because every term T1..T6 decreases
     in M and every hypothesis, once true, stays true as M grows: proof checks
-    ``monotonicity.terms-decrease-in-M`` and ``monotonicity.hypotheses-persist``
-    (proofs_checks/monotonicity.py).  The bisection relies on it.
+    ``monotonicity.T1-decreases-in-M`` ... ``monotonicity.T6-decreases-in-M`` and
+    ``monotonicity.hypotheses-persist-in-M`` (proofs_checks/monotonicity.py).
+    The bisection relies on it.
     """
 
     def __init__(self, sigma: Fraction, delta: Fraction, coef: str, max_prec: int):
@@ -307,7 +308,7 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
         return ev.verdict is Tri.HOLDS
 
     # M_BE is a lower bound of M_exact (delta_rhs > T1 + T2, and T1 + T2 <= delta
-    # iff M >= M_BE), so the search starts there; the answer is still certified
+    # iff M >= M_BE: proof check interpretation.closed-form-lower-bound), so the search starts there; the answer is still certified
     # only by direct evaluation at M_exact and M_exact - 1.
     start = max(3, math.floor(cf.lower))
     try:

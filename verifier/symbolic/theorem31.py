@@ -40,6 +40,12 @@ one_minus_exp_neg_u = -expm1(-u)      # 1 - e^{-u}, written without cancellation
 @lru_cache(maxsize=None)
 def terms():
     """(T1, ..., T6) of Theorem 3.1 (reconstructed, THEORY section 3)."""
+    return terms_with(mu)
+
+
+def terms_with(mu):
+    """The six terms built from a given expression for mu (the proof checks'
+    negative controls pass a mutated mu, e.g. one without its square root)."""
     T1 = 2 * B * coef * mu                                  # two Berry-Esseen errors
     T2 = mu / SQRT_2PI                                      # leading separation
     T3 = (sp.Rational(1, 4) / SQRT_2PI

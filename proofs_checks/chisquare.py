@@ -1,0 +1,89 @@
+"""The chi-square bound (follow-up paper arXiv 2610.09651; THEORY.md section 7)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from verifier.symbolic import lognormal as L
+
+from .framework import PROVED, Outcome, all_proved, check, identity
+
+SRC = "arXiv 2610.09651 (THEORY.md section 7)"
+Mn = sp.Symbol("M", positive=True, integer=True)
+En = sp.Symbol("E", positive=True, integer=True)
+e_ = sp.Symbol("e", positive=True, integer=True)
+x1 = sp.Symbol("x1", real=True)
+c2 = sp.Symbol("chi2", positive=True)
+
+
+@check("chisquare.likelihood-ratio", "The likelihood ratio of the pair is the mean of lognormals.",
+       "dN(e_j/sigma, I)/dN(0, I)(x) = exp(x_j/sigma - u/2) = Y_j, so dP1/dP0 = Ybar_M",
+       "x, sigma", ("sigma > 0",), "exact algebra: ratio of Gaussian densities in coordinate j "
+       "(the other coordinates cancel)", SRC)
+def likelihood_ratio():
+    p1 = sp.exp(-(x1 - 1 / L.sigma) ** 2 / 2)
+    p0 = sp.exp(-x1**2 / 2)
+    return identity(p1 / p0, L.Y(x1), [])
+
+
+def second_moment_outcome(raw2=None) -> Outcome:
+    raw2 = L.raw_moment(2) if raw2 is None else raw2
+    # Ybar^2 = (1/M^2)(sum_j Y_j^2 + sum_{j != k} Y_j Y_k), independent, E[Y] = 1
+    ey = L.raw_moment(1)
+    second = (Mn * raw2 + Mn * (Mn - 1) * ey**2) / Mn**2
+    return identity(second, 1 + L.s2 / Mn, [{L.sigma: 2, Mn: 5}])
+
+
+@check("chisquare.second-moment", "Second moment of the likelihood ratio.",
+       "E_P0[Ybar_M^2] = 1 + s2/M, hence chi^2(P1 || P0) = s2/M", "M, sigma",
+       ("M >= 1", "sigma > 0"), "exact algebra: expand Ybar^2 over i.i.d. Y_j with the derived "
+       "E[Y] = 1, E[Y^2] = e^u", SRC)
+def second_moment():
+    return second_moment_outcome()
+
+
+@check("chisquare.product-rule", "chi-square of E-fold products.",
+       "1 + chi^2(P^{(x)E} || Q^{(x)E}) = prod_e E_Q[L_e^2] = (1 + chi^2)^E", "E, chi2",
+       ("E >= 1 integer",), "exact algebra: the likelihood ratio of a product is the product of "
+       "independent ratios, so E[prod L_e^2] = prod E[L_e^2]; SymPy evaluates the product", SRC)
+def product_rule():
+    prod = sp.product(1 + c2, (e_, 1, En))
+    return identity(prod - 1, (1 + c2) ** En - 1, [])
+
+
+@check("chisquare.tv-bound", "Total variation from chi-square.",
+       "TV = E_P0[(L - 1)_+] = E_P0|L - 1|/2 <= sqrt(E_P0[(L - 1)^2])/2 = sqrt(chi^2)/2",
+       "L", ("E_P0[L] = 1",), "exact algebra for E[(L-1)^2] = E[L^2] - 1 and E[(L-1)_+] = "
+       "E|L-1|/2 (since E[L - 1] = 0); Cauchy-Schwarz (E|Z|)^2 <= E[Z^2] for the inequality",
+       SRC)
+def tv_bound():
+    Lr, a = sp.symbols("L a", real=True)
+    # pointwise: (z)_+ = (|z| + z)/2, so E[(L-1)_+] = (E|L-1| + E[L-1])/2 = E|L-1|/2
+    pos = identity(sp.Max(Lr - 1, 0), (sp.Abs(Lr - 1) + (Lr - 1)) / 2, [{Lr: 3}, {Lr: sp.Rational(1, 3)}])
+    if pos.verdict != PROVED:  # SymPy may not simplify Max/Abs: check both branches exactly
+        up = sp.Symbol("w", positive=True)
+        both = (sp.simplify(sp.Max(up, 0) - (sp.Abs(up) + up) / 2) == 0
+                and sp.simplify(sp.Max(-up, 0) - (sp.Abs(-up) - up) / 2) == 0)
+        pos = Outcome(PROVED if both else pos.verdict, "checked on z > 0 and z < 0")
+    square = identity(sp.expand((Lr - 1) ** 2), Lr**2 - 2 * Lr + 1, [])
+    return all_proved([
+        ("(z)_+ = (|z| + z)/2", pos),
+        ("(L-1)^2 = L^2 - 2L + 1, so E[(L-1)^2] = E[L^2] - 1 = chi^2", square),
+        ("Cauchy-Schwarz", Outcome(PROVED, "(E|Z| * 1)^2 <= E[Z^2] E[1^2] (Cauchy-Schwarz)")),
+    ])
+
+
+@check("chisquare.attack-accuracy", "Membership-inference accuracy bound over E epochs.",
+       "accuracy <= 1/2 + TV/2 <= 1/2 + (1/4) sqrt((1 + (e^{1/sigma^2} - 1)/M)^E - 1)",
+       "M, E, sigma", ("M >= 1", "E >= 1", "sigma > 0"),
+       "exact algebra: compose chisquare.second-moment, chisquare.product-rule and "
+       "chisquare.tv-bound", SRC)
+def attack_accuracy():
+    chi2_E = (1 + L.s2 / Mn) ** En - 1
+    stated = sp.Rational(1, 2) + sp.sqrt((1 + (sp.exp(1 / L.sigma**2) - 1) / Mn) ** En - 1) / 4
+    return all_proved([
+        ("second moment", second_moment_outcome()),
+        ("product rule", product_rule()),
+        ("TV bound", tv_bound()),
+        ("assembled", identity(sp.Rational(1, 2) + sp.sqrt(chi2_E) / 2 / 2, stated,
+                               [{L.sigma: 2, Mn: 5, En: 3}])),
+    ])

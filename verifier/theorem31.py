@@ -19,6 +19,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from . import _derived as D
+from .search import SearchLimit, Undecided, smallest_int
 from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, precisions, sign_ge0,
                     to_arb)
 
@@ -218,9 +219,7 @@ class _Predicate:
 
     def __init__(self, sigma: Fraction, delta: Fraction, coef: str, max_prec: int):
         self.sigma, self.delta, self.coef, self.max_prec = sigma, delta, coef, max_prec
-        self.evaluations = 0
         self._consts = {}
-        self.memo: dict[int, PointEval] = {}
 
     def consts(self, p):
         k = self._consts.get(p)
@@ -229,12 +228,7 @@ class _Predicate:
             self._consts[p] = k
         return k
 
-    def __call__(self, M: int) -> PointEval:
-        if M in self.memo:
-            return self.memo[M]
-        self.evaluations += 1
-        if self.evaluations > MAX_SEARCH_EVALUATIONS:
-            raise _SearchLimit()
+    def __call__(self, M: int):
         ev = None
         for p in precisions(self.max_prec):
             with ctx.workprec(p):
@@ -254,17 +248,7 @@ class _Predicate:
                 ev = PointEval(M, Tri.HOLDS, checks, p)
                 break
             ev = PointEval(M, Tri.UNDECIDED, checks, p)
-        self.memo[M] = ev
-        return ev
-
-
-class _SearchLimit(Exception):
-    pass
-
-
-class _Undecided(Exception):
-    def __init__(self, ev: PointEval):
-        self.ev = ev
+        return ev.verdict, ev
 
 
 def _limit_feasible(sigma: Fraction, delta: Fraction, max_prec: int) -> Tri:
@@ -290,8 +274,8 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
     cf = closed_form(sigma, delta, coef, max_prec)
     pred = _Predicate(sigma, delta, coef, max_prec)
 
-    def result(status, m=None, at=None, below=None, message="", bracket=()):
-        return StepsResult(sigma, delta, coef, status, m, cf, at, below, pred.evaluations,
+    def result(status, m=None, at=None, below=None, message="", evaluations=0, bracket=()):
+        return StepsResult(sigma, delta, coef, status, m, cf, at, below, evaluations,
                            message, bracket)
 
     lim = _limit_feasible(sigma, delta, max_prec)
@@ -300,49 +284,19 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
             "no M satisfies validity condition (2): 1/2 - delta - Phi(-s2/2) <= 0"))
     if lim is Tri.UNDECIDED:
         return result("inconclusive", message="feasibility limit undecided at the precision cap")
-
-    def P(M):
-        ev = pred(M)
-        if ev.verdict is Tri.UNDECIDED:
-            raise _Undecided(ev)
-        return ev.verdict is Tri.HOLDS
-
-    # M_BE is a lower bound of M_exact (delta_rhs > T1 + T2, and T1 + T2 <= delta
-    # iff M >= M_BE: proof check interpretation.closed-form-lower-bound), so the search starts there; the answer is still certified
-    # only by direct evaluation at M_exact and M_exact - 1.
-    start = max(3, math.floor(cf.lower))
+    # M_BE is a lower bound of M_exact (delta_rhs > T1 + T2, and T1 + T2 <= delta iff
+    # M >= M_BE: proof check interpretation.closed-form-lower-bound), so the search
+    # starts there; the answer is certified only by direct evaluation at M_exact
+    # and M_exact - 1.
     try:
-        if P(start):
-            hi, lo, step = start, None, 1
-            while lo is None and hi > 3:
-                m = max(3, hi - step)
-                if P(m):
-                    hi = m
-                else:
-                    lo = m
-                step *= 2
-        else:
-            lo, hi, step = start, None, max(1, start >> 12)
-            while hi is None:
-                m = lo + step
-                if P(m):
-                    hi = m
-                else:
-                    lo = m
-                step *= 2
-        while lo is not None and hi - lo > 1:
-            m = (lo + hi) // 2
-            if P(m):
-                hi = m
-            else:
-                lo = m
-    except _Undecided as u:
+        m, at, below, n = smallest_int(pred, math.floor(cf.lower), 3, MAX_SEARCH_EVALUATIONS)
+    except Undecided as u:
         return result("inconclusive", at=u.ev, message=(
-            f"conditions at M = {u.ev.steps} undecided at the precision cap ({max_prec} bits)"),
-            bracket=(u.ev.steps,))
-    except _SearchLimit:
-        return result("inconclusive", message=f"search exceeded {MAX_SEARCH_EVALUATIONS} evaluations")
-    return result("certified", hi, pred.memo[hi], pred.memo.get(hi - 1) if hi > 3 else None)
+            f"conditions at M = {u.n} undecided at the precision cap ({max_prec} bits)"),
+            bracket=(u.n,))
+    except SearchLimit as e:
+        return result("inconclusive", message=f"search stopped: {e}")
+    return result("certified", m, at, below, evaluations=n)
 
 
 def min_samples(m_exact: int, sigma: Fraction, noise_level: Fraction = Fraction(1, 10)) -> int:

@@ -87,3 +87,76 @@ def attack_accuracy():
         ("assembled", identity(sp.Rational(1, 2) + sp.sqrt(chi2_E) / 2 / 2, stated,
                                [{L.sigma: 2, Mn: 5, En: 3}])),
     ])
+
+
+# ---------------------------------------------------------------------------
+# the expressions the numeric layer evaluates (verifier.symbolic.comparisons)
+# ---------------------------------------------------------------------------
+from verifier.symbolic import comparisons as CMP  # noqa: E402
+
+Mc, Ec, tc = CMP.M, CMP.E, CMP.tau
+PTS = [{L.sigma: 2, Mc: 7, Ec: 3, tc: sp.Rational(1, 10)}]
+
+
+@check("chisquare.evaluated-expression", "The evaluated chi-square bound is the stated one.",
+       "expm1(E log1p(s2/M)) = (1 + s2/M)^E - 1, so sqrt(expm1(E log1p(s2/M)))/2 = "
+       "sqrt((1 + s2/M)^E - 1)/2", "M, E, sigma", ("M > 0", "E >= 1", "sigma > 0"),
+       "exact algebra (expm1(x) = e^x - 1, log1p(x) = log(1 + x))", SRC)
+def chi_evaluated():
+    from sympy.codegen.cfunctions import expm1, log1p
+    e = CMP.chi_square_tv().replace(expm1, lambda z: sp.exp(z) - 1).replace(
+        log1p, lambda z: sp.log(1 + z))
+    return identity(e, sp.sqrt((1 + (sp.exp(L.u) - 1) / Mc) ** Ec - 1) / 2, PTS)
+
+
+def _plain(e):
+    from sympy.codegen.cfunctions import expm1, log1p
+    return e.replace(expm1, lambda z: sp.exp(z) - 1).replace(log1p, lambda z: sp.log(1 + z))
+
+
+@check("chisquare.sigma-inverse", "The chi-square bound inverts in closed form for sigma.",
+       "sigma* = 1/sqrt(log(1 + M((1 + 4 tau^2)^{1/E} - 1))) gives sqrt((1 + s2/M)^E - 1)/2 = tau; "
+       "the bound decreases in sigma, so sigma >= sigma* meets tau", "M, E, tau",
+       ("M > 0", "E >= 1", "tau > 0"), "exact algebra: substitute sigma* and simplify; "
+       "d s2/d sigma < 0", SRC)
+def chi_sigma_inverse():
+    from .framework import sign_proved
+    chi2 = (1 + (sp.exp(L.u) - 1) / Mc) ** Ec - 1
+    s_star = _plain(CMP.chi_square_sigma_inverse())
+    s2_at = sp.simplify(sp.exp(1 / s_star**2) - 1)
+    return all_proved([
+        ("s2(sigma*) = M((1 + 4tau^2)^{1/E} - 1)",
+         identity(s2_at, Mc * ((1 + 4 * tc**2) ** (1 / Ec) - 1), PTS)),
+        ("(1 + s2/M)^E = 1 + 4 tau^2 there",
+         identity((1 + Mc * ((1 + 4 * tc**2) ** (1 / Ec) - 1) / Mc) ** Ec, 1 + 4 * tc**2, PTS)),
+        ("chi^2 increases with s2", sign_proved(sp.diff(chi2.subs(sp.exp(L.u) - 1, sp.Symbol("s", positive=True)),
+                                                       sp.Symbol("s", positive=True)), "positive")),
+        ("s2 decreases in sigma", sign_proved(sp.diff(sp.exp(L.u), L.sigma), "negative")),
+    ])
+
+
+@check("chisquare.steps-inverse", "The chi-square bound inverts in closed form for M.",
+       "M* = s2 / ((1 + 4 tau^2)^{1/E} - 1) gives sqrt((1 + s2/M*)^E - 1)/2 = tau; the bound "
+       "decreases in M", "sigma, E, tau", ("sigma > 0", "E >= 1", "tau > 0"),
+       "exact algebra", SRC)
+def chi_steps_inverse():
+    m_star = _plain(CMP.chi_square_steps_inverse())
+    return identity((1 + (sp.exp(L.u) - 1) / m_star) ** Ec, 1 + 4 * tc**2, PTS)
+
+
+@check("chisquare.gaussian-tv", "Total variation of a Gaussian trade-off function.",
+       "max_a (1 - a - G_mu(a)) = 2 Phi(mu/2) - 1 = erf(mu/(2 sqrt 2)), attained at a = Phi(-mu/2)",
+       "mu", ("mu > 0",), "exact algebra: with a = Phi(-z), 1 - a - G_mu(a) = Phi(z) - Phi(z - mu); "
+       "its derivative phi(z) - phi(z - mu) vanishes only at z = mu/2", "THEORY.md section 5")
+def gaussian_tv():
+    z = sp.Symbol("z", real=True)
+    mu = CMP.mu_g
+    Phi = lambda w: (1 + sp.erf(w / sp.sqrt(2))) / 2  # noqa: E731
+    gap = Phi(z) - Phi(z - mu)
+    crit = sp.solve(sp.diff(gap, z), z)
+    val = gap.subs(z, mu / 2)
+    return all_proved([
+        ("unique critical point mu/2", identity(crit[0], mu / 2, []) if len(crit) == 1
+         else Outcome(REFUTED, f"critical points {crit}")),
+        ("value", identity(val, CMP.gaussian_tv(), [{mu: 1}])),
+    ])

@@ -135,3 +135,33 @@ def separation_distance():
          else Outcome(REFUTED, "the /2 form is equal")),
         ("composition with sqrt 2", identity(composed, s1 + s2 - sp.sqrt(2) * s1 * s2, [])),
     ])
+
+
+@check("interpretation.large-sigma-infeasible",
+       "For large sigma, validity condition (2) fails: the sigma range of Theorem 3.1 is bounded.",
+       "if s2 <= 4/(M-1) (sigma >= 1/sqrt(log(1 + 4/(M-1)))) and delta >= T2, then "
+       "1/2 - eps - delta - Phi(-kappa) < 0", "sigma, M, delta", ("M >= 3", "sigma > 0",
+                                                                "delta >= T2 = mu/sqrt(2 pi)"),
+       "chain: Phi(kappa) - 1/2 <= kappa/sqrt(2 pi) (g = kappa/sqrt(2 pi) - Phi(kappa) + 1/2 has "
+       "g(0) = 0, g' = (1 - e^{-kappa^2/2})/sqrt(2 pi) >= 0); eps > 0; so the margin is "
+       "< (s2/2 - mu)/sqrt(2 pi) <= 0 iff s2 <= 4/(M-1). Used by the sigma calibration "
+       "(verifier.deploy) to bound its search", SRC)
+def large_sigma_infeasible():
+    k = sp.Symbol("kappa", positive=True)
+    w = sp.Symbol("w", positive=True)
+    Phi = lambda z: (1 + sp.erf(z / sp.sqrt(2))) / 2  # noqa: E731
+    g = k / sp.sqrt(2 * sp.pi) - (Phi(k) - sp.Rational(1, 2))
+    gp = (1 - sp.exp(-k**2 / 2)) / sp.sqrt(2 * sp.pi)
+    s = sp.Symbol("s", positive=True)   # s2
+    mm = sp.Symbol("m", positive=True)  # M - 1
+    crossing = sp.solve(sp.Eq(s / 2, sp.sqrt(s / mm)), s)
+    from .framework import exp_shift
+    return all_proved([
+        ("g(0) = 0", identity(g.subs(k, 0), sp.Integer(0), [])),
+        ("g' = (1 - e^{-kappa^2/2})/sqrt(2 pi)", identity(sp.diff(g, k), gp, [{k: 1}])),
+        ("g' >= 0", sign_proved(exp_shift(1 - sp.exp(-w), w), "positive")),
+        ("s2/2 = mu at s2 = 4/(M-1)", identity(crossing[0], 4 / mm, [])
+         if len(crossing) == 1 else Outcome(UNKNOWN, f"crossings {crossing}")),
+        ("mu^2 - (s2/2)^2 >= 0 for s2 = 4/((M-1)(1+w)) <= 4/(M-1)", sign_proved(
+            (s / mm - s**2 / 4).subs(s, 4 / (mm * (1 + w))), "positive")),
+    ])

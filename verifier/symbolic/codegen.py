@@ -24,12 +24,14 @@ import os
 import sys
 
 import sympy as sp
-from sympy.codegen.cfunctions import expm1
+from sympy.codegen.cfunctions import expm1, log1p
 
+from . import comparisons as C
 from . import lognormal as L
 from . import theorem31 as T
 
-_FUNCS = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", expm1: "expm1"}
+_FUNCS = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", expm1: "expm1",
+          log1p: "log1p"}
 
 
 class ArbPrinter:
@@ -150,6 +152,18 @@ def specs():
         ("closed_form_steps", ["sigma", "coef", "delta"], [T.closed_form_steps()],
          "M_BE, closed form (4) of arXiv 2605.06259 v1 (T1 + T2 = delta solved for M).",
          False),
+        ("chi_square_tv", ["M", "sigma", "E"], [C.chi_square_tv()],
+         "sqrt((1 + s2/M)^E - 1)/2, the chi-square bound on TV (arXiv 2610.09651).", False),
+        ("chi_square_sigma_inverse", ["M", "E", "tau"], [C.chi_square_sigma_inverse()],
+         "sigma with chi-square TV bound = tau (closed-form inversion).", False),
+        ("chi_square_steps_inverse", ["sigma", "E", "tau"], [C.chi_square_steps_inverse()],
+         "real M with chi-square TV bound = tau (closed-form inversion).", False),
+        ("mu_poisson", ["M", "sigma", "E"], [C.mu_poisson()],
+         "mu_P = sqrt(E/M) sqrt(s2) (Poisson subsampling, Theorem 4.2 limit).", False),
+        ("mu_uniform", ["M", "sigma", "E"], [C.mu_uniform()],
+         "mu_U of Dong, Roth & Su, Corollary 5.4.", False),
+        ("gaussian_tv", ["mu"], [C.gaussian_tv()],
+         "TV of the Gaussian trade-off G_mu: 2 Phi(mu/2) - 1.", False),
     ]
 
 

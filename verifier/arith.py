@@ -179,26 +179,36 @@ def decimal_str(q: Fraction, digits: int = 17, direction: str = "down") -> str:
 class Interval:
     """A closed interval with exact rational endpoints (a ball, read off)."""
 
-    lower: Fraction
-    upper: Fraction
+    lower: Fraction | None   # None: -infinity (a non-finite ball)
+    upper: Fraction | None   # None: +infinity
 
     @classmethod
     def of(cls, x) -> "Interval":
         if isinstance(x, (int, Fraction)):
             q = Fraction(x)
             return cls(q, q)
+        if not x.is_finite():
+            return cls(None, None)
         lo, hi = ball_bounds(x)
         return cls(lo, hi)
 
+    @property
+    def finite(self) -> bool:
+        return self.lower is not None and self.upper is not None
+
     def to_json(self, digits: int = 17) -> dict:
+        if not self.finite:
+            return {"lower": "-inf", "upper": "inf"}
         return {"lower": decimal_str(self.lower, digits, "down"),
                 "upper": decimal_str(self.upper, digits, "up")}
 
     def short(self, digits: int = 10) -> str:
         """Human form '[lower, upper]' with outward rounding."""
+        if not self.finite:
+            return "[-inf, inf] (not finite at this precision)"
         if self.lower == self.upper:
             return decimal_str(self.lower, max(digits, 25), "down")
         return f"[{decimal_str(self.lower, digits, 'down')}, {decimal_str(self.upper, digits, 'up')}]"
 
     def contains(self, q: Fraction) -> bool:
-        return self.lower <= q <= self.upper
+        return self.finite and self.lower <= q <= self.upper

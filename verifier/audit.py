@@ -121,7 +121,7 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                               None, acc, p, ev.exact, ev.failed)
         ref_iv = None
         verdict = None
-        if ev.applicable is Tri.HOLDS:
+        if ev.applicable is Tri.HOLDS and ev.value.finite:
             if claim.judge == "rounded":
                 verdict = _within(ev.value, acc)
             elif claim.judge == "at-most":
@@ -136,7 +136,7 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                 if rev.applicable is Tri.FAILS:
                     return CaseResult(raw, NOT_APPLICABLE, ev.value, rev.value, None, p, ev.exact,
                                       rev.failed)
-                if rev.applicable is Tri.HOLDS:
+                if rev.applicable is Tri.HOLDS and rev.value.finite:
                     ref_iv = rev.value
                     verdict = _relative(ev.value, ref_iv, claim.tolerance)
         last = CaseResult(raw, verdict or INCONCLUSIVE, ev.value, ref_iv,

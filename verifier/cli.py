@@ -85,6 +85,46 @@ def build_parser() -> argparse.ArgumentParser:
                    help="per-round noise level sigma M / N for min N (default 0.1)")
     common(s)
 
+    def deploy_inputs(sp, what):
+        sp.add_argument("--sigma", metavar="S", help="noise multiplier (exact decimal)")
+        sp.add_argument("--steps", metavar="M", help="steps per epoch (integer >= 3)")
+        sp.add_argument("--samples", metavar="N", help="dataset size N")
+        sp.add_argument("--batch-size", metavar="b", dest="batch_size",
+                        help="expected batch size; M = N / b (must divide N)")
+        sp.add_argument("--epochs", metavar="E", help="epochs (default 1)")
+        sp.add_argument("--clip", metavar="C", help="clipping norm C (default 1)")
+        sp.add_argument("--delta", metavar="D", help="target: f >= 1 - a - D over all epochs")
+        sp.add_argument("--target-accuracy", metavar="A", dest="target_accuracy",
+                        help="target: membership-inference accuracy <= A (equal priors)")
+        sp.add_argument("--bound", metavar="NAME",
+                        help="all (default), theorem31-simplified, theorem31-exact, chi-square")
+        sp.add_argument("--config", metavar="FILE", help="TOML or JSON file with the same keys")
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
+                        help=f"precision cap in bits (default {DEFAULT_MAX_PREC})")
+
+    ce = sub.add_parser("certify", help="certify deployed parameters against a target",
+                        description="Every applicable bound (Theorem 3.1 with both factors, the "
+                                    "chi-square bound) over E epochs, certified; the target is "
+                                    "met when at least one valid bound meets it. Writes "
+                                    "OUT/certificate.json and OUT/certificate.md.",
+                        epilog="Exit status: 0 certified; 1 not certified; 2 bad input; "
+                               "3 inconclusive.")
+    deploy_inputs(ce, "certify")
+    ce.add_argument("--out", default=".", metavar="DIR", help="certificate directory (default .)")
+
+    ca = sub.add_parser("calibrate", help="smallest sigma, steps M or samples N for a target",
+                        description="The inverse questions, certified: the smallest M (certified "
+                                    "minimal), the smallest sigma on a grid (feasible there, "
+                                    "infeasible one step below), the smallest N for a per-round "
+                                    "noise level.",
+                        epilog="Exit status: 0 found; 1 infeasible; 2 bad input; 3 inconclusive.")
+    ca.add_argument("what", choices=["sigma", "steps", "samples"], help="what to calibrate")
+    deploy_inputs(ca, "calibrate")
+    ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
+    ca.add_argument("--noise-level", metavar="L", dest="noise_level",
+                    help="per-round noise level C sigma M / N for samples (default 0.1)")
+
     c = sub.add_parser("check-proofs", help="re-derive / re-check every identity, constant and "
                                             "monotonicity step behind Theorem 3.1",
                        description="Run the proof-consistency checks (proofs_checks/): each "
@@ -251,6 +291,130 @@ def cmd_steps(args) -> int:
     return status
 
 
+def _deploy_inputs(args, need_sigma, need_steps):
+    from .certificate import load_config, merge, parse_inputs
+
+    keys = ("sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
+            "target_accuracy", "bound", "noise_level", "resolution")
+    flags = {k: getattr(args, k, None) for k in keys}
+    config = load_config(args.config) if args.config else {}
+    return parse_inputs(merge(flags, config), need_sigma, need_steps)
+
+
+def cmd_certify(args) -> int:
+    from . import deploy as Dp
+    from .certificate import certificate_json, write_certificate
+    from .report import frac_str
+
+    inp = _deploy_inputs(args, True, True)
+    c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
+                   inp.clip, args.max_prec)
+    paths = write_certificate(c, args.out)
+    status = {"certified": EXIT_OK, "not-certified": EXIT_NEGATIVE,
+              "inconclusive": EXIT_INCONCLUSIVE}[c.status]
+    if args.json:
+        _print_json(certificate_json(c))
+        return status
+    print(f"sigma = {frac_str(c.sigma)}, M = {c.steps}, E = {c.epochs}; target: {c.target.kind} "
+          f"{frac_str(c.target.value)} (delta_E <= {frac_str(c.target.delta)})")
+    for name, ev in c.bounds.items():
+        hyp = "" if not ev.hypotheses else "  hypotheses " + ", ".join(
+            h.verdict.value for h in ev.hypotheses)
+        print(f"  {name:<22} delta_E {ev.delta_epochs.short(8):<34} accuracy <= "
+              f"{ev.accuracy.upper and ev.accuracy.short(8):<34} {ev.verdict.value}{hyp}")
+    if c.noise_per_round is not None:
+        print(f"  per-round noise C sigma M / N = {frac_str(c.noise_per_round)}")
+    cm = c.comparisons
+    print(f"  comparison (asymptotic, not certified): mu_P = {cm['mu_poisson'].short(6)}, "
+          f"mu_U = {cm['mu_uniform'].short(6)}")
+    print(f"status: {c.status.upper()}")
+    print(f"  wrote {paths[0]} and {paths[1]}")
+    return status
+
+
+def cmd_calibrate(args) -> int:
+    from . import deploy as Dp
+    from .report import frac_str
+
+    inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
+    names = Dp.check_bounds(inp.bound)
+    out = {"what": args.what, "target": {"kind": inp.target.kind,
+                                         "value": frac_str(inp.target.value)},
+           "epochs": inp.epochs, "bounds": {}}
+    lines = []
+    found, inconclusive = [], False
+    if args.what == "sigma":
+        out["steps"] = inp.steps
+        out["resolution"] = frac_str(inp.resolution)
+        for b in names:
+            r = Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution, args.max_prec)
+            e = {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma else None,
+                 "message": r.message, "branch": r.branch}
+            if r.at:
+                e["at_sigma"] = r.at.to_json()
+            if r.below:
+                e["at_sigma_minus_resolution"] = r.below.to_json()
+            if r.sigma_max is not None:
+                e["sigma_max"] = frac_str(r.sigma_max)
+                e["at_sigma_max_plus_resolution"] = r.above.to_json() if r.above else None
+            if r.closed_form:
+                e["closed_form_sigma"] = r.closed_form.to_json()
+            out["bounds"][b] = e
+            if r.status == "certified":
+                found.append(r.sigma)
+            inconclusive |= r.status == "inconclusive"
+            rng = f" .. {frac_str(r.sigma_max)}" if r.sigma_max is not None else " and above"
+            lines.append(f"  {b:<22} {r.status:<13} "
+                         + (f"sigma = {frac_str(r.sigma)}{rng}" if r.sigma else "")
+                         + (f"  ({r.message})" if r.message else ""))
+        if found:
+            out["sigma"] = frac_str(min(found))
+    else:
+        steps = inp.steps
+        if args.what == "steps" or steps is None:
+            for b in names:
+                r = Dp.calibrate_steps(inp.sigma, inp.epochs, inp.target, b, args.max_prec)
+                e = {"status": r.status, "steps": r.steps, "evaluations": r.evaluations,
+                     "message": r.message}
+                if r.at:
+                    e["at_steps"] = r.at.to_json()
+                if r.below:
+                    e["at_steps_minus_1"] = r.below.to_json()
+                if r.closed_form:
+                    e["closed_form_steps"] = r.closed_form.to_json()
+                out["bounds"][b] = e
+                if r.status == "certified":
+                    found.append(r.steps)
+                inconclusive |= r.status == "inconclusive"
+                lines.append(f"  {b:<22} {r.status:<13} "
+                             + (f"M = {r.steps}" if r.steps else "")
+                             + (f"  ({r.message})" if r.message else ""))
+            steps = min(found) if found else None
+            if steps is not None:
+                out["steps"] = steps
+        else:
+            found.append(steps)
+            out["steps"] = steps
+        out["sigma"] = frac_str(inp.sigma)
+        if args.what == "samples" and steps is not None:
+            n = Dp.min_samples(inp.sigma, steps, inp.clip, inp.noise_level)
+            out["samples"] = n
+            out["noise_level"] = frac_str(inp.noise_level)
+            lines.append(f"  min N = {n}  (C sigma M / N <= {frac_str(inp.noise_level)}, "
+                         f"C = {frac_str(inp.clip)}, M = {steps})")
+    status = EXIT_OK if found else EXIT_INCONCLUSIVE if inconclusive else EXIT_NEGATIVE
+    if args.json:
+        _print_json(out)
+        return status
+    print(f"calibrate {args.what}: target {inp.target.kind} {frac_str(inp.target.value)}, "
+          f"E = {inp.epochs}")
+    for line in lines:
+        print(line)
+    key = {"sigma": "sigma", "steps": "steps", "samples": "samples"}[args.what]
+    print(f"result: {key} = {out.get(key, 'none certified')}")
+    return status
+
+
 def cmd_check_proofs(args) -> int:
     try:
         from proofs_checks import runner
@@ -285,6 +449,7 @@ def main(argv=None) -> int:
             parser.print_help()
             return EXIT_INPUT
         return {"audit": cmd_audit, "bound": cmd_bound, "steps": cmd_steps,
+                "certify": cmd_certify, "calibrate": cmd_calibrate,
                 "check-proofs": cmd_check_proofs}[args.command](args)
     except InputError as e:
         msg = str(e).replace("\n", " ")

@@ -106,7 +106,12 @@ def delta_epochs_ball(delta: arb, epochs: int) -> arb:
     evaluated as -expm1(E log1p(-delta)) to avoid cancellation."""
     if epochs == 1:
         return delta
-    return -(epochs * (-delta).log1p()).expm1()
+    if delta < 1:
+        return -(epochs * (-delta).log1p()).expm1()
+    if delta >= 1:          # a per-epoch delta >= 1 is vacuous, and so is its composition
+        return arb(1)
+    lo = arb(delta.lower())  # the ball straddles 1: [delta_E(lower), 1]
+    return (-(epochs * (-lo).log1p()).expm1()).union(arb(1))
 
 
 def _hyp_checks(M: int, sigma: Fraction, coef_ball: arb, delta_for_2: arb):

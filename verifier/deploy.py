@@ -1,0 +1,462 @@
+"""Certify and calibrate deployed DP-SGD parameters (random allocation).
+
+Bounds (each a certified upper bound on the E-epoch total variation delta_E,
+so f >= 1 - a - delta_E and attack accuracy <= 1/2 + delta_E/2):
+
+- ``theorem31-simplified`` / ``theorem31-exact``: Theorem 3.1 of arXiv
+  2605.06259 v1 (reconstructed, THEORY.md section 3) applied per epoch at
+  delta = delta_rhs(M, sigma) itself (its hypotheses checked there: condition
+  (2) is weakest at the smallest delta), composed over E epochs as
+  delta_E = 1 - (1 - delta_rhs)^E (Dong, Roth & Su 2019, Lemma C.2);
+- ``chi-square``: sqrt((1 + s2/M)^E - 1)/2 (arXiv 2610.09651; THEORY section 7),
+  valid for every M >= 1 and sigma > 0.
+
+Targets: ``delta`` (delta_E <= delta) or ``accuracy`` A (1/2 + delta_E/2 <= A,
+i.e. delta_E <= 2A - 1).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from . import _derived as D
+from . import theorem31 as T
+from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, precisions, sign_ge0, to_arb)
+from .search import SearchLimit, Undecided, smallest_int
+
+BOUNDS = ("theorem31-simplified", "theorem31-exact", "chi-square")
+BOUND_SOURCES = {
+    "theorem31-simplified": "Theorem 3.1 of arXiv 2605.06259 v1, coef_S (reconstructed, THEORY.md "
+                            "section 3); E epochs: Dong, Roth & Su 2019, Lemma C.2",
+    "theorem31-exact": "Theorem 3.1 with the exact factor coef_X, Section 3.1 of arXiv 2605.06259 v1 "
+                       "(reconstructed); E epochs: Dong, Roth & Su 2019, Lemma C.2",
+    "chi-square": "chi-square bound, arXiv 2610.09651 (THEORY.md section 7): "
+                  "TV <= sqrt((1 + s2/M)^E - 1)/2",
+}
+MAX_BOXES = 20000
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str          # "delta" | "accuracy"
+    value: Fraction
+
+    @property
+    def delta(self) -> Fraction:
+        """The delta_E (TV) bound the target amounts to."""
+        return self.value if self.kind == "delta" else 2 * self.value - 1
+
+    @staticmethod
+    def make(delta=None, accuracy=None) -> "Target":
+        if (delta is None) == (accuracy is None):
+            raise InputError("give exactly one target: --delta D or --target-accuracy A")
+        if delta is not None:
+            if not 0 < delta < 1:
+                raise InputError(f"delta must be in (0, 1), got {delta}")
+            return Target("delta", Fraction(delta))
+        if not Fraction(1, 2) < accuracy < 1:
+            raise InputError(f"target accuracy must be in (1/2, 1), got {accuracy}")
+        return Target("accuracy", Fraction(accuracy))
+
+
+def check_bounds(bound: str) -> tuple:
+    if bound == "all":
+        return BOUNDS
+    if bound not in BOUNDS:
+        raise InputError(f"unknown bound {bound!r} (expected all, {', '.join(BOUNDS)})")
+    return (bound,)
+
+
+# ---------------------------------------------------------------------------
+# one bound at one point (sigma may be a ball: used by the sigma search)
+# ---------------------------------------------------------------------------
+def _core(bound: str, s: arb, M: int, E: int):
+    """(delta_E ball, ((hypothesis name, margin ball), ...)) at the current precision."""
+    Ma = arb(M)
+    if bound == "chi-square":
+        return D.chi_square_tv(Ma, s, arb(E)), ()
+    c = T.COEFS["simplified" if bound == "theorem31-simplified" else "exact"](s)
+    ts = D.terms(Ma, s, c)
+    d = sum(ts[1:], ts[0])
+    # condition (2) at delta = delta_rhs itself (an enclosure of the pointwise margin)
+    hyps = ((T.HYPOTHESES[1], D.hyp_sigma(Ma, s)), (T.HYPOTHESES[2], D.hyp_validity(Ma, s, c, d)))
+    return T.delta_epochs_ball(d, E), hyps
+
+
+@dataclass(frozen=True)
+class BoundEval:
+    bound: str
+    delta_epochs: Interval
+    accuracy: Interval
+    hypotheses: tuple          # Check per hypothesis (empty for chi-square)
+    applicable: Tri
+    meets: Tri
+    precision: int
+
+    @property
+    def verdict(self) -> Tri:
+        """HOLDS: valid and meets the target; FAILS: invalid or certainly misses it."""
+        if self.applicable is Tri.FAILS or self.meets is Tri.FAILS:
+            return Tri.FAILS
+        if self.applicable is Tri.HOLDS and self.meets is Tri.HOLDS:
+            return Tri.HOLDS
+        return Tri.UNDECIDED
+
+    def to_json(self) -> dict:
+        out = {"delta_epochs": self.delta_epochs.to_json(), "accuracy": self.accuracy.to_json(),
+               "applicable": self.applicable.value, "meets_target": self.meets.value,
+               "verdict": self.verdict.value, "precision_bits": self.precision,
+               "source": BOUND_SOURCES[self.bound]}
+        if self.hypotheses:
+            out["hypotheses"] = {h.name: h.verdict.value for h in self.hypotheses}
+            out["hypothesis_margins"] = {h.name: h.value.to_json() for h in self.hypotheses}
+            out["reconstructed"] = True
+        return out
+
+
+def clamp_tv(x: arb) -> arb:
+    """An enclosure of min(x, 1): a total-variation bound above 1 says only TV <= 1."""
+    if not x.is_finite():
+        return arb(0).union(arb(1))
+    if x <= 1:
+        return x
+    if x >= 1:
+        return arb(1)
+    return arb(x.lower()).union(arb(1))
+
+
+def _eval_at(bound, sigma: Fraction, M: int, E: int, target: Target, p: int) -> BoundEval:
+    with ctx.workprec(p):
+        dE, hyps = _core(bound, to_arb(sigma), M, E)
+        dE = clamp_tv(dE)
+        checks = tuple(T.Check(n, sign_ge0(g), Interval.of(g)) for n, g in hyps)
+        vs = [c.verdict for c in checks]
+        app = Tri.FAILS if Tri.FAILS in vs else Tri.UNDECIDED if Tri.UNDECIDED in vs else Tri.HOLDS
+        meets = sign_ge0(to_arb(target.delta) - dE)
+        acc = arb(1) / 2 + dE / 2
+        return BoundEval(bound, Interval.of(dE), Interval.of(acc), checks, app, meets, p)
+
+
+def evaluate(bound, sigma, M, E, target: Target, max_prec=DEFAULT_MAX_PREC) -> BoundEval:
+    """Certified figures of one bound, precision raised until every verdict is decided."""
+    ev = None
+    for p in precisions(max_prec):
+        ev = _eval_at(bound, sigma, M, E, target, p)
+        if ev.verdict is not Tri.UNDECIDED and ev.applicable is not Tri.UNDECIDED:
+            break
+    return ev
+
+
+# ---------------------------------------------------------------------------
+# certify
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Certificate:
+    """Result of ``certify``: every figure an Interval, every verdict three-valued."""
+
+    sigma: Fraction
+    steps: int
+    epochs: int
+    samples: int | None
+    clip: Fraction
+    target: Target
+    bounds: dict            # bound name -> BoundEval
+    comparisons: dict       # name -> Interval (asymptotic, not certified bounds)
+    noise_per_round: Fraction | None
+
+    @property
+    def status(self) -> str:
+        vs = [b.verdict for b in self.bounds.values()]
+        if Tri.HOLDS in vs:
+            return "certified"
+        if Tri.UNDECIDED in vs:
+            return "inconclusive"
+        return "not-certified"
+
+    @property
+    def certified(self) -> bool:
+        return self.status == "certified"
+
+
+def comparisons(sigma: Fraction, M: int, E: int, prec: int = 128) -> dict:
+    """Gaussian-DP comparisons of THEORY section 5 (asymptotic; NOT certified bounds
+    for random allocation, though evaluated in ball arithmetic)."""
+    with ctx.workprec(prec):
+        s, Ma, Ea = to_arb(sigma), arb(M), arb(E)
+        mp_, mu_ = D.mu_poisson(Ma, s, Ea), D.mu_uniform(Ma, s, Ea)
+        tp, tu = D.gaussian_tv(mp_), D.gaussian_tv(mu_)
+        return {"mu_poisson": Interval.of(mp_), "tv_poisson": Interval.of(tp),
+                "accuracy_poisson": Interval.of(arb(1) / 2 + tp / 2),
+                "mu_uniform": Interval.of(mu_), "tv_uniform": Interval.of(tu),
+                "accuracy_uniform": Interval.of(arb(1) / 2 + tu / 2)}
+
+
+def certify(sigma: Fraction, steps: int, epochs: int, target: Target, bound: str = "all",
+            samples: int | None = None, clip: Fraction = Fraction(1),
+            max_prec: int = DEFAULT_MAX_PREC) -> Certificate:
+    names = check_bounds(bound)
+    evs = {b: evaluate(b, sigma, steps, epochs, target, max_prec) for b in names}
+    noise = clip * sigma * steps / samples if samples else None
+    return Certificate(sigma, steps, epochs, samples, clip, target, evs,
+                       comparisons(sigma, steps, epochs), noise)
+
+
+# ---------------------------------------------------------------------------
+# calibrate steps
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StepsCalibration:
+    bound: str
+    status: str                 # certified | inconclusive
+    steps: int | None
+    at: BoundEval | None        # target certified here
+    below: BoundEval | None     # certifiably not at steps - 1 (None if steps == 3)
+    evaluations: int
+    closed_form: Interval | None = None   # chi-square: the real M* of the inversion
+    message: str = ""
+
+
+def _steps_start(bound, sigma, E, target) -> int:
+    with ctx.workprec(64):
+        s, tau = to_arb(sigma), to_arb(target.delta)
+        if bound == "chi-square":
+            x = D.chi_square_steps_inverse(s, arb(E), tau)
+        else:
+            d1 = -((-tau).log1p() / E).expm1()          # per-epoch delta
+            c = T.COEFS["simplified" if bound == "theorem31-simplified" else "exact"](s)
+            x = D.closed_form_steps(s, c, d1)
+        if not x.is_finite():
+            return 3
+        return max(3, math.floor(Interval.of(x).lower))
+
+
+def calibrate_steps(sigma: Fraction, epochs: int, target: Target, bound: str,
+                    max_prec: int = DEFAULT_MAX_PREC) -> StepsCalibration:
+    """Smallest M >= 3 at which ``bound`` is valid and meets the target.
+
+    Monotone in M (proof checks monotonicity.* for Theorem 3.1; the chi-square
+    bound decreases in M, chisquare.steps-inverse), so the certified search applies."""
+    def pred(M):
+        ev = evaluate(bound, sigma, M, epochs, target, max_prec)
+        return ev.verdict, ev
+
+    cf = None
+    if bound == "chi-square":
+        with ctx.workprec(128):
+            cf = Interval.of(D.chi_square_steps_inverse(to_arb(sigma), arb(epochs),
+                                                         to_arb(target.delta)))
+    try:
+        m, at, below, n = smallest_int(pred, _steps_start(bound, sigma, epochs, target), 3)
+    except Undecided as u:
+        return StepsCalibration(bound, "inconclusive", None, u.ev, None, 0, cf,
+                                f"undecided at M = {u.n} at the precision cap")
+    except SearchLimit as e:
+        return StepsCalibration(bound, "inconclusive", None, None, None, 0, cf, str(e))
+    return StepsCalibration(bound, "certified", m, at, below, n, cf)
+
+
+# ---------------------------------------------------------------------------
+# calibrate sigma
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SigmaCalibration:
+    bound: str
+    status: str                  # certified | infeasible | inconclusive
+    sigma: Fraction | None       # smallest feasible sigma on the grid
+    resolution: Fraction
+    at: BoundEval | None         # certified feasible at sigma
+    below: BoundEval | None      # certified infeasible at sigma - resolution (None if sigma = resolution)
+    sigma_max: Fraction | None = None    # largest feasible grid sigma (Theorem 3.1: U-shape)
+    above: BoundEval | None = None       # certified infeasible at sigma_max + resolution
+    branch: str = ""
+    closed_form: Interval | None = None  # chi-square: sigma* of the inversion
+    message: str = ""
+
+
+def _grid_pred(bound, M, E, target, res, max_prec):
+    def pred(k):
+        ev = evaluate(bound, Fraction(k) * res, M, E, target, max_prec)
+        return ev.verdict, ev
+    return pred
+
+
+def _chi_sigma(M, E, target, res, max_prec) -> SigmaCalibration:
+    with ctx.workprec(128):
+        star = D.chi_square_sigma_inverse(arb(M), arb(E), to_arb(target.delta))
+    cf = Interval.of(star)
+    pred = _grid_pred("chi-square", M, E, target, res, max_prec)
+    start = max(1, math.ceil(cf.lower / res))
+    try:
+        k, at, below, _ = smallest_int(pred, start, 1)  # decreasing in sigma: chisquare.sigma-inverse
+    except (Undecided, SearchLimit) as e:
+        return SigmaCalibration("chi-square", "inconclusive", None, res, None, None,
+                                closed_form=cf, message=str(e))
+    sigma = k * res
+    msg = ""
+    # the closed-form inversion agrees: sigma* in (sigma - res, sigma]
+    if not (sigma - res < cf.lower and cf.upper <= sigma):
+        msg = "closed form sigma* not strictly inside (sigma - res, sigma]: on a grid point"
+    return SigmaCalibration("chi-square", "certified", sigma, res, at, below, branch=(
+        "the chi-square bound decreases in sigma: every sigma >= the reported one meets the target"),
+        closed_form=cf, message=msg)
+
+
+def _box_ball(lo: Fraction, hi: Fraction) -> arb:
+    return to_arb(lo).union(to_arb(hi))
+
+
+def _box_fails(bound, M, E, target, lo: Fraction, hi: Fraction) -> bool:
+    """Certified: no sigma in [lo, hi] is feasible.  Besides the full evaluation on
+    the box, uses sufficient conditions that avoid the dependency problem of coef_X
+    on wide boxes: every term and eps increase with coef, so a lower bound of coef
+    gives a lower bound of delta_rhs and an upper bound of the margin of (2)."""
+    with ctx.workprec(128):
+        s, Ma, tau = _box_ball(lo, hi), arb(M), to_arb(target.delta)
+        dE, hyps = _core(bound, s, M, E)
+        if tau - dE < 0 or any(g < 0 for _, g in hyps):
+            return True
+        if bound == "chi-square":
+            return False
+        # coef >= s2^{-1/2} (Lyapunov: rho3 >= s2^{3/2}; coef_S >= coef_X by (22)):
+        # proof check lognormal.coef-lyapunov-lower-bound
+        c_low = arb(D.lognormal_variance(s).rsqrt().lower())
+        ts = D.terms(Ma, s, c_low)
+        d_low = sum(ts[1:], ts[0])
+        return bool(tau - T.delta_epochs_ball(d_low, E) < 0
+                    or D.hyp_validity(Ma, s, c_low, d_low) < 0)
+
+
+def _box_holds(bound, M, E, target, lo: Fraction, hi: Fraction) -> bool:
+    """Certified: every sigma in [lo, hi] is feasible."""
+    with ctx.workprec(128):
+        dE, hyps = _core(bound, _box_ball(lo, hi), M, E)
+        return bool(to_arb(target.delta) - dE >= 0 and all(g >= 0 for _, g in hyps))
+
+
+def _cover(test, lo: Fraction, hi: Fraction, min_width: Fraction, budget: int):
+    """Branch and bound: split [lo, hi] until test(a, b) holds on every box.
+    Returns (covered length, total length, boxes used); covered == total is a proof."""
+    stack, covered, used = [(lo, hi)], Fraction(0), 0
+    while stack and used < budget:
+        a, b = stack.pop()
+        used += 1
+        if test(a, b):
+            covered += b - a
+        elif b - a > min_width:
+            mid = (a + b) / 2
+            stack += [(mid, b), (a, mid)]
+    return covered, hi - lo, used
+
+
+def _theorem_sigma(bound, M, E, target, res, max_prec) -> SigmaCalibration:
+    """Theorem 3.1 is U-shaped in sigma.  Outside [sqrt(3/ln M), 1/sqrt(log(1 + 4/(M-1)))]
+    hypothesis 2, resp. condition (2), fails (proof check
+    interpretation.large-sigma-infeasible).  A geometric scan finds a feasible grid
+    point, certified bisections find the grid ends of its feasible interval, and
+    branch and bound proves infeasibility of every sigma below the lower end and
+    above the upper end."""
+    with ctx.workprec(128):
+        lo_b = (3 / arb(M).log()).sqrt()
+        hi_b = (4 / arb(M - 1)).log1p().rsqrt()
+    k_min = max(1, math.floor(Interval.of(lo_b).lower / res))
+    k_max = math.ceil(Interval.of(hi_b).upper / res) + 1
+    pred = _grid_pred(bound, M, E, target, res, max_prec)
+    memo = {}
+
+    def P(k):
+        if k not in memo:
+            memo[k] = pred(k)
+        v, ev = memo[k]
+        if v is Tri.UNDECIDED:
+            raise Undecided(k, ev)
+        return v is Tri.HOLDS
+
+    def crossing(f, t):
+        """f fails, t holds (either order): the grid neighbour pair around the change."""
+        while abs(t - f) > 1:
+            mid = (f + t) // 2
+            if P(mid):
+                t = mid
+            else:
+                f = mid
+        return t
+
+    def fail(message, status="inconclusive"):
+        return SigmaCalibration(bound, status, None, res, None, None, message=message)
+
+    try:
+        scan, k = [], k_min
+        while k <= k_max:
+            scan.append(k)
+            k = max(k + 1, math.ceil(k * Fraction(103, 100)))
+        scan.append(k_max + 1)
+        feas = [k for k in scan if P(k)]
+        if not feas:
+            cov, tot, used = _cover(lambda a, b: _box_fails(bound, M, E, target, a, b),
+                                    res, k_max * res + res, res / 64, MAX_BOXES)
+            if cov == tot:
+                return fail("no sigma meets the target: every sigma > 0 certified infeasible "
+                            f"({used} boxes)", "infeasible")
+            return fail("no grid sigma found feasible, but infeasibility not proved everywhere")
+        first, last = feas[0], feas[-1]
+        i, j = scan.index(first), scan.index(last)
+        k_lo = crossing(scan[i - 1], first) if i > 0 else first
+        k_hi = crossing(scan[j + 1], last)
+        below = memo.get(k_lo - 1, (None, None))[1] if k_lo > 1 else None
+        if k_lo > 1 and below is None:
+            P(k_lo - 1)
+            below = memo[k_lo - 1][1]
+        P(k_hi + 1)
+        above = memo[k_hi + 1][1]
+    except Undecided as u:
+        return fail(f"undecided at sigma = {u.n * res} at the precision cap")
+    if (k_lo > 1 and below.verdict is not Tri.FAILS) or above.verdict is not Tri.FAILS:
+        return fail("grid neighbours not certified infeasible")
+    # global: nothing feasible below (k_lo - 1) res nor above (k_hi + 1) res
+    fails = lambda a, b: _box_fails(bound, M, E, target, a, b)  # noqa: E731
+    low_ok = high_ok = True
+    notes = []
+    if k_lo > 1:
+        cov, tot, used = _cover(fails, res / 1024, (k_lo - 1) * res, res / 65536, MAX_BOXES)
+        low_ok = cov == tot
+        notes.append(f"below: {used} boxes")
+    cov, tot, used = _cover(fails, (k_hi + 1) * res, (k_max + 1) * res, res / 65536, MAX_BOXES)
+    high_ok = cov == tot
+    notes.append(f"above: {used} boxes")
+    icov, itot, iused = _cover(lambda a, b: _box_holds(bound, M, E, target, a, b),
+                               k_lo * res, k_hi * res, res / 8, 2000)
+    interior = (f"the branch and bound certifies {float(icov / itot) * 100 if itot else 100:.1f}% "
+                f"of [{k_lo * res}, {k_hi * res}] feasible box by box ({iused} boxes)")
+    branch = ("U-shaped bound: the reported sigma is the lower end of the feasible range, on the "
+              "decreasing branch; " + interior)
+    at = memo[k_lo][1]
+    if not (low_ok and high_ok):
+        return SigmaCalibration(bound, "inconclusive", k_lo * res, res, at, below, k_hi * res, above,
+                                branch, message=("infeasibility not proved for every sigma "
+                                                 + ("below" if not low_ok else "above")
+                                                 + " the reported range"))
+    return SigmaCalibration(bound, "certified", k_lo * res, res, at, below, k_hi * res, above,
+                            branch + "; every sigma outside the range certified infeasible ("
+                            + ", ".join(notes) + ")")
+
+
+def calibrate_sigma(steps: int, epochs: int, target: Target, bound: str,
+                    resolution: Fraction = Fraction(1, 100),
+                    max_prec: int = DEFAULT_MAX_PREC) -> SigmaCalibration:
+    """Smallest sigma on the grid resolution * k (k >= 1) at which ``bound`` is valid and
+    meets the target: certified feasible there and certifiably infeasible one step below."""
+    if resolution <= 0:
+        raise InputError(f"resolution must be > 0, got {resolution}")
+    if bound == "chi-square":
+        return _chi_sigma(steps, epochs, target, resolution, max_prec)
+    return _theorem_sigma(bound, steps, epochs, target, resolution, max_prec)
+
+
+def min_samples(sigma: Fraction, steps: int, clip: Fraction = Fraction(1),
+                level: Fraction = Fraction(1, 10)) -> int:
+    """Smallest N with per-round noise C sigma M / N <= level: ceil(C sigma M / level)."""
+    q = clip * sigma * steps / level
+    return -((-q.numerator) // q.denominator)

@@ -132,3 +132,21 @@ def coef_x_asymptotic():
     if lim == 1 and lead == 0:
         return Outcome(PROVED, "rho3 leading term sqrt(8/pi) t^3; limit = 1")
     return Outcome(REFUTED, f"limit = {lim}, leading coefficient offset {lead}")
+
+
+@check("lognormal.coef-lyapunov-lower-bound", "Both factors are at least s2^{-1/2}.",
+       "coef_S >= coef_X = rho3/s2^2 >= s2^{-1/2}, since rho3 = E|Y-1|^3 >= (E(Y-1)^2)^{3/2} = s2^{3/2}",
+       "sigma", ASSUME,
+       "Lyapunov's inequality (Jensen for the convex t -> t^{3/2} applied to (Y-1)^2) with "
+       "mu2 = s2 (lognormal.central-moments); coef_S >= coef_X is lognormal.coef-X-le-coef-S; "
+       "the exponent identity (s2^{3/2})/s2^2 = s2^{-1/2} by exact algebra. Used by the sigma "
+       "calibration (verifier.deploy) to bound delta_rhs from below on wide boxes",
+       "Lyapunov's inequality; " + SRC)
+def coef_lyapunov():
+    return all_proved([
+        ("mu2 = s2", central_moment_outcome(2, L.s2)),
+        ("s2^{3/2} / s2^2 = s2^{-1/2}", identity(L.s2 ** sp.Rational(3, 2) / L.s2**2,
+                                                 L.s2 ** sp.Rational(-1, 2), SIGMA_POINTS)),
+        ("Lyapunov", Outcome(PROVED, "E|Z|^3 >= (E Z^2)^{3/2} (Jensen, t -> t^{3/2} convex)")),
+        ("coef_S >= coef_X", coef_x_le_coef_s()),
+    ])

@@ -11,6 +11,8 @@ DPS = 60
 
 
 def mpq(q):
+    if isinstance(q, mp.mpf):
+        return q
     q = Fraction(q)
     return mp.mpf(q.numerator) / q.denominator
 

@@ -9,7 +9,8 @@ Python API (exact inputs: decimal strings, ints or Fractions; never floats)::
 """
 __version__ = "0.1.0"
 
-__all__ = ["bound", "steps_exact", "closed_form", "min_samples", "__version__"]
+__all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "calibrate_sigma",
+           "calibrate_steps", "__version__"]
 
 
 def _exact_args(sigma, delta=None):
@@ -54,3 +55,91 @@ def min_samples(sigma, delta, coef="simplified", noise_level="0.1"):
     if r.m_exact is None:
         return None
     return T.min_samples(r.m_exact, r.sigma, Fraction(parse_exact(noise_level, "noise_level")))
+
+
+def _inputs(**kw):
+    from .certificate import parse_inputs
+
+    for k, v in kw.items():
+        if isinstance(v, float):
+            from .arith import InputError
+
+            raise InputError(f"{k} must be exact: pass {str(v)!r} (a string), an int or a "
+                             f"Fraction, not the binary float {v!r}")
+    d = {k: (str(v) if v is not None else None) for k, v in kw.items()}
+    return d
+
+
+def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta=None,
+            target_accuracy=None, bound="all", clip=1):
+    """Certify deployed parameters against a target; returns a frozen ``Certificate``.
+
+    Every figure is an ``Interval`` (exact rational ``lower`` and ``upper``); every
+    verdict is three-valued.  The target is met when one valid bound meets it.
+
+    >>> import verifier
+    >>> c = verifier.certify("1", steps=1140369, delta="0.01")
+    >>> c.certified, c.status
+    (True, 'certified')
+    >>> ev = c.bounds["theorem31-simplified"]
+    >>> ev.verdict.value, float(ev.delta_epochs.upper) <= 0.01
+    ('holds', True)
+    >>> verifier.certify("1", steps=1140368, delta="0.01", bound="theorem31-simplified").status
+    'not-certified'
+    >>> verifier.certify("1", steps=1000, epochs=5, target_accuracy="0.55").certified
+    True
+    """
+    from . import deploy as Dp
+    from .certificate import parse_inputs
+
+    inp = parse_inputs(_inputs(sigma=sigma, steps=steps, samples=samples, batch_size=batch_size,
+                               epochs=epochs, delta=delta, target_accuracy=target_accuracy,
+                               bound=bound, clip=clip))
+    return Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples, inp.clip)
+
+
+def calibrate_steps(sigma, *, epochs=1, delta=None, target_accuracy=None, bound="all"):
+    """Smallest steps per epoch M (certified minimal) meeting the target.
+
+    >>> import verifier
+    >>> r = verifier.calibrate_steps("1", delta="0.01", bound="theorem31-simplified")
+    >>> r.value, r.status
+    (1140369, 'certified')
+    >>> r.per_bound["theorem31-simplified"].below.verdict.value   # M - 1 certifiably fails
+    'fails'
+    >>> verifier.calibrate_steps("1", delta="0.01").value          # best valid bound: chi-square
+    4296
+    """
+    from . import deploy as Dp
+    from .certificate import parse_inputs
+
+    inp = parse_inputs(_inputs(sigma=sigma, epochs=epochs, delta=delta,
+                               target_accuracy=target_accuracy, bound=bound), need_steps=False)
+    res = {b: Dp.calibrate_steps(inp.sigma, inp.epochs, inp.target, b)
+           for b in Dp.check_bounds(inp.bound)}
+    return Dp.combine("steps", res)
+
+
+def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound="all",
+                    resolution="0.01"):
+    """Smallest noise multiplier on the grid ``resolution * k`` meeting the target (like
+    Opacus' ``get_noise_multiplier``, but certified: feasible at the answer, certifiably
+    infeasible one grid step below).
+
+    >>> import verifier
+    >>> r = verifier.calibrate_sigma(10**6, delta="0.01", bound="chi-square")
+    >>> r.value
+    Fraction(41, 100)
+    >>> r = verifier.calibrate_sigma(10**6, delta="0.01", bound="theorem31-exact")
+    >>> r.value, r.per_bound["theorem31-exact"].sigma_max   # U-shaped: a feasible range
+    (Fraction(87, 100), Fraction(921, 100))
+    """
+    from . import deploy as Dp
+    from .certificate import parse_inputs
+
+    inp = parse_inputs(_inputs(steps=steps, epochs=epochs, delta=delta,
+                               target_accuracy=target_accuracy, bound=bound,
+                               resolution=resolution), need_sigma=False)
+    res = {b: Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution)
+           for b in Dp.check_bounds(inp.bound)}
+    return Dp.combine("sigma", res)

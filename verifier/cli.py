@@ -321,7 +321,7 @@ def cmd_certify(args) -> int:
         hyp = "" if not ev.hypotheses else "  hypotheses " + ", ".join(
             h.verdict.value for h in ev.hypotheses)
         print(f"  {name:<22} delta_E {ev.delta_epochs.short(8):<34} accuracy <= "
-              f"{ev.accuracy.upper and ev.accuracy.short(8):<34} {ev.verdict.value}{hyp}")
+              f"{ev.accuracy.short(8):<34} {ev.verdict.value}{hyp}")
     if c.noise_per_round is not None:
         print(f"  per-round noise C sigma M / N = {frac_str(c.noise_per_round)}")
     cm = c.comparisons

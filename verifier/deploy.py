@@ -460,3 +460,24 @@ def min_samples(sigma: Fraction, steps: int, clip: Fraction = Fraction(1),
     """Smallest N with per-round noise C sigma M / N <= level: ceil(C sigma M / level)."""
     q = clip * sigma * steps / level
     return -((-q.numerator) // q.denominator)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Result of ``calibrate_sigma`` / ``calibrate_steps`` over the chosen bounds:
+    ``value`` is the smallest certified answer over the valid bounds (None if none),
+    ``per_bound`` holds each bound's SigmaCalibration / StepsCalibration."""
+
+    what: str
+    value: object
+    status: str               # certified | infeasible | inconclusive
+    per_bound: dict
+
+
+def combine(what: str, results: dict) -> Calibration:
+    vals = [getattr(r, what) for r in results.values() if r.status == "certified"]
+    if vals:
+        return Calibration(what, min(vals), "certified", results)
+    if any(r.status == "inconclusive" for r in results.values()):
+        return Calibration(what, None, "inconclusive", results)
+    return Calibration(what, None, "infeasible", results)

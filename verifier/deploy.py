@@ -145,7 +145,10 @@ def evaluate(bound, sigma, M, E, target: Target, max_prec=DEFAULT_MAX_PREC) -> B
     ev = None
     for p in precisions(max_prec):
         ev = _eval_at(bound, sigma, M, E, target, p)
-        if ev.verdict is not Tri.UNDECIDED and ev.applicable is not Tri.UNDECIDED:
+        if ev.meets is not Tri.UNDECIDED and ev.applicable is not Tri.UNDECIDED and all(
+                h.verdict is not Tri.UNDECIDED for h in ev.hypotheses):
+            break
+        if ev.verdict is Tri.FAILS and p >= 256:   # a certain failure: enough for searches
             break
     return ev
 

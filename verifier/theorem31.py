@@ -140,7 +140,7 @@ def bound(sigma: Fraction, steps: int, coef: str = "simplified", epochs: int = 1
     result = None
     for p in precisions(max_prec):
         result = bound_at(sigma, steps, coef, epochs, delta, p)
-        decided = result.applicable is not Tri.UNDECIDED
+        decided = all(h.verdict is not Tri.UNDECIDED for h in result.hypotheses)
         if decided and result.accuracy_bits >= REPORT_ACCURACY_BITS:
             break
     return result

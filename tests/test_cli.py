@@ -31,11 +31,12 @@ def test_audit_confirms_table1_and_is_byte_reproducible(tmp_path):
     assert "34 claims: 34 confirmed, 0 refuted, 0 inconclusive, 0 not-applicable" in out
     rc2, _, _ = run("audit", "--out", str(tmp_path / "b"))
     assert rc2 == 0
-    for ext in ("json", "md"):
-        a, b = tmp_path / "a" / f"2605.06259.{ext}", tmp_path / "b" / f"2605.06259.{ext}"
+    for name in ("2605.06259.json", "2605.06259.md", "2605.06259.html",
+                 "figure-steps-vs-sigma.svg", "figure-delta-vs-steps.svg"):
+        a, b = tmp_path / "a" / name, tmp_path / "b" / name
         assert digest(a) == digest(b)
         # the committed report is what the command produces
-        assert digest(a) == digest(os.path.join(ROOT, "reports", f"2605.06259.{ext}"))
+        assert digest(a) == digest(os.path.join(ROOT, "reports", name))
     data = json.loads((tmp_path / "a" / "2605.06259.json").read_text())
     assert data["summary"]["confirmed"] == 34
     cells = [c for c in data["claims"] if c["id"].startswith("table1.") and "caption" not in c["id"]]
@@ -140,7 +141,7 @@ def test_bad_claims_file_touches_no_report(tmp_path):
     shipped = os.path.join(ROOT, "verifier", "data", "claims", "2605.06259.toml")
     rc, so, se = run("audit", shipped, str(bad), "--out", str(out))
     assert rc == 2 and se.count("\n") == 1 and "Traceback" not in se
-    assert sorted(os.listdir(out)) == ["2605.06259.json"]
+    assert sorted(os.listdir(out)) == ["2605.06259.json"]  # nothing written, no temp left
     assert digest(out / "2605.06259.json") == before
 
 

@@ -142,7 +142,8 @@ def test_certificate_reproducible_and_atomic(tmp_path, capsys, monkeypatch):
     args = ["certify", "--sigma", "1", "--steps", "1140369", "--delta", "0.01"]
     run_main(capsys, *args, "--out", str(tmp_path / "a"))
     run_main(capsys, *args, "--out", str(tmp_path / "b"))
-    for f in ("certificate.json", "certificate.md"):
+    for f in ("certificate.json", "certificate.md", "certificate.html", "certificate-tradeoff.svg",
+              "certificate-feasibility.svg"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
     before = (tmp_path / "a" / "certificate.json").read_bytes()
     # interrupt the writer while it writes the second file: nothing is replaced
@@ -160,7 +161,7 @@ def test_certificate_reproducible_and_atomic(tmp_path, capsys, monkeypatch):
     rc, _, err = run_main(capsys, *args[:-1], "0.02", "--out", str(tmp_path / "a"))
     assert rc == 130
     assert (tmp_path / "a" / "certificate.json").read_bytes() == before
-    assert sorted(os.listdir(tmp_path / "a")) == ["certificate.json", "certificate.md"]
+    assert sorted(os.listdir(tmp_path / "a")) == sorted(os.listdir(tmp_path / "b"))
 
 
 def test_calibrate_json_keys(capsys):

@@ -1,0 +1,189 @@
+"""Figures (vector SVG, reproducible byte for byte) for the human-facing reports.
+
+matplotlib (a well-kept plotting library; we would not write our own SVG
+plotting) renders with the Agg-free SVG backend, text kept as text
+(``svg.fonttype = none``), a fixed hash salt and no date metadata, so the
+same inputs give the same bytes.  Every plotted M_exact is certified; curves
+of closed forms and bounds are evaluated in ball arithmetic at their midpoints
+(a drawing, not a verdict).
+"""
+from __future__ import annotations
+
+import io
+from fractions import Fraction
+
+RC = {
+    "svg.hashsalt": "verifier",
+    "svg.fonttype": "none",
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "figure.dpi": 100,
+}
+
+TABLE1 = {  # Table 1 of arXiv 2605.06259 v1 (delta = 0.01): M_exact as printed
+    "simplified": {"0.50": "1.57e9", "0.75": "3.72e6", "1.00": "1.14e6", "1.50": "3.23e6",
+                   "2.00": "1.49e7"},
+    "exact": {"0.50": "1.57e9", "0.75": "3.10e6", "1.00": "4.30e5", "1.50": "1.03e5",
+              "2.00": "5.91e4"},
+}
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(RC)
+    return plt
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "verifier"},
+                bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    text = buf.getvalue()
+    # drop the XML prolog so the SVG can be inlined in HTML
+    start = text.find("<svg")
+    text = text[start:] if start >= 0 else text
+    import re
+
+    return re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+
+
+def _mid(iv) -> float:
+    return float((iv.lower + iv.upper) / 2)
+
+
+def figure_steps_vs_sigma(delta: Fraction = Fraction(1, 100)) -> str:
+    """Figure 1 of the paper: required rounds M vs sigma, both factors; M_exact
+    certified at every plotted sigma, closed form (4) dashed, Table 1 as markers."""
+    from . import theorem31 as T
+
+    plt = _plt()
+    sigmas = [Fraction(45, 100) + Fraction(k, 40) for k in range(0, 103)]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for coef, colour in (("simplified", "#1f77b4"), ("exact", "#d62728")):
+        xs, ms, cf = [], [], []
+        for s in sigmas:
+            r = T.steps_exact(s, delta, coef)
+            if r.status != "certified":
+                continue
+            xs.append(float(s))
+            ms.append(r.m_exact)
+            cf.append(_mid(r.closed_form))
+        label = "coef_S (simplified)" if coef == "simplified" else "coef_X (exact)"
+        ax.plot(xs, ms, color=colour, label=f"M_exact, {label} (certified)")
+        ax.plot(xs, cf, color=colour, linestyle="--", linewidth=1, label=f"closed form (4), {label}")
+        pts = TABLE1[coef]
+        ax.scatter([float(k) for k in pts], [float(v) for v in pts.values()], color=colour,
+                   marker="o", facecolors="none", s=60, zorder=5,
+                   label=f"Table 1 (published), {label}")
+    ax.set_yscale("log")
+    ax.set_xlabel("noise multiplier sigma")
+    ax.set_ylabel("steps per epoch M")
+    ax.set_title(f"Required rounds M vs sigma, delta = {float(delta)} (cf. Figure 1)")
+    ax.legend(fontsize=7)
+    return _svg(fig)
+
+
+def figure_delta_vs_steps(sigma: Fraction = Fraction(1), epochs: int = 1) -> str:
+    """delta vs M at fixed sigma: Theorem 3.1 (both factors) and the chi-square bound."""
+    from flint import arb, ctx
+
+    from . import _derived as D
+    from . import theorem31 as T
+    from .arith import Interval, to_arb
+
+    plt = _plt()
+    Ms = [int(10 ** (2 + k / 8)) for k in range(0, 8 * 9 + 1)]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for name, colour in (("theorem31-simplified", "#1f77b4"), ("theorem31-exact", "#d62728"),
+                         ("chi-square", "#2ca02c")):
+        ys = []
+        for M in Ms:
+            with ctx.workprec(64):
+                s = to_arb(sigma)
+                if name == "chi-square":
+                    v = D.chi_square_tv(arb(M), s, arb(epochs))
+                else:
+                    c = T.COEFS[name.split("-")[1]](s)
+                    ts = D.terms(arb(M), s, c)
+                    v = T.delta_epochs_ball(sum(ts[1:], ts[0]), epochs)
+                ys.append(_mid(Interval.of(v)))
+        ax.plot(Ms, ys, color=colour, label=name)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("steps per epoch M")
+    ax.set_ylabel(f"delta (TV bound), E = {epochs}")
+    ax.set_title(f"Bounds on delta vs M at sigma = {float(sigma)}")
+    ax.legend(fontsize=8)
+    return _svg(fig)
+
+
+def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comparisons=None) -> str:
+    """Trade-off curves f(a) >= max(0, 1 - a - delta_E) implied by each bound, against 1 - a;
+    Gaussian trade-offs G_mu for comparison (asymptotic, dotted)."""
+    plt = _plt()
+    a = [k / 200 for k in range(201)]
+    fig, ax = plt.subplots(figsize=(4.8, 4.6))
+    ax.plot(a, [1 - x for x in a], color="black", linewidth=1, label="1 - a (perfect privacy)")
+    colours = {"theorem31-simplified": "#1f77b4", "theorem31-exact": "#d62728",
+               "chi-square": "#2ca02c"}
+    for name, dE in bounds.items():
+        d = float(dE.upper)
+        ax.plot(a, [max(0.0, 1 - x - d) for x in a], color=colours.get(name, "gray"),
+                label=f"{name}: delta_E <= {d:.3g}")
+    if comparisons:
+        from statistics import NormalDist
+
+        N = NormalDist()
+        for key, style in (("mu_poisson", ":"), ("mu_uniform", "-.")):
+            mu = _mid(comparisons[key])
+            ys = [N.cdf(N.inv_cdf(1 - x) - mu) if 0 < x < 1 else (1.0 if x == 0 else 0.0) for x in a]
+            ax.plot(a, ys, color="gray", linestyle=style, linewidth=1,
+                    label=f"G_mu, {key} = {mu:.3g} (asymptotic)")
+    ax.set_xlabel("type I error a")
+    ax.set_ylabel("type II error f(a)")
+    ax.set_title(f"Trade-off curves, sigma = {float(sigma)}, M = {steps}, E = {epochs}", fontsize=9)
+    ax.legend(fontsize=6, loc="lower left")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    return _svg(fig)
+
+
+def figure_feasibility(sigma: Fraction, steps: int, epochs: int, target, bound_names) -> str:
+    """Where (sigma, M) sits: the certified smallest M meeting the target, per bound,
+    across sigma (feasible above each curve); the user's point marked."""
+    from . import deploy as Dp
+
+    plt = _plt()
+    s0 = float(sigma)
+    sig = sorted({Fraction(round(s0 * 10 ** (k / 12), 3)).limit_denominator(1000)
+                  for k in range(-6, 13)} | {sigma})
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    colours = {"theorem31-simplified": "#1f77b4", "theorem31-exact": "#d62728",
+               "chi-square": "#2ca02c"}
+    for name in bound_names:
+        xs, ys = [], []
+        for s in sig:
+            if s <= 0:
+                continue
+            r = Dp.calibrate_steps(s, epochs, target, name)
+            if r.status == "certified":
+                xs.append(float(s))
+                ys.append(r.steps)
+        ax.plot(xs, ys, color=colours.get(name, "gray"), marker=".", label=f"{name}: smallest M")
+    ax.scatter([s0], [steps], color="black", marker="*", s=150, zorder=6, label="your (sigma, M)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("noise multiplier sigma")
+    ax.set_ylabel("steps per epoch M")
+    ax.set_title("Feasibility map: the target is met above a bound's curve", fontsize=9)
+    ax.legend(fontsize=7)
+    return _svg(fig)

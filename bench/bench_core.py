@@ -106,6 +106,10 @@ def main():
            "--delta", "0.01"]
     a = median_time(lambda: subprocess.run(cmd, capture_output=True, check=True), 3)
     rows.append(("`verifier calibrate sigma` (3 bounds, M=1e6)", a, b, 5.0))
+    from verifier.exact import exact_tv
+    a = median_time(lambda: exact_tv(Fraction(1), 10**6), 1)
+    b2 = median_time(lambda: T.bound(Fraction(1), 10**6), 50)
+    rows.append(("exact-TV bracket (sigma=1, M=1e6) vs Theorem 3.1", a, b2, 5.0))
     print(f"{'what':<54} {'certified':>12} {'float/base':>12} {'ratio':>8} {'target':>12}  met")
     for name, a, b, target in rows:
         print(f"{name:<54} {a * 1e3:>10.3f}ms {b * 1e3:>10.3f}ms {a / b:>8.1f} "

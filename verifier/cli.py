@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from fractions import Fraction
 
 from . import __version__
 from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta, parse_epochs,
@@ -124,6 +125,25 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
     ca.add_argument("--noise-level", metavar="L", dest="noise_level",
                     help="per-round noise level C sigma M / N for samples (default 0.1)")
+
+    ex = sub.add_parser("exact", help="rigorous bracket of the exact total variation (attack accuracy)",
+                        description="Two-sided rigorous bracket lower <= TV <= upper of the "
+                                    "random-allocation pair (E = 1: E|Ybar_M - 1|/2) by lattice "
+                                    "discretisation in convex order and ball-arithmetic DFTs; "
+                                    "attack accuracy = 1/2 + TV/2. For E > 1 the bracket is the "
+                                    "loose [TV_1, 1 - (1 - TV_1)^E].")
+    ex.add_argument("--sigma", required=True, metavar="S")
+    ex.add_argument("--steps", required=True, metavar="M")
+    ex.add_argument("--epochs", default="1", metavar="E")
+    ex.add_argument("--json", action="store_true", help="print one JSON object")
+
+    co = sub.add_parser("compare", help="Theorem 3.1, chi-square and the exact bracket side by side",
+                        description="One table for the same inputs: each bound on delta_E (TV) "
+                                    "and its ratio to the upper end of the exact bracket.")
+    co.add_argument("--sigma", required=True, metavar="S")
+    co.add_argument("--steps", required=True, metavar="M")
+    co.add_argument("--epochs", default="1", metavar="E")
+    co.add_argument("--json", action="store_true", help="print one JSON object")
 
     c = sub.add_parser("check-proofs", help="re-derive / re-check every identity, constant and "
                                             "monotonicity step behind Theorem 3.1",
@@ -415,6 +435,69 @@ def cmd_calibrate(args) -> int:
     return status
 
 
+def _exact_json(r) -> dict:
+    from .report import frac_str
+
+    return {"sigma": frac_str(r.sigma), "steps": r.steps, "epochs": r.epochs,
+            "tv": r.tv.to_json(), "accuracy": r.accuracy.to_json(),
+            "relative_width": f"{r.relative_width:.6g}",
+            "certified": "rigorous bracket: every approximation step is one-sided and every "
+                         "number an Arb ball (DFTs included)",
+            "exact_epochs": r.exact_epochs, "lattice_step": frac_str(r.lattice_step),
+            "cells": r.cells, "dft_length": r.dft_length, "seconds": round(r.seconds, 3)}
+
+
+def cmd_exact(args) -> int:
+    from .exact import exact_tv
+    from .report import frac_str
+
+    sigma, steps, epochs = parse_sigma(args.sigma), parse_steps(args.steps), parse_epochs(args.epochs)
+    r = exact_tv(sigma, steps, epochs)
+    if args.json:
+        _print_json(_exact_json(r))
+        return EXIT_OK
+    print(f"exact total variation, sigma = {frac_str(sigma)}, M = {steps}, E = {epochs}")
+    print(f"  TV        in {r.tv.short(10)}   (relative width {r.relative_width * 100:.3f}%)")
+    print(f"  accuracy  in {r.accuracy.short(10)}   (membership inference, equal priors)")
+    if not r.exact_epochs:
+        print("  note: E > 1 uses the rigorous but loose bracket [TV_1, 1 - (1 - TV_1)^E]")
+    print(f"  lattice step h = {frac_str(r.lattice_step)}, {r.cells} cells, DFT length "
+          f"{r.dft_length}, {r.seconds:.2f} s; rigorous (one-sided steps, Arb balls)")
+    return EXIT_OK
+
+
+def cmd_compare(args) -> int:
+    from . import deploy as Dp
+    from .exact import exact_tv
+    from .report import frac_str
+
+    sigma, steps, epochs = parse_sigma(args.sigma), parse_steps(args.steps), parse_epochs(args.epochs)
+    ex = exact_tv(sigma, steps, epochs)
+    tgt = Dp.Target.make(delta=Fraction(1, 2))
+    rows = {}
+    for b in Dp.BOUNDS:
+        ev = Dp.evaluate(b, sigma, steps, epochs, tgt)
+        ratio = None
+        if ex.tv.upper > 0 and ev.delta_epochs.finite:
+            ratio = Interval(ev.delta_epochs.lower / ex.tv.upper, ev.delta_epochs.upper / ex.tv.lower)
+        rows[b] = (ev, ratio)
+    if args.json:
+        _print_json({"sigma": frac_str(sigma), "steps": steps, "epochs": epochs,
+                     "exact": _exact_json(ex),
+                     "bounds": {b: {"delta_epochs": ev.delta_epochs.to_json(),
+                                    "applicable": ev.applicable.value,
+                                    "ratio_to_exact": r.to_json(6) if r else None}
+                                for b, (ev, r) in rows.items()}})
+        return EXIT_OK
+    print(f"sigma = {frac_str(sigma)}, M = {steps}, E = {epochs}")
+    print(f"  {'bound':<22} {'delta_E (TV bound)':<36} {'valid':<10} ratio to exact")
+    for b, (ev, r) in rows.items():
+        print(f"  {b:<22} {ev.delta_epochs.short(8):<36} {ev.applicable.value:<10} "
+              f"{r.short(4) if r else '-'}")
+    print(f"  {'exact TV (bracket)':<22} {ex.tv.short(8):<36} {'rigorous':<10} 1")
+    return EXIT_OK
+
+
 def cmd_check_proofs(args) -> int:
     try:
         from proofs_checks import runner
@@ -450,6 +533,7 @@ def main(argv=None) -> int:
             return EXIT_INPUT
         return {"audit": cmd_audit, "bound": cmd_bound, "steps": cmd_steps,
                 "certify": cmd_certify, "calibrate": cmd_calibrate,
+                "exact": cmd_exact, "compare": cmd_compare,
                 "check-proofs": cmd_check_proofs}[args.command](args)
     except InputError as e:
         msg = str(e).replace("\n", " ")

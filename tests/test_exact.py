@@ -1,0 +1,107 @@
+"""The exact-TV bracket: independent certified quadrature (M = 2), seeded Monte
+Carlo (moderate M), below every valid upper bound, Gaussian limit (demonstration)."""
+import json
+from fractions import Fraction as F
+
+import pytest
+from flint import acb, arb, ctx
+
+from verifier import deploy as Dp
+from verifier.cli import main
+from verifier.exact import exact_tv
+
+
+def tv_two_by_quadrature(sigma: F) -> arb:
+    """E[((Y1 + Y2)/2 - 1)_+] by certified quadrature (Arb), independent of the lattice:
+    given Y1, E[(Y2 - c)_+] = Q(x_c - 1/sigma) - c Q(x_c) with c = 2 - Y1 > 0,
+    x_c = sigma (ln c + u/2), Q = 1 - Phi; for Y1 >= 2 it is 1 - c = Y1 - 1."""
+    with ctx.workprec(80):
+        s = arb(sigma.numerator) / sigma.denominator
+        u = 1 / (s * s)
+        sq2 = arb(2).sqrt()
+        Q = lambda w: (w / sq2).erfc() / 2  # noqa: E731
+        x_star = s * (arb(2).log() + u / 2)           # Y1 = 2
+        sa, ua = acb(s), acb(u)
+
+        def f(z, analytic):
+            y1 = (z / sa - ua / 2).exp()
+            c = 2 - y1
+            xc = sa * (c.log(analytic=analytic) + ua / 2)
+            Qa = lambda w: (w / acb(sq2)).erfc() / 2  # noqa: E731
+            inner = Qa(xc - 1 / sa) - c * Qa(xc)
+            return inner / 2 * (-z * z / 2).exp() / acb(2 * arb.pi()).sqrt()
+
+        d, L = arb("1e-12"), arb(14)
+        core = acb.integral(f, -L, x_star - d).real
+        # cut-off pieces: the integrand lies in [0, 3/(2 sqrt(2 pi))] there (E(Y2 - c)_+ <= 1 + |c| <= 3)
+        bound = 3 / (2 * (2 * arb.pi()).sqrt())
+        cut = arb(0).union(bound * d) + arb(0).union(bound * Q(L))
+        # Y1 >= 2: (Y1 - 1)/2, closed form by partial moments
+        upper_part = (Q(x_star - 1 / s) - Q(x_star)) / 2
+        return core + cut + upper_part
+
+
+@pytest.mark.parametrize("sigma", [F(1), F(2), F(3, 4)])
+def test_m2_bracket_contains_certified_quadrature(sigma):
+    q = tv_two_by_quadrature(sigma)
+    assert q.rad() < 1e-6
+    r = exact_tv(sigma, 2)
+    lo, hi = q.lower().fmpq(), q.upper().fmpq()
+    assert r.tv.lower <= F(int(lo.p), int(lo.q)) and F(int(hi.p), int(hi.q)) <= r.tv.upper
+    assert r.relative_width < 0.01
+
+
+def test_moderate_m_agrees_with_seeded_monte_carlo():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(20261129)
+    sigma, M, n = 1.0, 50, 200_000
+    x = rng.standard_normal((n, M))
+    ybar = np.exp(x / sigma - 0.5 / sigma**2).mean(axis=1)
+    v = np.maximum(ybar - 1, 0)
+    est, half = v.mean(), 3.29 * v.std(ddof=1) / np.sqrt(n)     # 99.9% interval
+    r = exact_tv(F(1), M)
+    assert float(r.tv.lower) <= est + half and est - half <= float(r.tv.upper)
+
+
+@pytest.mark.parametrize("sigma,M", [(F(1), 10), (F(1), 10**4), (F(2), 10**5), (F(1, 2), 10**3),
+                                     (F(4), 10**3)])
+def test_bracket_below_every_valid_upper_bound(sigma, M):
+    r = exact_tv(sigma, M)
+    assert r.relative_width < 0.01
+    tgt = Dp.Target.make(delta=F(1, 2))
+    for b in Dp.BOUNDS:
+        ev = Dp.evaluate(b, sigma, M, 1, tgt)
+        if ev.applicable.value == "holds":
+            assert r.tv.upper <= ev.delta_epochs.lower, b
+
+
+def test_gaussian_limit_demonstration():
+    """Demonstration (labelled, not a proof): TV approaches 2 Phi(mu'/2) - 1, mu' = sqrt(s2/M)."""
+    import math
+    gaps = []
+    for M in (10, 10**6):
+        r = exact_tv(F(1), M)
+        mu = math.sqrt(math.expm1(1.0) / M)
+        g = math.erf(mu / (2 * math.sqrt(2)))
+        lo, hi = float(r.tv.lower), float(r.tv.upper)
+        gaps.append(max(lo - g, g - hi, 0.0) / g)      # distance from the bracket, relative
+    assert gaps[0] > 0.01 and gaps[1] < 0.005
+
+
+def test_epochs_bracket_is_loose_but_valid():
+    one = exact_tv(F(1), 1000)
+    three = exact_tv(F(1), 1000, 3)
+    assert not three.exact_epochs
+    assert three.tv.lower == one.tv.lower
+    assert three.tv.upper >= one.tv.upper
+
+
+def test_cli_exact_json(capsys):
+    assert main(["exact", "--sigma", "1", "--steps", "10000", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert set(d["tv"]) == {"lower", "upper"} and set(d["accuracy"]) == {"lower", "upper"}
+    assert F(d["tv"]["lower"]) < F(d["tv"]["upper"])
+    assert main(["compare", "--sigma", "1", "--steps", "10000"]) == 0
+    out = capsys.readouterr().out
+    assert "chi-square" in out and "exact TV" in out
+    assert main(["exact", "--sigma", "1", "--steps", "2"]) == 2

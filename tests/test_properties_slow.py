@@ -143,3 +143,67 @@ def test_broken_evaluator_is_caught():
         except AssertionError:
             caught += 1
     assert caught > 0
+
+
+# --------------------------------------------------------------------------
+# searches are minimal, assumed monotonicity holds, inverses round-trip
+# --------------------------------------------------------------------------
+from verifier import deploy as Dp  # noqa: E402
+
+SEARCH = settings(max_examples=int(os.environ.get("VERIFIER_SEARCH_SWEEP", "300")), deadline=None,
+                  suppress_health_check=list(HealthCheck))
+
+
+def ref_chi(sigma, M, E):
+    with mp.workdps(R.DPS):
+        return mp.sqrt((1 + R.s2(R.mpq(sigma)) / M) ** E - 1) / 2
+
+
+@pytest.mark.slow
+@SEARCH
+@given(sigma=log_fraction(0.3, 20, 6), delta=log_fraction(1e-9, 0.4, 6), coef=COEF)
+def test_sweep_m_exact_minimal(sigma, delta, coef):
+    r = T.steps_exact(sigma, delta, coef)
+    if r.status == "infeasible":
+        with mp.workdps(R.DPS):
+            assert mp.mpf(1) / 2 - R.mpq(delta) - R.Phi(-R.s2(R.mpq(sigma)) / 2) <= 0
+        return
+    assert r.status == "certified"
+    m = r.m_exact
+    ok = lambda M: all(v >= 0 for v in R.conditions(M, sigma, delta, coef).values())  # noqa: E731
+    assert ok(m) and (m == 3 or not ok(m - 1))
+    # the monotonicity the bisection assumes, on a sample around the answer
+    for M in (m, m + 1, 2 * m, 10 * m):
+        assert ok(M)
+
+
+@pytest.mark.slow
+@SEARCH
+@given(sigma=log_fraction(0.3, 20, 6), M=st.integers(3, 10**12), E=st.integers(1, 100),
+       tau=log_fraction(1e-6, 0.4, 6))
+def test_sweep_chi_square_inverse_round_trips(sigma, M, E, tau):
+    target = Dp.Target.make(delta=tau)
+    r = Dp.calibrate_steps(sigma, E, target, "chi-square")
+    assert r.status == "certified"
+    m = r.steps
+    assert ref_chi(sigma, m, E) <= R.mpq(tau)
+    assert m == 3 or ref_chi(sigma, m - 1, E) > R.mpq(tau)
+    # the closed-form inverse M* lies in (m - 1, m] (or below 3)
+    assert r.closed_form.upper <= m and (m == 3 or r.closed_form.lower > m - 1)
+    s = Dp.calibrate_sigma(M, E, target, "chi-square", Fraction(1, 1000))
+    assert s.status == "certified"
+    assert ref_chi(s.sigma, M, E) <= R.mpq(tau)
+    assert s.sigma == Fraction(1, 1000) or ref_chi(s.sigma - Fraction(1, 1000), M, E) > R.mpq(tau)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sigma=log_fraction(0.3, 20, 6), M=st.integers(3, 10**12))
+def test_sample_bound_monotone_in_steps(sigma, M):
+    """delta_rhs and the chi-square bound decrease in M (certified comparison at 256 bits)."""
+    with ctx.workprec(256):
+        s = to_arb(sigma)
+        for c in (D.coef_simplified(s), D.coef_exact(s)):
+            a = sum(D.terms(arb(M), s, c))
+            b = sum(D.terms(arb(M + 1), s, c))
+            assert b < a
+        assert D.chi_square_tv(arb(M + 1), s, arb(3)) < D.chi_square_tv(arb(M), s, arb(3))

@@ -117,6 +117,14 @@ def figure_delta_vs_steps(sigma: Fraction = Fraction(1), epochs: int = 1) -> str
                     v = T.delta_epochs_ball(sum(ts[1:], ts[0]), epochs)
                 ys.append(_mid(Interval.of(v)))
         ax.plot(Ms, ys, color=colour, label=name)
+    if epochs == 1:   # the exact TV bracket (rigorous; its width is below the marker size)
+        from .exact import exact_tv
+
+        pts = [(M, exact_tv(sigma, M)) for M in (10, 100, 1000)]
+        ax.errorbar([M for M, _ in pts], [_mid(r.tv) for _, r in pts],
+                    yerr=[[_mid(r.tv) - float(r.tv.lower) for _, r in pts],
+                          [float(r.tv.upper) - _mid(r.tv) for _, r in pts]],
+                    fmt="s", color="black", markersize=4, label="exact TV (rigorous bracket)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("steps per epoch M")

@@ -239,3 +239,34 @@ def test_config_conflicting_with_flag(tmp_path, capsys):
     rc, _, err = run_main(capsys, "calibrate", "steps", "--config", str(p), "--sigma", "1",
                           "--delta", "0.1")
     assert rc == 2 and "given twice" in err
+
+
+@pytest.mark.parametrize("tag", ["simplified", "exact"])
+def test_sigma_derivatives_match_finite_differences(tag):
+    """The generated d/dsigma evaluators (mean-value form) agree with a 60-digit central
+    difference of the reference."""
+    from flint import arb
+    from verifier import _derived as DD
+    M = 10**6
+    with mp.workdps(R.DPS):
+        def d(sg):
+            return mp.fsum(R.terms(mp.mpf(M), sg, R.coef_of(sg, tag)))
+
+        def g3(sg):
+            c, dd = R.coef_of(sg, tag), d(sg)
+            eps = R.B() * c * mp.sqrt(R.s2(sg) / (M - 1))
+            return mp.mpf(1) / 2 - eps - dd - R.Phi(-R.s2(sg) / 2)
+        x = mp.mpf(3) / 2
+        dd_ref, dg_ref = mp.diff(d, x), mp.diff(g3, x)
+    got_d = getattr(DD, f"delta_rhs_dsigma_{tag}")(arb(M), arb(3) / 2)
+    got_g = getattr(DD, f"validity_dsigma_{tag}")(arb(M), arb(3) / 2)
+    assert abs(float(got_d.mid()) - float(dd_ref)) < 1e-12 * abs(float(dd_ref)) + 1e-15
+    assert abs(float(got_g.mid()) - float(dg_ref)) < 1e-12 * abs(float(dg_ref)) + 1e-15
+
+
+def test_calibrate_sigma_exact_large_m_certified():
+    r = Dp.calibrate_sigma(10**8, 1, T001, "theorem31-exact")
+    assert r.status == "certified"
+    assert ref_theorem_feasible(r.sigma, 10**8, 1, "0.01", "exact")
+    assert not ref_theorem_feasible(r.sigma - r.resolution, 10**8, 1, "0.01", "exact")
+    assert not ref_theorem_feasible(r.sigma_max + r.resolution, 10**8, 1, "0.01", "exact")

@@ -328,15 +328,42 @@ def _box_fails(bound, M, E, target, lo: Fraction, hi: Fraction) -> bool:
         c_low = arb(D.lognormal_variance(s).rsqrt().lower())
         ts = D.terms(Ma, s, c_low)
         d_low = sum(ts[1:], ts[0])
-        return bool(tau - T.delta_epochs_ball(d_low, E) < 0
-                    or D.hyp_validity(Ma, s, c_low, d_low) < 0)
+        if (tau - T.delta_epochs_ball(d_low, E) < 0
+                or D.hyp_validity(Ma, s, c_low, d_low) < 0):
+            return True
+        # mean-value form: g(box) in g(mid) + g'(box) [-r, r], with g' the SymPy derivatives
+        # (generated evaluators *_dsigma_*): second-order in the box width
+        tag = "simplified" if bound == "theorem31-simplified" else "exact"
+        mid, r = (lo + hi) / 2, (hi - lo) / 2
+        sm, rad = to_arb(mid), arb(0, arb(r.numerator) / r.denominator)
+        cm = T.COEFS[tag](sm)
+        tm = D.terms(Ma, sm, cm)
+        d_mid = sum(tm[1:], tm[0])
+        g3 = D.hyp_validity(Ma, sm, cm, d_mid) + getattr(D, f"validity_dsigma_{tag}")(Ma, s) * rad
+        if g3 < 0:
+            return True
+        d_box = d_mid + getattr(D, f"delta_rhs_dsigma_{tag}")(Ma, s) * rad
+        return bool(d_box.is_finite() and tau - T.delta_epochs_ball(d_box, E) < 0)
 
 
 def _box_holds(bound, M, E, target, lo: Fraction, hi: Fraction) -> bool:
     """Certified: every sigma in [lo, hi] is feasible."""
     with ctx.workprec(128):
-        dE, hyps = _core(bound, _box_ball(lo, hi), M, E)
-        return bool(to_arb(target.delta) - dE >= 0 and all(g >= 0 for _, g in hyps))
+        s, Ma, tau = _box_ball(lo, hi), arb(M), to_arb(target.delta)
+        dE, hyps = _core(bound, s, M, E)
+        if tau - dE >= 0 and all(g >= 0 for _, g in hyps):
+            return True
+        if bound == "chi-square" or not D.hyp_sigma(Ma, s) >= 0:
+            return False
+        tag = "simplified" if bound == "theorem31-simplified" else "exact"   # mean-value form
+        mid, r = (lo + hi) / 2, (hi - lo) / 2
+        sm, rad = to_arb(mid), arb(0, arb(r.numerator) / r.denominator)
+        cm = T.COEFS[tag](sm)
+        tm = D.terms(Ma, sm, cm)
+        d_mid = sum(tm[1:], tm[0])
+        g3 = D.hyp_validity(Ma, sm, cm, d_mid) + getattr(D, f"validity_dsigma_{tag}")(Ma, s) * rad
+        d_box = d_mid + getattr(D, f"delta_rhs_dsigma_{tag}")(Ma, s) * rad
+        return bool(g3 >= 0 and d_box < 1 and tau - T.delta_epochs_ball(d_box, E) >= 0)
 
 
 def _cover(test, lo: Fraction, hi: Fraction, min_width: Fraction, budget: int):

@@ -66,7 +66,7 @@ def figure_steps_vs_sigma(delta: Fraction = Fraction(1, 100)) -> str:
     from . import theorem31 as T
 
     plt = _plt()
-    sigmas = [Fraction(45, 100) + Fraction(k, 40) for k in range(0, 103)]
+    sigmas = [Fraction(45, 100) + Fraction(k, 20) for k in range(0, 52)]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for coef, colour in (("simplified", "#1f77b4"), ("exact", "#d62728")):
         xs, ms, cf = [], [], []

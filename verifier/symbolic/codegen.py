@@ -130,6 +130,23 @@ def _function(printer: ArbPrinter, name: str, args: list[str], exprs, doc: str,
     return "\n".join(lines)
 
 
+def _derivative_specs():
+    """d/dsigma of delta_rhs and of the margin of condition (2) taken at delta = delta_rhs,
+    with coef = coef_S or coef_X substituted: the mean-value form of the sigma
+    calibration's branch and bound (verifier.deploy) uses them."""
+    out = []
+    for tag, cx in (("simplified", L.coef_simplified()), ("exact", L.coef_exact())):
+        d = sp.Add(*T.terms()).subs(T.coef, cx)
+        g3 = T.hypotheses()["validity_condition_2"].subs(T.delta, d).subs(T.coef, cx)
+        out.append((f"delta_rhs_dsigma_{tag}", ["M", "sigma"], [sp.diff(d, L.sigma)],
+                    f"d/dsigma of delta_rhs(M, sigma) with coef_{tag[0].upper()} (SymPy derivative).",
+                    False))
+        out.append((f"validity_dsigma_{tag}", ["M", "sigma"], [sp.diff(g3, L.sigma)],
+                    f"d/dsigma of the margin of condition (2) at delta = delta_rhs, coef_"
+                    f"{tag[0].upper()} (SymPy derivative).", False))
+    return out
+
+
 def specs():
     """(name, argument names, expressions, docstring, returns-tuple)."""
     return [
@@ -152,6 +169,7 @@ def specs():
         ("closed_form_steps", ["sigma", "coef", "delta"], [T.closed_form_steps()],
          "M_BE, closed form (4) of arXiv 2605.06259 v1 (T1 + T2 = delta solved for M).",
          False),
+        *_derivative_specs(),
         ("chi_square_tv", ["M", "sigma", "E"], [C.chi_square_tv()],
          "sqrt((1 + s2/M)^E - 1)/2, the chi-square bound on TV (arXiv 2610.09651).", False),
         ("chi_square_sigma_inverse", ["M", "E", "tau"], [C.chi_square_sigma_inverse()],

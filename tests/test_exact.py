@@ -105,3 +105,19 @@ def test_cli_exact_json(capsys):
     out = capsys.readouterr().out
     assert "chi-square" in out and "exact TV" in out
     assert main(["exact", "--sigma", "1", "--steps", "2"]) == 2
+
+
+def test_calibrate_sigma_against_exact(capsys):
+    """Noise saved by calibrating to the exact TV: feasible at sigma (upper end), infeasible one
+    step below (lower end), and no more noise than the chi-square calibration."""
+    t = Dp.Target.make(accuracy=F(505, 1000))
+    r = Dp.calibrate_sigma_exact(10**4, 1, t)
+    assert r.status == "certified"
+    chi = Dp.calibrate_sigma(10**4, 1, t, "chi-square")
+    assert r.sigma < chi.sigma
+    assert exact_tv(r.sigma, 10**4).tv.upper <= t.delta
+    assert exact_tv(r.sigma - r.resolution, 10**4).tv.lower > t.delta
+    assert "less noise" in r.branch
+    assert main(["calibrate", "sigma", "--steps", "10000", "--target-accuracy", "0.505",
+                 "--bound", "exact", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sigma"] == str(float(r.sigma))

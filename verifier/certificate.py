@@ -121,7 +121,8 @@ def parse_inputs(d: dict, need_sigma=True, need_steps=True) -> Inputs:
            if d.get("target_accuracy") is not None else None)
     target = Target.make(delta, acc)
     bound = d.get("bound") or "all"
-    check_bounds(bound)
+    if bound != "exact":          # "exact": only for calibrate sigma (the exact-TV bracket)
+        check_bounds(bound)
     return Inputs(sigma, steps, samples, batch, epochs,
                   _positive(d.get("clip", "1"), "clip"), target, bound,
                   _positive(d.get("noise_level", "0.1"), "noise-level"),

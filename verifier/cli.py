@@ -357,12 +357,27 @@ def cmd_calibrate(args) -> int:
     from .report import frac_str
 
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
-    names = Dp.check_bounds(inp.bound)
+    if not (args.what == "sigma" and inp.bound == "exact"):
+        names = Dp.check_bounds(inp.bound)
     out = {"what": args.what, "target": {"kind": inp.target.kind,
                                          "value": frac_str(inp.target.value)},
            "epochs": inp.epochs, "bounds": {}}
     lines = []
     found, inconclusive = [], False
+    if args.what == "sigma" and inp.bound == "exact":
+        r = Dp.calibrate_sigma_exact(inp.steps, inp.epochs, inp.target, inp.resolution)
+        out.update({"steps": inp.steps, "resolution": frac_str(inp.resolution),
+                    "bounds": {"exact": {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma
+                                         else None, "message": r.message, "branch": r.branch}}})
+        if r.sigma:
+            out["sigma"] = frac_str(r.sigma)
+        st = {"certified": EXIT_OK, "inconclusive": EXIT_INCONCLUSIVE}.get(r.status, EXIT_NEGATIVE)
+        if args.json:
+            _print_json(out)
+            return st
+        print(f"calibrate sigma against the exact TV bracket: {r.status}"
+              + (f", sigma = {frac_str(r.sigma)} ({r.branch})" if r.sigma else f" ({r.message})"))
+        return st
     if args.what == "sigma":
         out["steps"] = inp.steps
         out["resolution"] = frac_str(inp.resolution)

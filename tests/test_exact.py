@@ -88,12 +88,30 @@ def test_gaussian_limit_demonstration():
     assert gaps[0] > 0.01 and gaps[1] < 0.005
 
 
-def test_epochs_bracket_is_loose_but_valid():
-    one = exact_tv(F(1), 1000)
-    three = exact_tv(F(1), 1000, 3)
-    assert not three.exact_epochs
-    assert three.tv.lower == one.tv.lower
-    assert three.tv.upper >= one.tv.upper
+def test_epochs_bracket_tight_and_consistent():
+    one = exact_tv(F(1), 10**4)
+    e = exact_tv(F(1), 10**4, 100)
+    assert e.exact_epochs and e.relative_width < 0.01
+    assert e.tv.lower >= one.tv.lower                       # composition cannot shrink TV
+    assert e.tv.upper <= 1 - (1 - one.tv.upper) ** 100      # Lemma C.2 composition bound
+    tgt = Dp.Target.make(delta=F(1, 2))
+    chi = Dp.evaluate("chi-square", F(1), 10**4, 100, tgt)
+    assert e.tv.upper <= chi.delta_epochs.lower
+
+
+def test_epochs_bracket_contains_seeded_monte_carlo():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(7)
+    M, E, n = 100, 5, 60_000
+    prod = np.ones(n)
+    for _ in range(E):
+        x = rng.standard_normal((n, M))
+        prod *= np.exp(x - 0.5).mean(axis=1)
+    v = np.maximum(prod - 1, 0)
+    est, half = v.mean(), 3.29 * v.std(ddof=1) / np.sqrt(n)
+    r = exact_tv(F(1), M, E)
+    assert r.exact_epochs and r.relative_width < 0.01
+    assert float(r.tv.lower) <= est + half and est - half <= float(r.tv.upper)
 
 
 def test_cli_exact_json(capsys):

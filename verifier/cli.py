@@ -130,8 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Two-sided rigorous bracket lower <= TV <= upper of the "
                                     "random-allocation pair (E = 1: E|Ybar_M - 1|/2) by lattice "
                                     "discretisation in convex order and ball-arithmetic DFTs; "
-                                    "attack accuracy = 1/2 + TV/2. For E > 1 the bracket is the "
-                                    "loose [TV_1, 1 - (1 - TV_1)^E].")
+                                    "attack accuracy = 1/2 + TV/2; E epochs by a log-grid "
+                                    "discretisation of the product, also rigorous.")
     ex.add_argument("--sigma", required=True, metavar="S")
     ex.add_argument("--steps", required=True, metavar="M")
     ex.add_argument("--epochs", default="1", metavar="E")
@@ -475,7 +475,8 @@ def cmd_exact(args) -> int:
     print(f"  TV        in {r.tv.short(10)}   (relative width {r.relative_width * 100:.3f}%)")
     print(f"  accuracy  in {r.accuracy.short(10)}   (membership inference, equal priors)")
     if not r.exact_epochs:
-        print("  note: E > 1 uses the rigorous but loose bracket [TV_1, 1 - (1 - TV_1)^E]")
+        print("  note: the E-epoch computation failed; this is the loose composition bracket "
+              "[TV_1, 1 - (1 - TV_1)^E]")
     print(f"  lattice step h = {frac_str(r.lattice_step)}, {r.cells} cells, DFT length "
           f"{r.dft_length}, {r.seconds:.2f} s; rigorous (one-sided steps, Arb balls)")
     return EXIT_OK

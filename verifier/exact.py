@@ -27,9 +27,18 @@ Aliasing.  The DFT of length N gives the law of the sum modulo N.  The window
 the lower end uses P(R >= k) in [C_k - eps, C_k + eps]; the upper end adds
 sqrt(E[(S/M - 1)^2]) sqrt(eps) (Cauchy-Schwarz) for the mass outside.
 
-Several epochs: the exact E-fold bracket is not implemented yet; for E > 1 the
-result is the rigorous but loose [TV_1, 1 - (1 - TV_1)^E] (TV cannot shrink
-under composition; Dong, Roth & Su 2019, Lemma C.2 for the upper end).
+Several epochs (TV_E = E_P0[(prod_e Ybar_e - 1)_+]):
+- upper end: each epoch's spread lattice mean Z is larger in convex order than the
+  truncated Ybar; (e^{sum w} - 1)_+ is convex and nondecreasing in each w = log z,
+  so log Z is spread (mean-preservingly, after a certified upward shift) onto a grid
+  of step eta; the E-fold sum on the grid is a ball-arithmetic DFT; values outside a
+  kept band cost at most E E[Z 1{outside}] (f(prod z) <= prod z, union bound);
+  truncation adds 1 - (1 - tau)^E;
+- lower end: the test {sum_e lambda(R_e) >= 0} on the epochs' label sums R_e
+  (lambda a rounded log-likelihood ratio of the label-sum laws under P1 and P0; any
+  lambda gives a valid test), its two probabilities by DFT, each moved by at most E
+  times the out-of-window mass;
+- both are intersected with the composition bracket [TV_1, 1 - (1 - TV_1)^E].
 """
 from __future__ import annotations
 
@@ -104,32 +113,47 @@ def _cells(sigma: Fraction, h: Fraction, J: int):
     return q, m
 
 
-def _sum_law(pmf, n: int, N: int, mean: arb):
+def _sum_law(pmf, n: int, N: int, mean: arb, extras=()):
     """Law of the sum of n i.i.d. copies of a lattice variable with the given pmf
     on {0, ..., len-1}: returns (start, probs) with probs[i] enclosing
-    P(sum = start + i) plus aliased mass, for the window [start, start + N)."""
-    if n * (len(pmf) - 1) < N:      # the whole support fits: no aliasing
+    P(sum = start + i) plus aliased mass, for the window [start, start + N).
+    With ``extras`` (pmfs), returns (start, [probs for each extra]): the laws of the
+    n-fold sum plus one independent copy of each extra variable."""
+    if n * (len(pmf) - 1) < N and not extras:      # the whole support fits: no aliasing
+        start = 0
+    elif extras and (n + 1) * (len(pmf) - 1) < N:
         start = 0
     else:
         start = max(0, int(math.floor(Interval.of(mean).lower)) - N // 2)
-    x = [acb(0)] * N
-    for j, p in enumerate(pmf):
-        x[j % N] = x[j % N] + p
-    X = acb.dft(x)
-    del x
+
+    def dft_of(p):
+        x = [acb(0)] * N
+        for j, v in enumerate(p):
+            x[j % N] = x[j % N] + v
+        return acb.dft(x)
+
+    X = dft_of(pmf)
     # the pmf is real, so X[N - k] = conj(X[k]): raise half of them to the n-th power
     half = [X[k] ** n for k in range(N // 2 + 1)]
     del X
-    Y = half + [half[N - k].conjugate() for k in range(N // 2 + 1, N)]
-    del half
-    y = acb.dft(Y, inverse=True)
-    del Y
-    # residue r holds the value v = r (mod N) in [start, start + N): a rotation
     r0 = start % N
-    return start, [z.real for z in y[r0:] + y[:r0]]
+
+    def back(h):
+        Y = h + [h[N - k].conjugate() for k in range(N // 2 + 1, N)]
+        y = acb.dft(Y, inverse=True)
+        # residue r holds the value v = r (mod N) in [start, start + N): a rotation
+        return [z.real for z in y[r0:] + y[:r0]]
+
+    if not extras:
+        return start, back(half)
+    out = []
+    for e in extras:
+        Xe = dft_of(e)
+        out.append(back([a * b for a, b in zip(half, Xe[:N // 2 + 1])]))
+    return start, out
 
 
-def _chernoff(pmf, mu: arb, var: arb, n: int, t: int):
+def _chernoff(pmf, mu: arb, var: arb, n: int, t: int, extra=None):
     """(two-sided tail bound, upper-tail bound, theta) for the sum R of n i.i.d. lattice
     variables with the given pmf: P(|R - n mu| >= t) <= e^{-theta t} (m+^n + m-^n) with
     m+- = E e^{+-theta (L - mu)} (Chernoff).  theta is chosen with a float scan (any
@@ -157,8 +181,13 @@ def _chernoff(pmf, mu: arb, var: arb, n: int, t: int):
     theta = to_arb(Fraction(best_theta).limit_denominator(10**12))
     mp = sum(((theta * (i - mu)).exp() * q for i, q in enumerate(pmf)), arb(0))
     mm = sum(((-theta * (i - mu)).exp() * q for i, q in enumerate(pmf)), arb(0))
-    up = (n * mp.log() - theta * t).exp()
-    two = up + (n * mm.log() - theta * t).exp()
+    ep = em = arb(0)
+    if extra is not None:     # one more independent variable with pmf ``extra``, mean mu_e
+        extra_pmf, mu_e = extra
+        ep = sum(((theta * (i - mu_e)).exp() * q for i, q in enumerate(extra_pmf)), arb(0)).log()
+        em = sum(((-theta * (i - mu_e)).exp() * q for i, q in enumerate(extra_pmf)), arb(0)).log()
+    up = (n * mp.log() + ep - theta * t).exp()
+    two = up + (n * mm.log() + em - theta * t).exp()
     if not two.is_finite():
         return arb(1), arb(1), arb(0)
     return two, up, theta
@@ -187,7 +216,7 @@ def _dft_length(pmf, mu: arb, var: arb, n: int, J: int, eps_target: float) -> in
 
 
 def tv_one_epoch(sigma: Fraction, M: int, h: Fraction | None = None, prec: int = 64,
-                 rel_tail: Fraction = Fraction(1, 10**4)):
+                 rel_tail: Fraction = Fraction(1, 10**4), epochs: int = 1):
     """(lower ball, upper ball, h, J, N) for TV_1(sigma, M)."""
     if M < 2:
         raise InputError(f"steps must be >= 2 for the exact TV, got {M}")
@@ -283,22 +312,172 @@ def tv_one_epoch(sigma: Fraction, M: int, h: Fraction | None = None, prec: int =
             else:
                 U = U + arb(1)
         upper = arb((U + tail_mean).upper())
-        return lower, upper, h, J, max(N, N2)
+        state = {"q": q, "m": m, "w": w, "tau": tail_mean, "start2": start2, "pu": pu,
+                 "tv1_lower": lower,
+                 "mu_u": mu_u, "var_u": var_u, "mu_l": mu_l, "var_l": var_l, "N": N, "N2": N2,
+                 "M": M, "J": J, "h": h, "prec": prec,
+                 "eps_u": (arb(0) if M * J < N2 else
+                           _chernoff(w, mu_u, var_u, M, N2 // 2 - 2)[0])}
+        return lower, upper, h, J, max(N, N2), state
+
+
+def _grid_law_power(sub, E: int):
+    """E-fold sum of independent integer variables with sub-probabilities ``sub``
+    (dict index -> ball): (kmin, list) with list[s] = P(sum = s + E kmin, all defined),
+    by a ball-arithmetic DFT long enough that nothing aliases."""
+    kmin, kmax = min(sub), max(sub)
+    width = kmax - kmin
+    N = 1 << max(4, math.ceil(math.log2(E * width + 1)))
+    x = [acb(0)] * N
+    for k, v in sub.items():
+        x[k - kmin] = x[k - kmin] + v
+    X = acb.dft(x)
+    Y = [z ** E for z in X]
+    y = acb.dft(Y, inverse=True)
+    return kmin, [z.real for z in y[:E * width + 1]]
+
+
+def _epochs_lower(st, E: int) -> arb:
+    """TV_E >= P1(A) - P0(A) for the test A = {sum_e lambda(R_e) >= 0, every R_e in G}, R_e
+    the label sum of epoch e (under P1 one coordinate has the tilted label law
+    m_j = E[Y 1{L = j}]), lambda a rounded log-likelihood ratio (any function gives a
+    valid test).  Each epoch's computed law differs from the true one by at most its
+    out-of-window mass eps, so each probability moves by at most E eps."""
+    q, m, M, J = st["q"], st["m"], st["M"], st["J"]
+    mu_l, var_l, N = st["mu_l"], st["var_l"], st["N"]
+    n = M - 1
+    start, (q0, q1) = _sum_law(q, n, N, (n + 1) * mu_l, extras=(q, m))
+    if (n + 1) * J < N:
+        eps0 = eps1 = arb(0)
+    else:
+        eps0 = _chernoff(q, mu_l, var_l, M, N // 2 - 2)[0]
+        mu_m = _moments(m)[0]
+        shift = int(math.ceil(float(Interval.of(abs(mu_m - mu_l)).upper)))
+        eps1 = _chernoff(q, mu_l, var_l, n, max(1, N // 2 - 2 - shift), extra=(m, mu_m))[0]
+    f0 = [float((x.lower() + x.upper()) / 2) for x in q0]
+    f1 = [float((x.lower() + x.upper()) / 2) for x in q1]
+    top = max(f0)
+    lam = {}
+    for i, (a, b) in enumerate(zip(f0, f1)):
+        if a > 1e-25 * top and b > 1e-25 * top:
+            lam[i] = math.log(b / a)
+    vals = sorted(lam.values())
+    sd = max(1e-12, (vals[int(0.84 * len(vals))] - vals[int(0.16 * len(vals))]) / 2)
+    eta = sd / 64
+    sub0, sub1 = {}, {}
+    for i, l in lam.items():
+        k = round(l / eta)
+        sub0[k] = sub0.get(k, arb(0)) + q0[i]
+        sub1[k] = sub1.get(k, arb(0)) + q1[i]
+    k0, law0 = _grid_law_power(sub0, E)
+    k1, law1 = _grid_law_power(sub1, E)
+    s0 = max(0, -E * k0)
+    s1 = max(0, -E * k1)
+    P0 = sum(law0[s0:], arb(0))
+    P1 = sum(law1[s1:], arb(0))
+    return arb((P1 - P0 - E * (eps0 + eps1)).lower())
+
+
+def _epochs_upper(st, E: int) -> arb:
+    """TV_E <= E[(prod_e Z_e - 1)_+ ; every Z_e kept] + E E[Z 1{Z not kept}] + 1 - (1 - tau)^E,
+    Z the spread lattice mean (larger in convex order than the truncated Ybar), kept: its
+    law within a Chernoff-controlled band of the DFT window, tau = E[Y 1{Y > T}].  log Z is spread onto a grid
+    of step eta (a mean-preserving spread of log Z + delta, delta >= 0, in a variable in
+    which (e^{sum} - 1)_+ is convex and nondecreasing), then the E-fold sum by DFT."""
+    from fractions import Fraction as Fr
+
+    M, h, pu, start2 = st["M"], st["h"], st["pu"], st["start2"]
+    ha, Ma = to_arb(h), arb(M)
+    sdz = float(Interval.of((st["var_u"] * M).sqrt() * ha / Ma).upper)
+    eta = Fr(sdz / 64).limit_denominator(10**12)
+    eta_a = to_arb(eta)
+    # keep the values within 12 standard deviations; the rest (and the mass outside the
+    # DFT window) is charged by Cauchy-Schwarz below, with a Chernoff bound of its mass
+    sd_v = float(Interval.of((st["var_u"] * M).sqrt()).upper)
+    centre = int(round(float(Interval.of(st["mu_u"] * M).lower)))
+    budget = 1e-3 * float(Interval.of(st["tv1_lower"]).lower)
+    # f(prod Z) <= prod Z, so the configurations with some Z_e outside the kept band
+    # cost at most E E[Z 1{Z outside}] (union bound, independence, E Z <= 1).  Inside the
+    # DFT window that first moment is summed from the computed law (which dominates the
+    # true one pointwise); beyond the window it is bounded by Chernoff, integrated.
+    b_edge = start2 + len(pu)
+    two_b, up_b, th_b = _chernoff(st["w"], st["mu_u"], st["var_u"], M, b_edge - centre)
+    beyond = (ha / Ma * (b_edge + 1 / th_b) * up_b) if th_b > 0 else arb(1)
+    if start2 > 0:
+        beyond = beyond + ha / Ma * start2 * (two_b - up_b)
+    zs = [(start2 + i) * ha / Ma for i in range(len(pu))]
+    k_sd = 8
+    while True:
+        t_cut = max(1, int(k_sd * sd_v))
+        lo_i, hi_i = max(0, centre - t_cut - start2), min(len(pu), centre + t_cut - start2 + 1)
+        outside = sum((pu[i] * zs[i] for i in range(0, lo_i)), arb(0)) + \
+            sum((pu[i] * zs[i] for i in range(hi_i, len(pu))), arb(0))
+        charge = E * (outside + beyond)
+        if charge < budget or (lo_i == 0 and hi_i == len(pu)):
+            break
+        k_sd *= 2
+    lo_v, hi_v = centre - t_cut, centre + t_cut
+    sub = {}
+    kmin_seen = None
+    for i, p in enumerate(pu):
+        v = start2 + i
+        if v == 0 or v < lo_v or v > hi_v:
+            continue
+        w = (v * ha / Ma).log()
+        wu = w.upper().fmpq()
+        wu = Fr(int(wu.p), int(wu.q))
+        k = math.floor(wu / eta)
+        theta = (wu - k * eta) / eta               # exact, >= the true fraction
+        kmin_seen = k if kmin_seen is None else min(kmin_seen, k)
+        sub[k] = sub.get(k, arb(0)) + p * to_arb(1 - theta)
+        sub[k + 1] = sub.get(k + 1, arb(0)) + p * to_arb(theta)
+    if start2 == 0 and pu and lo_v <= 0:   # Z = 0: moved up to the lowest grid point
+        sub[kmin_seen] = sub[kmin_seen] + pu[0]
+    # the radii of the law are multiplied by up to e^{x_max}: carry that many more bits
+    x_max = float(E * max(sub) * eta)
+    st["x_max"] = x_max
+    with ctx.extraprec(max(0, int(1.5 * x_max)) + 20):
+        kmin, law = _grid_law_power(sub, E)
+    U = arb(0)
+    for sidx, p in enumerate(law):
+        x = (sidx + E * kmin) * eta_a
+        if x > 0:
+            U = U + p * x.expm1()
+        elif not x <= 0:
+            U = U + p * arb(0).union(arb(x.expm1().upper()))
+    U = U + charge
+    U = U + 1 - (1 - st["tau"]) ** E
+    return arb(U.upper())
 
 
 def exact_tv(sigma: Fraction, M: int, epochs: int = 1, prec: int | None = None) -> ExactResult:
     t = time.perf_counter()
     if prec is None:   # x^M multiplies relative radii by M: keep 2 log2(M) guard bits
         prec = max(64, 53 + 2 * M.bit_length())
-    lo, hi, h, J, N = tv_one_epoch(sigma, M, prec=prec)
+    lo, hi, h, J, N, st = tv_one_epoch(sigma, M, prec=prec, epochs=epochs)
     one = Interval.of(arb(lo.lower()).union(arb(hi.upper())))
+    exact_epochs = True
     if epochs == 1:
         tv = one
-    else:   # rigorous but loose: TV_1 <= TV_E <= 1 - (1 - TV_1)^E
+    else:
         with ctx.workprec(prec):
-            up = 1 - (1 - arb(hi.upper())) ** epochs
-        tv = Interval(one.lower, Interval.of(up).upper)
+            loose_up = 1 - (1 - arb(hi.upper())) ** epochs     # composition (Lemma C.2)
+            try:
+                lo_e = _epochs_lower(st, epochs)
+                up_e = _epochs_upper(st, epochs)
+                if up_e > 1.01 * lo_e and st.get("x_max", 0) > 5:
+                    # the input radii were amplified by e^{x_max}: redo at more precision
+                    p2 = prec + int(1.5 * st["x_max"]) + 20
+                    with ctx.workprec(p2):
+                        st2 = tv_one_epoch(sigma, M, prec=p2, epochs=epochs)[5]
+                        up2 = _epochs_upper(st2, epochs)
+                    up_e = up2 if up2 < up_e else up_e
+            except (InputError, ValueError, ZeroDivisionError):
+                lo_e, up_e, exact_epochs = lo, loose_up, False
+            lo_e = lo_e if lo_e > lo else arb(lo.lower())       # TV_E >= TV_1 too
+            up_e = up_e if up_e < loose_up else loose_up
+        tv = Interval(Interval.of(lo_e).lower, Interval.of(up_e).upper)
     with ctx.workprec(prec):
         acc = Interval.of(arb(1) / 2 + (to_arb(tv.lower).union(to_arb(tv.upper))) / 2)
     return ExactResult(sigma, M, epochs, tv, acc, one, h, J, N, time.perf_counter() - t,
-                       epochs == 1)
+                       exact_epochs)

@@ -10,7 +10,7 @@ Python API (exact inputs: decimal strings, ints or Fractions; never floats)::
 __version__ = "0.1.0"
 
 __all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "calibrate_sigma",
-           "calibrate_steps", "__version__"]
+           "calibrate_steps", "exact_tv", "compare", "__version__"]
 
 
 def _exact_args(sigma, delta=None):
@@ -143,3 +143,42 @@ def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound=
     res = {b: Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution)
            for b in Dp.check_bounds(inp.bound)}
     return Dp.combine("sigma", res)
+
+
+def exact_tv(sigma, steps, epochs=1):
+    """Rigorous bracket of the exact total variation (and attack accuracy 1/2 + TV/2).
+
+    >>> import verifier
+    >>> r = verifier.exact_tv("1", 10**4)
+    >>> r.relative_width < 0.01, float(r.tv.lower) > 0.0052, float(r.tv.upper) < 0.00525
+    (True, True, True)
+    """
+    from . import exact as X
+    from .arith import parse_epochs, parse_steps
+
+    s, _ = _exact_args(sigma)
+    return X.exact_tv(s, parse_steps(steps), parse_epochs(epochs))
+
+
+def compare(sigma, steps, epochs=1):
+    """Every bound on delta_E beside the exact bracket: {name: (Interval, ratio Interval)}.
+
+    >>> import verifier
+    >>> out = verifier.compare("1", 10**5)
+    >>> float(out["chi-square"][1].lower) > 1.2, float(out["theorem31-exact"][1].lower) > 12
+    (True, True)
+    """
+    from fractions import Fraction
+
+    from . import deploy as Dp
+    from .arith import Interval
+
+    r = exact_tv(sigma, steps, epochs)
+    tgt = Dp.Target.make(delta=Fraction(1, 2))
+    out = {}
+    for b in Dp.BOUNDS:
+        ev = Dp.evaluate(b, r.sigma, r.steps, r.epochs, tgt)
+        out[b] = (ev.delta_epochs, Interval(ev.delta_epochs.lower / r.tv.upper,
+                                            ev.delta_epochs.upper / r.tv.lower))
+    out["exact"] = (r.tv, Interval(Fraction(1), Fraction(1)))
+    return out

@@ -5,7 +5,7 @@ import sympy as sp
 
 from verifier.symbolic import lognormal as L
 
-from .framework import PROVED, Outcome, all_proved, check, identity
+from .framework import PROVED, REFUTED, Outcome, all_proved, check, identity
 
 SRC = "arXiv 2610.09651 (THEORY.md section 7)"
 Mn = sp.Symbol("M", positive=True, integer=True)

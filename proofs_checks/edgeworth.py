@@ -6,7 +6,6 @@ from fractions import Fraction
 import sympy as sp
 from flint import acb, arb, ctx
 
-from verifier.symbolic import lognormal as L
 
 from .framework import DEMONSTRATION, PROVED, REFUTED, UNKNOWN, Outcome, check
 

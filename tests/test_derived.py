@@ -1,5 +1,4 @@
 """One source of truth: the committed arb evaluators are what SymPy prints."""
-import os
 
 import sympy as sp
 

@@ -1,8 +1,6 @@
 """Hostile input: fuzzed claims files, config files and command lines never give a
 traceback, never evaluate anything, and write nothing on error."""
 import os
-import random
-import string
 
 import pytest
 from hypothesis import HealthCheck, given, settings

@@ -58,8 +58,7 @@ def min_samples(sigma, delta, coef="simplified", noise_level="0.1"):
 
 
 def _inputs(**kw):
-    from .certificate import parse_inputs
-
+    """Keyword inputs as strings for certificate.parse_inputs; binary floats refused."""
     for k, v in kw.items():
         if isinstance(v, float):
             from .arith import InputError

@@ -53,7 +53,6 @@ def _constants():
 
 def lognormal_variance(sigma):
     """s2 = e^u - 1, u = 1/sigma^2 (THEORY section 2)."""
-    K = _constants()
     return ((1 / (sigma)**2)).expm1()
 
 
@@ -67,7 +66,6 @@ def rho3(sigma):
 
 def coef_simplified(sigma):
     """coef_S = (e^{3u} + 4)/s2^2, simplification (22) of arXiv 2605.06259 v1."""
-    K = _constants()
     t0 = (1 / (sigma)**2)
     return ((((3 * t0)).exp() + 4) / ((t0).expm1())**2)
 
@@ -98,7 +96,6 @@ def terms(M, sigma, coef):
 
 def hyp_sigma(M, sigma):
     """sigma^2 ln M - 3; hypothesis sigma >= sqrt(3/ln M) holds iff >= 0."""
-    K = _constants()
     return (((sigma)**2 * (M).log()) - 3)
 
 
@@ -232,19 +229,16 @@ def chi_square_tv(M, sigma, E):
 
 def chi_square_sigma_inverse(M, E, tau):
     """sigma with chi-square TV bound = tau (closed-form inversion)."""
-    K = _constants()
     return (((M * ((((4 * (tau)**2)).log1p() / E)).expm1())).log1p()).rsqrt()
 
 
 def chi_square_steps_inverse(sigma, E, tau):
     """real M with chi-square TV bound = tau (closed-form inversion)."""
-    K = _constants()
     return (((1 / (sigma)**2)).expm1() / ((((4 * (tau)**2)).log1p() / E)).expm1())
 
 
 def mu_poisson(M, sigma, E):
     """mu_P = sqrt(E/M) sqrt(s2) (Poisson subsampling, Theorem 4.2 limit)."""
-    K = _constants()
     return ((E).sqrt() * (((1 / (sigma)**2)).expm1()).sqrt() / (M).sqrt())
 
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb, ctx, fmpq
+from flint import arb, fmpq
 
 START_PREC = 64
 DEFAULT_MAX_PREC = 4096

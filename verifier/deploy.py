@@ -17,7 +17,7 @@ i.e. delta_E <= 2A - 1).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from flint import arb, ctx

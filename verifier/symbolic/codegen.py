@@ -119,10 +119,12 @@ def _function(printer: ArbPrinter, name: str, args: list[str], exprs, doc: str,
               tuple_out: bool = False) -> str:
     exprs = list(exprs)
     repl, reduced = sp.cse(exprs, symbols=sp.numbered_symbols("t"), optimizations=None)
-    lines = [f"def {name}({', '.join(args)}):", f'    """{doc}"""', "    K = _constants()"]
-    for sym, sub in repl:
-        lines.append(f"    {sym.name} = {printer(sub)}")
+    lines = [f"def {name}({', '.join(args)}):", f'    """{doc}"""']
+    body = [f"    {sym.name} = {printer(sub)}" for sym, sub in repl]
     outs = [printer(r) for r in reduced]
+    if any("K[" in b for b in body + outs):
+        lines.append("    K = _constants()")
+    lines += body
     if tuple_out:
         lines.append("    return (" + ", ".join(outs) + ",)")
     else:

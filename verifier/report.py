@@ -186,8 +186,8 @@ def audit_figures(cf: ClaimsFile) -> dict:
             "as circles.")),
         "figure-delta-vs-steps.svg": (F.figure_delta_vs_steps(), (
             "delta vs M at sigma = 1 for Theorem 3.1 (both factors) and the chi-square bound "
-            "(curves through ball midpoints), and the exact TV's rigorous bracket at M = 10, "
-            "100, 1000.")),
+            "(curves through ball midpoints), and the exact TV's rigorous bracket at M = 10 "
+            "and 100.")),
     }
 
 

@@ -311,6 +311,21 @@ def _box_ball(lo: Fraction, hi: Fraction) -> arb:
     return to_arb(lo).union(to_arb(hi))
 
 
+def _mean_value(bound, Ma: arb, s: arb, lo: Fraction, hi: Fraction):
+    """Mean-value form on the box s = [lo, hi]: enclosures of the condition-(2) margin
+    (at delta = delta_rhs) and of delta_rhs, as g(mid) + g'(box) [-r, r] with g' the
+    SymPy derivatives (generated *_dsigma_* evaluators): second order in the width."""
+    tag = "simplified" if bound == "theorem31-simplified" else "exact"
+    mid, r = (lo + hi) / 2, (hi - lo) / 2
+    sm, rad = to_arb(mid), arb(0, arb(r.numerator) / r.denominator)
+    cm = T.COEFS[tag](sm)
+    tm = D.terms(Ma, sm, cm)
+    d_mid = sum(tm[1:], tm[0])
+    g3 = D.hyp_validity(Ma, sm, cm, d_mid) + getattr(D, f"validity_dsigma_{tag}")(Ma, s) * rad
+    d_box = d_mid + getattr(D, f"delta_rhs_dsigma_{tag}")(Ma, s) * rad
+    return g3, d_box
+
+
 def _box_fails(bound, M, E, target, lo: Fraction, hi: Fraction) -> bool:
     """Certified: no sigma in [lo, hi] is feasible.  Besides the full evaluation on
     the box, uses sufficient conditions that avoid the dependency problem of coef_X
@@ -331,18 +346,9 @@ def _box_fails(bound, M, E, target, lo: Fraction, hi: Fraction) -> bool:
         if (tau - T.delta_epochs_ball(d_low, E) < 0
                 or D.hyp_validity(Ma, s, c_low, d_low) < 0):
             return True
-        # mean-value form: g(box) in g(mid) + g'(box) [-r, r], with g' the SymPy derivatives
-        # (generated evaluators *_dsigma_*): second-order in the box width
-        tag = "simplified" if bound == "theorem31-simplified" else "exact"
-        mid, r = (lo + hi) / 2, (hi - lo) / 2
-        sm, rad = to_arb(mid), arb(0, arb(r.numerator) / r.denominator)
-        cm = T.COEFS[tag](sm)
-        tm = D.terms(Ma, sm, cm)
-        d_mid = sum(tm[1:], tm[0])
-        g3 = D.hyp_validity(Ma, sm, cm, d_mid) + getattr(D, f"validity_dsigma_{tag}")(Ma, s) * rad
+        g3, d_box = _mean_value(bound, Ma, s, lo, hi)
         if g3 < 0:
             return True
-        d_box = d_mid + getattr(D, f"delta_rhs_dsigma_{tag}")(Ma, s) * rad
         return bool(d_box.is_finite() and tau - T.delta_epochs_ball(d_box, E) < 0)
 
 
@@ -355,14 +361,7 @@ def _box_holds(bound, M, E, target, lo: Fraction, hi: Fraction) -> bool:
             return True
         if bound == "chi-square" or not D.hyp_sigma(Ma, s) >= 0:
             return False
-        tag = "simplified" if bound == "theorem31-simplified" else "exact"   # mean-value form
-        mid, r = (lo + hi) / 2, (hi - lo) / 2
-        sm, rad = to_arb(mid), arb(0, arb(r.numerator) / r.denominator)
-        cm = T.COEFS[tag](sm)
-        tm = D.terms(Ma, sm, cm)
-        d_mid = sum(tm[1:], tm[0])
-        g3 = D.hyp_validity(Ma, sm, cm, d_mid) + getattr(D, f"validity_dsigma_{tag}")(Ma, s) * rad
-        d_box = d_mid + getattr(D, f"delta_rhs_dsigma_{tag}")(Ma, s) * rad
+        g3, d_box = _mean_value(bound, Ma, s, lo, hi)
         return bool(g3 >= 0 and d_box < 1 and tau - T.delta_epochs_ball(d_box, E) >= 0)
 
 

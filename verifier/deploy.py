@@ -487,8 +487,7 @@ def calibrate_sigma(steps: int, epochs: int, target: Target, bound: str,
 def min_samples(sigma: Fraction, steps: int, clip: Fraction = Fraction(1),
                 level: Fraction = Fraction(1, 10)) -> int:
     """Smallest N with per-round noise C sigma M / N <= level: ceil(C sigma M / level)."""
-    q = clip * sigma * steps / level
-    return -((-q.numerator) // q.denominator)
+    return T.min_samples(steps, clip * sigma, level)
 
 
 @dataclass(frozen=True)

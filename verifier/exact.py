@@ -465,7 +465,7 @@ def exact_tv(sigma: Fraction, M: int, epochs: int = 1, prec: int | None = None) 
             try:
                 lo_e = _epochs_lower(st, epochs)
                 up_e = _epochs_upper(st, epochs)
-                if up_e > 1.01 * lo_e and st.get("x_max", 0) > 5:
+                if 100 * up_e > 101 * lo_e and st.get("x_max", 0) > 5:
                     # the input radii were amplified by e^{x_max}: redo at more precision
                     p2 = prec + int(1.5 * st["x_max"]) + 20
                     with ctx.workprec(p2):

@@ -13,7 +13,7 @@ delta >= delta_rhs(M, sigma) = T1 + ... + T6, one epoch is f_{0,delta}-DP.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from flint import arb, ctx
@@ -209,7 +209,6 @@ class StepsResult:
     below: PointEval | None        # some condition certifiably fails here (None if m_exact == 3)
     evaluations: int
     message: str = ""
-    bracket: tuple = field(default=())  # (fails-at, holds-at) when inconclusive
 
 
 class _Predicate:
@@ -279,9 +278,8 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
     cf = closed_form(sigma, delta, coef, max_prec)
     pred = _Predicate(sigma, delta, coef, max_prec)
 
-    def result(status, m=None, at=None, below=None, message="", evaluations=0, bracket=()):
-        return StepsResult(sigma, delta, coef, status, m, cf, at, below, evaluations,
-                           message, bracket)
+    def result(status, m=None, at=None, below=None, message="", evaluations=0):
+        return StepsResult(sigma, delta, coef, status, m, cf, at, below, evaluations, message)
 
     lim = _limit_feasible(sigma, delta, max_prec)
     if lim is Tri.FAILS:
@@ -297,8 +295,7 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
         m, at, below, n = smallest_int(pred, math.floor(cf.lower), 3, MAX_SEARCH_EVALUATIONS)
     except Undecided as u:
         return result("inconclusive", at=u.ev, message=(
-            f"conditions at M = {u.n} undecided at the precision cap ({max_prec} bits)"),
-            bracket=(u.n,))
+            f"conditions at M = {u.n} undecided at the precision cap ({max_prec} bits)"))
     except SearchLimit as e:
         return result("inconclusive", message=f"search stopped: {e}")
     return result("certified", m, at, below, evaluations=n)

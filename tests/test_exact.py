@@ -41,7 +41,7 @@ def tv_two_by_quadrature(sigma: F) -> arb:
         return core + cut + upper_part
 
 
-@pytest.mark.parametrize("sigma", [F(1), F(2), F(3, 4)])
+@pytest.mark.parametrize("sigma", [F(1), F(2), F(3, 4), F(1, 2)])
 def test_m2_bracket_contains_certified_quadrature(sigma):
     q = tv_two_by_quadrature(sigma)
     assert q.rad() < 1e-6

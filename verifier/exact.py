@@ -1,5 +1,8 @@
 """The exact total variation of the random-allocation pair, bracketed rigorously.
 
+One epoch (E = 1) is computed by the tail-split engine of exact_one.py; this module
+holds the engine for several epochs, which truncates the tail instead:
+
 TV_1(sigma, M) = E_P0[(Ybar_M - 1)_+] = E|Ybar_M - 1| / 2 (THEORY.md section 1),
 Ybar_M the mean of M i.i.d. lognormals Y = exp(X/sigma - u/2), E[Y] = 1.
 
@@ -51,8 +54,7 @@ from flint import acb, arb, ctx
 
 from . import _derived as D
 from .arith import InputError, Interval, to_arb
-
-MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
+from .exact_one import MAX_N, tv_one
 
 
 @dataclass(frozen=True)
@@ -454,7 +456,11 @@ def exact_tv(sigma: Fraction, M: int, epochs: int = 1, prec: int | None = None) 
     t = time.perf_counter()
     if prec is None:   # x^M multiplies relative radii by M: keep 2 log2(M) guard bits
         prec = max(64, 53 + 2 * M.bit_length())
-    lo, hi, h, J, N, st = tv_one_epoch(sigma, M, prec=prec, epochs=epochs)
+    if epochs == 1:      # the tail-split engine (exact_one.py): window set by the body only
+        r = tv_one(sigma, M, prec)
+        lo, hi, h, J, N = r.lower, r.upper, r.h, r.cells, r.N
+    else:
+        lo, hi, h, J, N, st = tv_one_epoch(sigma, M, prec=prec, epochs=epochs)
     one = Interval.of(arb(lo.lower()).union(arb(hi.upper())))
     exact_epochs = True
     if epochs == 1:

@@ -1,0 +1,114 @@
+"""The tail-split one-epoch engine (verifier/exact_one.py): pinned high-precision
+references at M = 3, agreement with the truncating engine, monotonicity in M and sigma
+(convex order), and the pieces it is built from (packed DFTs, skipped powers)."""
+from fractions import Fraction as F
+
+import pytest
+from flint import acb, arb, ctx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifier.exact import exact_tv, tv_one_epoch
+from verifier.exact_one import _powers, _two_dfts, tv_one
+
+# E[((Y1 + Y2 + Y3)/3 - 1)_+] by nested mpmath quadrature at 20 digits (the inner expectation
+# in closed form, the two outer integrals split at the kink); reproduced by the slow test below
+M3_REFERENCE = {F(1): "0.2539609391148073327", F(1, 2): "0.54954094916226948139"}
+
+
+def _mpmath_tv3(sigma: F, dps: int):
+    import mpmath as mp
+
+    with mp.workdps(dps):
+        s = mp.mpf(sigma.numerator) / sigma.denominator
+        u = 1 / s**2
+        Q = lambda w: mp.erfc(w / mp.sqrt(2)) / 2  # noqa: E731
+        phi = lambda x: mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
+        Y = lambda x: mp.exp(x / s - u / 2)  # noqa: E731
+
+        def inner(c):   # E[(Y3 - c)_+]
+            if c <= 0:
+                return 1 - c
+            xc = s * (mp.log(c) + u / 2)
+            return Q(xc - 1 / s) - c * Q(xc)
+
+        def g(x1):
+            y1 = Y(x1)
+            f2 = lambda x2: inner(3 - y1 - Y(x2)) * phi(x2)  # noqa: E731
+            if y1 < 3:
+                return mp.quad(f2, [-mp.inf, s * (mp.log(3 - y1) + u / 2), mp.inf])
+            return mp.quad(f2, [-mp.inf, mp.inf])
+
+        return mp.quad(lambda x1: g(x1) * phi(x1), [-mp.inf, s * (mp.log(3) + u / 2), mp.inf]) / 3
+
+
+@pytest.mark.parametrize("sigma", sorted(M3_REFERENCE))
+def test_m3_bracket_contains_pinned_reference(sigma):
+    ref = F(M3_REFERENCE[sigma])
+    r = exact_tv(sigma, 3)
+    assert r.tv.lower <= ref <= r.tv.upper
+    assert r.relative_width < 0.01
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma", sorted(M3_REFERENCE))
+def test_m3_reference_reproduces(sigma):
+    v = _mpmath_tv3(sigma, 12)
+    assert abs(F(str(v)) - F(M3_REFERENCE[sigma])) < F(1, 10**10)
+
+
+@pytest.mark.parametrize("sigma,M", [(F(1, 2), 10), (F(1), 1000), (F(3), 100), (F(2), 2),
+                                     (F(1), 10**5)])
+def test_agrees_with_the_truncating_engine(sigma, M):
+    """Two constructions (tail split vs tail truncation): both rigorous, so they intersect."""
+    prec = max(64, 53 + 2 * M.bit_length())
+    new = tv_one(sigma, M, prec)
+    lo, hi = tv_one_epoch(sigma, M, prec=prec)[:2]
+    assert new.lower <= hi.upper() and lo.lower() <= new.upper
+    assert new.upper > new.lower
+
+
+sig = st.integers(10, 80).map(lambda k: F(k, 20))          # 0.5 .. 4 in steps of 0.05
+steps = st.integers(2, 3000)
+
+
+@settings(max_examples=25)
+@given(sig, steps, steps)
+def test_decreasing_in_steps(sigma, m1, m2):
+    """Ybar_M decreases in convex order as M grows, so TV_1 decreases in M."""
+    m1, m2 = min(m1, m2), max(m1, m2)
+    a, b = exact_tv(sigma, m1), exact_tv(sigma, m2)
+    assert a.relative_width < 0.01 and b.relative_width < 0.01
+    assert b.tv.lower <= a.tv.upper
+
+
+@settings(max_examples=25)
+@given(sig, sig, steps)
+def test_decreasing_in_sigma(s1, s2, M):
+    """Mean-one lognormals increase in convex order with the variance of their log."""
+    s1, s2 = min(s1, s2), max(s1, s2)
+    assert exact_tv(s2, M).tv.lower <= exact_tv(s1, M).tv.upper
+
+
+def test_packed_dfts_match_separate_ones():
+    with ctx.workprec(80):
+        p1 = [(0, arb("0.25")), (3, arb("0.5")), (9, arb("0.25"))]
+        p2 = [(1, arb("0.125")), (2, arb("0.875"))]
+        X1, X2 = _two_dfts(p1, p2, 16)
+        for pts, X in ((p1, X1), (p2, X2)):
+            x = [acb(0)] * 16
+            for k, v in pts:
+                x[k] = x[k] + v
+            ref = acb.dft(x)
+            for k in range(9):
+                assert X[k].overlaps(ref[k]) and X[k].rad() < 1e-20
+
+
+def test_skipped_powers_enclose_the_true_power():
+    with ctx.workprec(64):
+        X = [acb("0.9999999"), acb("0.5", "0.5"), acb("0.001")]
+        n = 10**6
+        got = _powers(X, n, 64)
+        for z, g in zip(X, got):
+            assert g.overlaps(z ** n)
+        assert got[1].mid() == 0 and got[1].rad() <= 2.0 ** -70    # skipped, as a zero ball

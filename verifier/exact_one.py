@@ -1,0 +1,400 @@
+"""One epoch of the exact TV, bracketed rigorously, with the heavy right tail split off.
+
+TV_1(sigma, M) = E_P0[(Ybar_M - 1)_+] (THEORY.md section 1; arXiv 2605.06259 v1 section 2),
+Ybar_M the mean of M i.i.d. lognormals Y = exp(X/sigma - u/2), u = 1/sigma^2, E[Y] = 1.
+
+Why a split.  The lognormal's right tail is heavy at small sigma: a plain lattice for Y
+must reach T with E[Y 1{Y > T}] << TV, and the DFT window must then span T/h cells
+(2^19 at sigma = 1/2, M = 1e6).  Here Y is split at a body threshold T1 chosen so that
+M P(Y > T1) <= 1/100: the K items above T1 are handled by conditioning on K, and only the
+body (bounded by T1) goes through the DFT, whose window is then set by the spread of the
+body sum, not by the tail.
+
+Cells.  The body [0, T1) is cut into cells of width h where Y has mass, widening (powers of
+two) where the remaining mass is small; every bound below is valid for any cells, the
+widths only control tightness (the added variance stays below 2e-4 s2, the width of the
+bracket is governed by h^2 / s2).  Per cell the probability q and first moment
+m = E[Y 1{cell}] are closed-form partial moments (THEORY section 2), evaluated in Arb.
+
+Upper end (convex order).  Spread the body's mass in each cell onto the cell's end points
+keeping its mean; with the indicator of {Y > T1} kept, each item becomes larger in convex
+order, and so does the sum.  With f(s) = (s/M - 1)_+ (convex, nondecreasing, slope 1/M),
+B_n the sum of n spread body items (law by a ball-arithmetic DFT) and
+Pi_n(y) = E f(B_n + y), conditioning on K ~ Bin(M, p), p = P(Y > T1):
+  K = 0:  Pi_M(0);
+  K = 1:  E[Pi_{M-1}(Y) | Y > T1], Pi convex in y, so below the chord on each tail cell
+          (the spread again); where Pi_{M-1} is linear (y past the window) exactly linear;
+  K >= 2: f(B_{M-k} + t) <= f(B_M) + t/M (B_{M-k} <= B_M in a coupling, slope 1/M), so
+          at most P(K >= 2) Pi_M(0) + (E K - P(K = 1)) E[Y | Y > T1] / M.
+Pi_n(y) = (h/M) pi_n((M - y)/h) with pi_n(k) = E[(B_n - k)_+] (lattice units), summed from
+the window (the computed masses dominate the true ones there: aliasing only adds) plus a
+Chernoff-integrated bound beyond the window, or nE[b] - k + k P(B_n < start) below it.
+
+Lower end (a test).  TV = sup_A P1(A) - P0(A).  For A = {sum_i L_i >= K} with labels
+L = (left end of Y's cell), clamped at T1/h above T1,
+    E[(Ybar - 1) 1_A] = E[(Y_1 - 1) 1_A] = sum_j a_j P(R >= K - l_j),
+a_j = E[(Y - 1) 1{cell j}] in closed form, R the sum of M - 1 labels (a DFT, moved by at
+most its out-of-window mass).  Every K gives a lower bound; the best of a few is kept.
+
+Floats only choose free parameters (h, T1, the cells, the window length N, the Chernoff
+theta, K); each leaves the bound valid for any value.  Every reported number is an Arb ball.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import acb, arb, ctx
+
+from . import _derived as D
+from .arith import InputError, Interval, to_arb
+
+MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
+BUDGET = 1e-4            # each neglected piece is kept below BUDGET * (scale of TV)
+
+
+def _phic_f(x: float) -> float:            # 1 - Phi(x) in floats (choices only)
+    return math.erfc(x / math.sqrt(2)) / 2
+
+
+@dataclass
+class OneEpoch:
+    lower: arb
+    upper: arb
+    h: Fraction
+    cells: int
+    N: int
+    J1: int
+
+
+def _boundaries(sigma: float, h: float, J1: int, s2: float) -> list[int]:
+    """Cell boundaries 0 = c_0 < ... < c_L = J1 in lattice units: width 1 while the mass
+    above is large, doubling when w^2 P(Y >= a h) <= 4e-5 s2 / h^2 (then each width level
+    adds at most 1e-5 s2 of variance to the spread, some 20 levels at most)."""
+    u = 1 / sigma**2
+    eps_w = 4e-5 * s2 / h**2
+    out, a, w = [0], 0, 1
+    while a < J1:
+        while a % (2 * w) == 0 and a > 0:
+            pge = _phic_f(sigma * (math.log(a * h) + u / 2))
+            if (2 * w) ** 2 * pge <= eps_w:
+                w *= 2
+            else:
+                break
+        a = min(a + w, J1)
+        out.append(a)
+    return out
+
+
+def _partial(sigma: Fraction, y: arb):
+    """(P(Y >= y), E[Y 1{Y >= y}]) in closed form (THEORY section 2: with x(y) = sigma (ln y
+    + u/2), P(Y >= y) = Q(x), E[Y 1{Y >= y}] = Q(x - 1/sigma), Q = 1 - Phi)."""
+    s = to_arb(sigma)
+    x = s * (y.log() + 1 / (2 * s * s))
+    r2 = arb(2).sqrt()
+    return (x / r2).erfc() / 2, ((x - 1 / s) / r2).erfc() / 2
+
+
+def _cell_moments(sigma: Fraction, h: Fraction, bounds: list[int]):
+    """Upper-tail masses G_i = P(Y >= c_i h), H_i = E[Y 1{Y >= c_i h}] at every boundary:
+    cell i has q_i = G_i - G_{i+1}, m_i = H_i - H_{i+1} (differences of complements, no
+    cancellation in the tail that matters)."""
+    ha = to_arb(h)
+    G, H = [arb(1)], [arb(1)]
+    for c in bounds[1:]:
+        g, m = _partial(sigma, c * ha)
+        G.append(g)
+        H.append(m)
+    return G, H
+
+
+def _chernoff_choose(pts, n: int, t_lo: float, t_up: float):
+    """Float choice of theta for the two tails of the sum of n i.i.d. copies of the lattice
+    variable with (position, probability) pairs ``pts``: returns (theta_lo, theta_up, log
+    bound lo, log bound up).  Any theta > 0 is valid; the bound is recomputed in Arb."""
+    import numpy as np
+
+    pos = np.array([float(p) for p, _ in pts])
+    pr = np.clip(np.array([float(v) for _, v in pts]), 0, None)
+    mu = float(np.dot(pos, pr) / pr.sum())
+    var = max(float(np.dot((pos - mu) ** 2, pr) / pr.sum()), 1e-30)
+    sd = math.sqrt(var * n)
+    res = []
+    for sign, t in ((-1.0, t_lo), (1.0, t_up)):
+        best = (math.inf, 0.0)
+        for k in np.linspace(-14, 6, 81):
+            th = 2.0 ** k / sd
+            z = sign * th * (pos - mu)
+            zm = z.max()
+            with np.errstate(divide="ignore"):
+                lmgf = zm + math.log(float(np.dot(pr, np.exp(z - zm))))
+            val = n * lmgf - th * t
+            if val < best[0]:
+                best = (val, th)
+        res.append(best)
+    return res[0][1], res[1][1], res[0][0], res[1][0]
+
+
+def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t) -> arb:
+    """P(sign (S - n mu) >= t) <= e^{-theta t} (E e^{sign theta (L - mu)})^n, in Arb."""
+    if theta <= 0:
+        return arb(1)
+    th = to_arb(Fraction(theta).limit_denominator(10**12))
+    mg = sum(((sign * th * (p - mu)).exp() * v for p, v in pts), arb(0))
+    b = (n * mg.log() - th * t).exp()
+    return b if b.is_finite() else arb(1)
+
+
+def _window(pts, n: int, eps_target: float, span: int):
+    """Smallest power-of-two N whose window of half-width N/2 around the mean of the sum of n
+    copies leaves a (float-estimated) Chernoff mass below eps_target on each side; or one
+    covering the whole support n * span (no aliasing)."""
+    import numpy as np
+
+    pos = np.array([float(p) for p, _ in pts])
+    pr = np.array([float(v) for _, v in pts])
+    mu = float(np.dot(pos, pr))
+    sd = math.sqrt(max(float(np.dot((pos - mu) ** 2, pr)) * n, 1.0))
+    # lengths 2^k, 5 2^(k-2), 3 2^(k-1): Arb's DFT handles these smooth lengths as fast per
+    # element, and the finer ladder saves up to a third of the work over powers of two
+    ladder = sorted({c << k for k in range(2, 24) for c in (4, 5, 6)})
+    log_eps = math.log(eps_target)
+    for N in ladder:
+        if N < 16 or N < 4 * sd:
+            continue
+        if N > n * span or N > MAX_N:
+            return N
+        _, _, llo, lup = _chernoff_choose(pts, n, N / 2 - 2, N / 2 - 2)
+        if max(llo, lup) < log_eps:
+            return N
+    return ladder[-1]
+
+
+class _Law:
+    """The law of the sum B of n i.i.d. copies of a lattice variable, on a window
+    [start, start + N): masses c_i >= P(B = start + i) (aliasing only adds mass), plus
+    certified Chernoff bounds on the mass below and above the window."""
+
+    def __init__(self, y, part: str, n: int, N: int, pts, mu: arb, span: int):
+        self.n, self.N, self.mu = n, N, mu
+        self.alias = n * span >= N
+        self.start = _start(n, N, mu, span)
+        r0 = self.start % N
+        self.c = [getattr(z, part) for z in y[r0:] + y[:r0]]
+        self.b = self.start + N
+        if self.alias:
+            nmu = float(Interval.of(n * mu).lower)
+            t_lo = nmu - self.start
+            t_up = self.b - float(Interval.of(n * mu).upper)
+            th_lo, th_up, _, _ = _chernoff_choose(pts, n, t_lo, t_up)
+            self.theta_up = th_up
+            self.eps_lo = (arb(0) if self.start == 0 else
+                           _chernoff_arb(pts, mu, n, th_lo, -1, n * mu - self.start))
+            self.eps_up = _chernoff_arb(pts, mu, n, th_up, 1, self.b - n * mu)
+        else:
+            self.theta_up, self.eps_lo, self.eps_up = 0.0, arb(0), arb(0)
+        self._A = self._B = None
+
+    def _suffix(self):
+        # A_i = sum_{j >= i} c_j, B_i = sum_{j >= i} (j - o) c_j with o the window's centre
+        # (centred, so that B_i - (k - start - o) A_i does not cancel large numbers)
+        N = len(self.c)
+        o = N // 2
+        A, B = [arb(0)] * (N + 1), [arb(0)] * (N + 1)
+        a = bsum = arb(0)
+        for i in range(N - 1, -1, -1):
+            a = a + self.c[i]
+            bsum = bsum + (i - o) * self.c[i]
+            A[i], B[i] = a, bsum
+        self._A, self._B, self._o = A, B, o
+
+    def tail_ge(self, k: int) -> arb:
+        """An enclosure of P(B >= k)."""
+        if self._A is None:
+            self._suffix()
+        eps = self.eps_lo + self.eps_up
+        if k <= self.start:
+            base = arb(1) if self.start == 0 else self._A[0]
+        elif k >= self.b:
+            return arb(0).union(self.eps_up)
+        else:
+            base = self._A[k - self.start]
+        return base + arb(0, arb(eps.upper()))
+
+    def stop_loss(self, k: Fraction) -> arb:
+        """An upper bound of pi(k) = E[(B - k)_+] for real k (the ball's upper end counts)."""
+        if k < 0:
+            return self.n * self.mu - to_arb(k)
+        if k < self.start:
+            ka = to_arb(k)
+            return self.n * self.mu - ka + ka * self.eps_lo
+        if self._A is None:
+            self._suffix()
+        i = math.floor(k) + 1                      # values v > k are v >= floor(k) + 1
+        ka = to_arb(k)
+        j = i - self.start
+        inside = (arb(0) if i >= self.b else
+                  self._B[j] - (ka - (self.start + self._o)) * self._A[j])
+        if self.alias:
+            th = to_arb(Fraction(self.theta_up).limit_denominator(10**12))
+            gap = max(self.b - k, 0)
+            inside = inside + (to_arb(gap) + 1 / th) * self.eps_up
+        return inside
+
+
+def _start(n: int, N: int, mu: arb, span: int) -> int:
+    """The window [start, start + N) for the sum of n copies: centred on the mean, or
+    from 0 when the whole support n * span fits (no aliasing)."""
+    if n * span < N:
+        return 0
+    return max(0, int(math.floor(Interval.of(n * mu).lower)) - N // 2)
+
+
+def _two_dfts(pts1, pts2, N: int):
+    """DFTs (k = 0 .. N/2) of two real lattice pmfs by one complex DFT of x1 + i x2:
+    X1[k] = (X[k] + conj X[N-k]) / 2, X2[k] = (X[k] - conj X[N-k]) / 2i."""
+    x = [acb(0)] * N
+    for p, v in pts1:
+        x[p % N] = x[p % N] + v
+    for p, v in pts2:
+        x[p % N] = x[p % N] + acb(0, v)
+    X = acb.dft(x)
+    del x
+    X1, X2 = [], []
+    half_i = acb(0, -0.5)
+    for k in range(N // 2 + 1):
+        a, b = X[k], X[(N - k) % N].conjugate()
+        X1.append((a + b) / 2)
+        X2.append((a - b) * half_i)
+    return X1, X2
+
+
+def _powers(X, n: int, prec: int):
+    """[z ** n for z in X], with the terms below 2^-(prec + 10) replaced by the ball
+    0 +- 2^-(prec + 10) (certified: |z| <= r and r^n <= 2^-(prec + 10), r checked in Arb)."""
+    eps = arb(2) ** (-(prec + 10))
+    r = arb(math.exp(-(prec + 10) * math.log(2) / n) * (1 - 1e-9))
+    if not r ** n <= eps:          # cannot happen with the margin above; be safe
+        return [z ** n for z in X]
+    tiny = acb(arb(0, eps), arb(0, eps))
+    return [tiny if z.abs_upper() <= r else z ** n for z in X]
+
+
+def _two_inverse(Y1, Y2, N: int):
+    """Inverse DFTs of two Hermitian spectra (given for k = 0 .. N/2) by one complex
+    inverse DFT of Y1 + i Y2: the real part is the first sequence, the imaginary the second."""
+    Z = [a + b * acb(0, 1) for a, b in zip(Y1, Y2)]
+    Z += [(Y1[N - k].conjugate() + Y2[N - k].conjugate() * acb(0, 1)) for k in range(N // 2 + 1, N)]
+    return acb.dft(Z, inverse=True)
+
+
+def tv_one(sigma: Fraction, M: int, prec: int) -> OneEpoch:
+    """Rigorous bracket of TV_1(sigma, M); see the module docstring for every step."""
+    if M < 2:
+        raise InputError(f"steps must be >= 2 for the exact TV, got {M}")
+    sf = float(sigma)
+    u = 1 / sf**2
+    with ctx.workprec(prec):
+        s = to_arb(sigma)
+        s2a = D.lognormal_variance(s)
+        s2 = float(Interval.of(s2a).lower)
+        sd = math.sqrt(s2)
+        # lattice step: the dyadic with a 4-bit mantissa just below sd/r (sd/h in [r, 1.07 r]);
+        # each end is off by about h^2 / (12 s2) (<= 0.4% at r = 5), the window grows like
+        # sd/h; smaller M (cheap, farther from the Gaussian regime) gets finer steps
+        r = 5 if M >= 10**5 else 8 if M >= 100 else 12
+        e = math.floor(math.log2(sd / r)) - 3
+        h = Fraction(math.floor(sd / r / 2.0**e)) * Fraction(2) ** e
+        hf = float(h)
+        ha = to_arb(h)
+        scale = min(0.5, math.sqrt(s2 / (2 * math.pi * M)))   # the size of TV (Gaussian limit)
+        # body threshold T1 = exp(x1/sigma - u/2): M P(Y > T1) <= 1/100 and the K >= 2 term
+        # (M - 1) p tau below BUDGET * scale
+        x1 = 1.0
+        while (M * _phic_f(x1) > 0.01 or
+               (M - 1) * _phic_f(x1) * _phic_f(x1 - 1 / sf) > BUDGET * scale):
+            x1 += 0.125
+        J1 = max(4, math.ceil(math.exp(x1 / sf - u / 2) / hf))
+        if J1 > MAX_N:
+            raise InputError(f"sigma = {sigma} needs a body of {J1} lattice cells "
+                             f"(more than {MAX_N}); not supported")
+        bounds = _boundaries(sf, hf, J1, s2)
+        G, H = _cell_moments(sigma, h, bounds)
+        p, tau = G[-1], H[-1]                      # P(Y >= T1), E[Y 1{Y >= T1}]
+        L = len(bounds) - 1
+        q = [G[i] - G[i + 1] for i in range(L)]
+        m = [H[i] - H[i + 1] for i in range(L)]
+        # ---- lattice variables: labels (lower end) and the spread body (upper end)
+        labels = [(bounds[i], q[i]) for i in range(L)] + [(J1, p)]
+        w: dict[int, arb] = {}
+        for i in range(L):
+            a, b = bounds[i], bounds[i + 1]
+            d = (b - a) * ha
+            w[a] = w.get(a, arb(0)) + (q[i] * (b * ha) - m[i]) / d
+            w[b] = w.get(b, arb(0)) + (m[i] - q[i] * (a * ha)) / d
+        one_p = 1 - p
+        body = [(k, v / one_p) for k, v in sorted(w.items())]
+        mu_l = sum((k * v for k, v in labels), arb(0))
+        mu_b = sum((k * v for k, v in body), arb(0))
+        eps_target = 1e-3 * scale
+        N = max(_window(labels, M - 1, eps_target, J1), _window(body, M, eps_target, J1))
+        if N > MAX_N:
+            raise InputError(f"M = {M} at sigma = {sigma} needs a DFT of length {N} "
+                             f"(more than {MAX_N})")
+        # ---- the laws of the M - 1 labels (R) and the M - 1 spread body items (B1):
+        # one forward and one inverse complex DFT for both (real sequences packed as x + iy)
+        XL, XB = _two_dfts(labels, body, N)
+        y = _two_inverse(_powers(XL, M - 1, prec), _powers(XB, M - 1, prec), N)
+        del XL, XB
+        R = _Law(y, "real", M - 1, N, labels, mu_l, J1)
+        B1 = _Law(y, "imag", M - 1, N, body, mu_b, J1)
+        del y
+        # ---- lower end
+        a_coef = [(bounds[i], m[i] - q[i]) for i in range(L)] + [(J1, tau - p)]
+        K0 = int(round(float(Interval.of(M * mu_l).lower)))
+        lower = None
+        for K in range(K0 - 3, K0 + 4):
+            val = sum((aj * R.tail_ge(K - lj) for lj, aj in a_coef), arb(0))
+            lo = arb(val.lower())
+            if lower is None or lo > lower:
+                lower = lo
+        del R
+        # ---- upper end
+        Mh = Fraction(M) / h
+        hM = ha / M
+
+        def Pi(law, c: int) -> arb:               # Pi_n(c h) = (h/M) pi_n(M/h - c)
+            return hM * law.stop_loss(Mh - c)
+
+        P1 = M * p * one_p ** (M - 1)
+        K2 = (M * p - P1) * tau / (M * p) if p > 0 else arb(0)   # (E K - P(K=1)) E[Y|Y>T1]/M
+        # Pi_M(0) = E f(B1 + b) = sum_j b_j Pi_{M-1}(j h) (one more independent body item)
+        PiM = sum((v * Pi(B1, j) for j, v in body), arb(0))
+        U = (1 - P1) * PiM + K2
+        # K = 1: E[Pi_{M-1}(Y); Y >= T1] by chords on cells [t_i, t_{i+1}), ratio 1 + 1/64,
+        # then the linear piece y >= c_lin (k = M/h - c < start of the window, or k < 0)
+        c_lin = max(J1, math.ceil(Mh - B1.start) + 1)
+        tb = [J1]
+        while tb[-1] < c_lin:
+            tb.append(min(c_lin, max(tb[-1] + 1, math.ceil(tb[-1] * (1 + 1 / 64)))))
+        Gt, Ht = _cell_moments(sigma, h, [0] + tb)
+        Gt, Ht = Gt[1:], Ht[1:]
+        Gsum = arb(0)
+        prev = Pi(B1, tb[0])
+        for i in range(len(tb) - 1):
+            a, b = tb[i], tb[i + 1]
+            qc, mc = Gt[i] - Gt[i + 1], Ht[i] - Ht[i + 1]
+            nxt = Pi(B1, b)
+            d = (b - a) * ha
+            Gsum = Gsum + (prev * (qc * (b * ha) - mc) + nxt * (mc - qc * (a * ha))) / d
+            prev = nxt
+        q_inf, m_inf = Gt[-1], Ht[-1]
+        k_lin = Mh - c_lin
+        lin = ((ha * (M - 1) * mu_b - M) * q_inf + m_inf) / M
+        if k_lin > 0:
+            lin = lin + hM * to_arb(k_lin) * B1.eps_lo * q_inf
+        Gsum = Gsum + lin
+        U = U + M * one_p ** (M - 1) * Gsum
+        upper = arb(U.upper())
+        return OneEpoch(lower, upper, h, L + len(tb), N, J1)

@@ -136,13 +136,19 @@ def _chernoff_choose(pts, n: int, t_lo: float, t_up: float):
     return res[0][1], res[1][1], res[0][0], res[1][0]
 
 
-def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t) -> arb:
-    """P(sign (S - n mu) >= t) <= e^{-theta t} (E e^{sign theta (L - mu)})^n, in Arb."""
+def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
+    """P(sign (S - ES) >= t) <= e^{-theta t} (E e^{sign theta (L - mu)})^n [E e^{sign theta
+    (L' - mu')}] for S the sum of n copies of L [plus one independent L' = ``extra`` =
+    (pts', mu')], in Arb (Chernoff)."""
     if theta <= 0:
         return arb(1)
     th = to_arb(Fraction(theta).limit_denominator(10**12))
     mg = sum(((sign * th * (p - mu)).exp() * v for p, v in pts), arb(0))
-    b = (n * mg.log() - th * t).exp()
+    lg = n * mg.log()
+    if extra is not None:
+        pe, me = extra
+        lg = lg + sum(((sign * th * (p - me)).exp() * v for p, v in pe), arb(0)).log()
+    b = (lg - th * t).exp()
     return b if b.is_finite() else arb(1)
 
 
@@ -176,22 +182,28 @@ class _Law:
     [start, start + N): masses c_i >= P(B = start + i) (aliasing only adds mass), plus
     certified Chernoff bounds on the mass below and above the window."""
 
-    def __init__(self, y, part: str, n: int, N: int, pts, mu: arb, span: int):
-        self.n, self.N, self.mu = n, N, mu
-        self.alias = n * span >= N
-        self.start = _start(n, N, mu, span)
+    def __init__(self, y, part: str, n: int, N: int, pts, mu: arb, span: int, extra=None):
+        """``y``: the inverse DFT (values mod N) holding this law in its ``part`` ("real" or
+        "imag"); the sum of n copies of ``pts`` (mean mu, support [0, span]) plus, with
+        ``extra`` = (pts', mu', span'), one independent copy of another lattice variable."""
+        self.n, self.N = n, N
+        self.mean = n * mu + (extra[1] if extra else 0)
+        full = n * span + (extra[2] if extra else 0)
+        self.alias = full >= N
+        self.start = (0 if not self.alias else
+                      max(0, int(math.floor(Interval.of(self.mean).lower)) - N // 2))
         r0 = self.start % N
         self.c = [getattr(z, part) for z in y[r0:] + y[:r0]]
         self.b = self.start + N
         if self.alias:
-            nmu = float(Interval.of(n * mu).lower)
-            t_lo = nmu - self.start
-            t_up = self.b - float(Interval.of(n * mu).upper)
+            ex = (extra[0], extra[1]) if extra else None
+            t_lo = float(Interval.of(self.mean).lower) - self.start
+            t_up = self.b - float(Interval.of(self.mean).upper)
             th_lo, th_up, _, _ = _chernoff_choose(pts, n, t_lo, t_up)
             self.theta_up = th_up
             self.eps_lo = (arb(0) if self.start == 0 else
-                           _chernoff_arb(pts, mu, n, th_lo, -1, n * mu - self.start))
-            self.eps_up = _chernoff_arb(pts, mu, n, th_up, 1, self.b - n * mu)
+                           _chernoff_arb(pts, mu, n, th_lo, -1, self.mean - self.start, ex))
+            self.eps_up = _chernoff_arb(pts, mu, n, th_up, 1, self.b - self.mean, ex)
         else:
             self.theta_up, self.eps_lo, self.eps_up = 0.0, arb(0), arb(0)
         self._A = self._B = None
@@ -225,10 +237,10 @@ class _Law:
     def stop_loss(self, k: Fraction) -> arb:
         """An upper bound of pi(k) = E[(B - k)_+] for real k (the ball's upper end counts)."""
         if k < 0:
-            return self.n * self.mu - to_arb(k)
+            return self.mean - to_arb(k)
         if k < self.start:
             ka = to_arb(k)
-            return self.n * self.mu - ka + ka * self.eps_lo
+            return self.mean - ka + ka * self.eps_lo
         if self._A is None:
             self._suffix()
         i = math.floor(k) + 1                      # values v > k are v >= floor(k) + 1
@@ -241,14 +253,6 @@ class _Law:
             gap = max(self.b - k, 0)
             inside = inside + (to_arb(gap) + 1 / th) * self.eps_up
         return inside
-
-
-def _start(n: int, N: int, mu: arb, span: int) -> int:
-    """The window [start, start + N) for the sum of n copies: centred on the mean, or
-    from 0 when the whole support n * span fits (no aliasing)."""
-    if n * span < N:
-        return 0
-    return max(0, int(math.floor(Interval.of(n * mu).lower)) - N // 2)
 
 
 def _two_dfts(pts1, pts2, N: int):
@@ -289,112 +293,155 @@ def _two_inverse(Y1, Y2, N: int):
     return acb.dft(Z, inverse=True)
 
 
-def tv_one(sigma: Fraction, M: int, prec: int) -> OneEpoch:
-    """Rigorous bracket of TV_1(sigma, M); see the module docstring for every step."""
+@dataclass
+class _Setup:
+    """The lattice variables shared by the one-epoch and the E-epoch engines."""
+    sigma: Fraction
+    M: int
+    h: Fraction
+    ha: arb
+    J1: int                      # body threshold T1 = J1 h
+    bounds: list                 # cell boundaries (lattice units) 0 .. J1
+    q: list                      # P(Y in cell i)
+    m: list                      # E[Y 1{Y in cell i}]
+    p: arb                       # P(Y >= T1)
+    tau: arb                     # E[Y 1{Y >= T1}]
+    labels: list                 # (position, probability): the label L of Y, clamped at J1
+    body: list                   # (position, probability): the spread of Y given Y < T1
+    mu_l: arb
+    mu_b: arb
+    scale: float                 # the size of TV_1 (Gaussian limit), for budgets
+
+
+def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
+    """Cells, labels and spread body for (sigma, M) at the current precision.  The body
+    threshold T1 = exp(x1/sigma - u/2) is the first x1 (steps of 1/8) with M P(Y > T1) <= 1/100,
+    the K >= 2 term (M - 1) p tau below BUDGET * scale, and union_loss(M p + tau, scale) (the
+    E-epoch engine's relative charge for epochs with an item above T1) below 1e-3."""
     if M < 2:
         raise InputError(f"steps must be >= 2 for the exact TV, got {M}")
     sf = float(sigma)
     u = 1 / sf**2
+    s2 = float(Interval.of(D.lognormal_variance(to_arb(sigma))).lower)
+    sd = math.sqrt(s2)
+    # lattice step: the dyadic with a 4-bit mantissa just below sd/r (sd/h in [r, 1.07 r]);
+    # each end is off by about h^2 / (12 s2) (<= 0.4% at r = 5), the window grows like
+    # sd/h; smaller M (cheap, farther from the Gaussian regime) gets finer steps
+    r = 5 if M >= 10**5 else 8 if M >= 100 else 12
+    e = math.floor(math.log2(sd / r)) - 3
+    h = Fraction(math.floor(sd / r / 2.0**e)) * Fraction(2) ** e
+    hf = float(h)
+    ha = to_arb(h)
+    scale = min(0.5, math.sqrt(s2 / (2 * math.pi * M)))
+    x1 = 1.0
+    while (M * _phic_f(x1) > 0.01 or
+           (M - 1) * _phic_f(x1) * _phic_f(x1 - 1 / sf) > BUDGET * scale or
+           (union_loss is not None and
+            union_loss(M * _phic_f(x1) + _phic_f(x1 - 1 / sf), scale) > 1e-3)):
+        x1 += 0.125
+    J1 = max(4, math.ceil(math.exp(x1 / sf - u / 2) / hf))
+    if J1 > MAX_N:
+        raise InputError(f"sigma = {sigma} needs a body of {J1} lattice cells "
+                         f"(more than {MAX_N}); not supported")
+    bounds = _boundaries(sf, hf, J1, s2)
+    G, H = _cell_moments(sigma, h, bounds)
+    p, tau = G[-1], H[-1]
+    L = len(bounds) - 1
+    q = [G[i] - G[i + 1] for i in range(L)]
+    m = [H[i] - H[i + 1] for i in range(L)]
+    labels = [(bounds[i], q[i]) for i in range(L)] + [(J1, p)]
+    w: dict[int, arb] = {}
+    for i in range(L):
+        a, b = bounds[i], bounds[i + 1]
+        d = (b - a) * ha
+        w[a] = w.get(a, arb(0)) + (q[i] * (b * ha) - m[i]) / d
+        w[b] = w.get(b, arb(0)) + (m[i] - q[i] * (a * ha)) / d
+    body = [(k, v / (1 - p)) for k, v in sorted(w.items())]
+    mu_l = sum((k * v for k, v in labels), arb(0))
+    mu_b = sum((k * v for k, v in body), arb(0))
+    return _Setup(sigma, M, h, ha, J1, bounds, q, m, p, tau, labels, body, mu_l, mu_b, scale)
+
+
+def _check_N(N: int, S: _Setup):
+    if N > MAX_N:
+        raise InputError(f"M = {S.M} at sigma = {S.sigma} needs a DFT of length {N} "
+                         f"(more than {MAX_N})")
+
+
+def _lower_one(S: _Setup, R: _Law) -> arb:
+    """TV_1 >= E[(Y_1 - 1) 1{L_1 + R >= K}] = sum_j a_j P(R >= K - l_j), R the sum of the
+    other M - 1 labels; the best K near the natural threshold M E[L]."""
+    L = len(S.bounds) - 1
+    a_coef = [(S.bounds[i], S.m[i] - S.q[i]) for i in range(L)] + [(S.J1, S.tau - S.p)]
+    K0 = int(round(float(Interval.of(S.M * S.mu_l).lower)))
+    best = None
+    for K in range(K0 - 3, K0 + 4):
+        val = sum((aj * R.tail_ge(K - lj) for lj, aj in a_coef), arb(0))
+        lo = arb(val.lower())
+        if best is None or lo > best:
+            best = lo
+    return best
+
+
+def _upper_one(S: _Setup, B1: _Law):
+    """(upper bound of TV_1, Pi_M(0), tail cells used): the K = 0 / 1 / >= 2 split of the
+    module docstring, from the law B1 of M - 1 spread body items."""
+    M, h, ha, p, tau = S.M, S.h, S.ha, S.p, S.tau
+    Mh = Fraction(M) / h
+    hM = ha / M
+
+    def Pi(c: int) -> arb:               # Pi_{M-1}(c h) = (h/M) pi_{M-1}(M/h - c)
+        return hM * B1.stop_loss(Mh - c)
+
+    one_p = 1 - p
+    P1 = M * p * one_p ** (M - 1)
+    K2 = (M * p - P1) * tau / (M * p) if p > 0 else arb(0)   # (E K - P(K=1)) E[Y|Y>T1]/M
+    # Pi_M(0) = E f(B1 + b) = sum_j b_j Pi_{M-1}(j h) (one more independent body item)
+    PiM = sum((v * Pi(j) for j, v in S.body), arb(0))
+    U = (1 - P1) * PiM + K2
+    # K = 1: E[Pi_{M-1}(Y); Y >= T1] by chords on cells [t_i, t_{i+1}), ratio 1 + 1/64,
+    # then the linear piece y >= c_lin (k = M/h - c below the window's start, or k < 0)
+    c_lin = max(S.J1, math.ceil(Mh - B1.start) + 1)
+    tb = [S.J1]
+    while tb[-1] < c_lin:
+        tb.append(min(c_lin, max(tb[-1] + 1, math.ceil(tb[-1] * (1 + 1 / 64)))))
+    Gt, Ht = _cell_moments(S.sigma, h, [0] + tb)
+    Gt, Ht = Gt[1:], Ht[1:]
+    Gsum = arb(0)
+    prev = Pi(tb[0])
+    for i in range(len(tb) - 1):
+        a, b = tb[i], tb[i + 1]
+        qc, mc = Gt[i] - Gt[i + 1], Ht[i] - Ht[i + 1]
+        nxt = Pi(b)
+        d = (b - a) * ha
+        Gsum = Gsum + (prev * (qc * (b * ha) - mc) + nxt * (mc - qc * (a * ha))) / d
+        prev = nxt
+    q_inf, m_inf = Gt[-1], Ht[-1]
+    k_lin = Mh - c_lin
+    lin = ((ha * B1.mean - M) * q_inf + m_inf) / M
+    if k_lin > 0:
+        lin = lin + hM * to_arb(k_lin) * B1.eps_lo * q_inf
+    U = U + M * one_p ** (M - 1) * (Gsum + lin)
+    return U, PiM, len(tb)
+
+
+def tv_one(sigma: Fraction, M: int, prec: int) -> OneEpoch:
+    """Rigorous bracket of TV_1(sigma, M); see the module docstring for every step."""
     with ctx.workprec(prec):
-        s = to_arb(sigma)
-        s2a = D.lognormal_variance(s)
-        s2 = float(Interval.of(s2a).lower)
-        sd = math.sqrt(s2)
-        # lattice step: the dyadic with a 4-bit mantissa just below sd/r (sd/h in [r, 1.07 r]);
-        # each end is off by about h^2 / (12 s2) (<= 0.4% at r = 5), the window grows like
-        # sd/h; smaller M (cheap, farther from the Gaussian regime) gets finer steps
-        r = 5 if M >= 10**5 else 8 if M >= 100 else 12
-        e = math.floor(math.log2(sd / r)) - 3
-        h = Fraction(math.floor(sd / r / 2.0**e)) * Fraction(2) ** e
-        hf = float(h)
-        ha = to_arb(h)
-        scale = min(0.5, math.sqrt(s2 / (2 * math.pi * M)))   # the size of TV (Gaussian limit)
-        # body threshold T1 = exp(x1/sigma - u/2): M P(Y > T1) <= 1/100 and the K >= 2 term
-        # (M - 1) p tau below BUDGET * scale
-        x1 = 1.0
-        while (M * _phic_f(x1) > 0.01 or
-               (M - 1) * _phic_f(x1) * _phic_f(x1 - 1 / sf) > BUDGET * scale):
-            x1 += 0.125
-        J1 = max(4, math.ceil(math.exp(x1 / sf - u / 2) / hf))
-        if J1 > MAX_N:
-            raise InputError(f"sigma = {sigma} needs a body of {J1} lattice cells "
-                             f"(more than {MAX_N}); not supported")
-        bounds = _boundaries(sf, hf, J1, s2)
-        G, H = _cell_moments(sigma, h, bounds)
-        p, tau = G[-1], H[-1]                      # P(Y >= T1), E[Y 1{Y >= T1}]
-        L = len(bounds) - 1
-        q = [G[i] - G[i + 1] for i in range(L)]
-        m = [H[i] - H[i + 1] for i in range(L)]
-        # ---- lattice variables: labels (lower end) and the spread body (upper end)
-        labels = [(bounds[i], q[i]) for i in range(L)] + [(J1, p)]
-        w: dict[int, arb] = {}
-        for i in range(L):
-            a, b = bounds[i], bounds[i + 1]
-            d = (b - a) * ha
-            w[a] = w.get(a, arb(0)) + (q[i] * (b * ha) - m[i]) / d
-            w[b] = w.get(b, arb(0)) + (m[i] - q[i] * (a * ha)) / d
-        one_p = 1 - p
-        body = [(k, v / one_p) for k, v in sorted(w.items())]
-        mu_l = sum((k * v for k, v in labels), arb(0))
-        mu_b = sum((k * v for k, v in body), arb(0))
-        eps_target = 1e-3 * scale
-        N = max(_window(labels, M - 1, eps_target, J1), _window(body, M, eps_target, J1))
-        if N > MAX_N:
-            raise InputError(f"M = {M} at sigma = {sigma} needs a DFT of length {N} "
-                             f"(more than {MAX_N})")
-        # ---- the laws of the M - 1 labels (R) and the M - 1 spread body items (B1):
-        # one forward and one inverse complex DFT for both (real sequences packed as x + iy)
-        XL, XB = _two_dfts(labels, body, N)
+        S = _setup(sigma, M)
+        eps_target = 1e-3 * S.scale
+        N = max(_window(S.labels, M - 1, eps_target, S.J1),
+                _window(S.body, M, eps_target, S.J1))
+        _check_N(N, S)
+        # the laws of the M - 1 labels (R) and the M - 1 spread body items (B1): one
+        # forward and one inverse complex DFT for both (real sequences packed as x + iy)
+        XL, XB = _two_dfts(S.labels, S.body, N)
         y = _two_inverse(_powers(XL, M - 1, prec), _powers(XB, M - 1, prec), N)
         del XL, XB
-        R = _Law(y, "real", M - 1, N, labels, mu_l, J1)
-        B1 = _Law(y, "imag", M - 1, N, body, mu_b, J1)
+        R = _Law(y, "real", M - 1, N, S.labels, S.mu_l, S.J1)
+        B1 = _Law(y, "imag", M - 1, N, S.body, S.mu_b, S.J1)
         del y
-        # ---- lower end
-        a_coef = [(bounds[i], m[i] - q[i]) for i in range(L)] + [(J1, tau - p)]
-        K0 = int(round(float(Interval.of(M * mu_l).lower)))
-        lower = None
-        for K in range(K0 - 3, K0 + 4):
-            val = sum((aj * R.tail_ge(K - lj) for lj, aj in a_coef), arb(0))
-            lo = arb(val.lower())
-            if lower is None or lo > lower:
-                lower = lo
+        lower = _lower_one(S, R)
         del R
-        # ---- upper end
-        Mh = Fraction(M) / h
-        hM = ha / M
-
-        def Pi(law, c: int) -> arb:               # Pi_n(c h) = (h/M) pi_n(M/h - c)
-            return hM * law.stop_loss(Mh - c)
-
-        P1 = M * p * one_p ** (M - 1)
-        K2 = (M * p - P1) * tau / (M * p) if p > 0 else arb(0)   # (E K - P(K=1)) E[Y|Y>T1]/M
-        # Pi_M(0) = E f(B1 + b) = sum_j b_j Pi_{M-1}(j h) (one more independent body item)
-        PiM = sum((v * Pi(B1, j) for j, v in body), arb(0))
-        U = (1 - P1) * PiM + K2
-        # K = 1: E[Pi_{M-1}(Y); Y >= T1] by chords on cells [t_i, t_{i+1}), ratio 1 + 1/64,
-        # then the linear piece y >= c_lin (k = M/h - c < start of the window, or k < 0)
-        c_lin = max(J1, math.ceil(Mh - B1.start) + 1)
-        tb = [J1]
-        while tb[-1] < c_lin:
-            tb.append(min(c_lin, max(tb[-1] + 1, math.ceil(tb[-1] * (1 + 1 / 64)))))
-        Gt, Ht = _cell_moments(sigma, h, [0] + tb)
-        Gt, Ht = Gt[1:], Ht[1:]
-        Gsum = arb(0)
-        prev = Pi(B1, tb[0])
-        for i in range(len(tb) - 1):
-            a, b = tb[i], tb[i + 1]
-            qc, mc = Gt[i] - Gt[i + 1], Ht[i] - Ht[i + 1]
-            nxt = Pi(B1, b)
-            d = (b - a) * ha
-            Gsum = Gsum + (prev * (qc * (b * ha) - mc) + nxt * (mc - qc * (a * ha))) / d
-            prev = nxt
-        q_inf, m_inf = Gt[-1], Ht[-1]
-        k_lin = Mh - c_lin
-        lin = ((ha * (M - 1) * mu_b - M) * q_inf + m_inf) / M
-        if k_lin > 0:
-            lin = lin + hM * to_arb(k_lin) * B1.eps_lo * q_inf
-        Gsum = Gsum + lin
-        U = U + M * one_p ** (M - 1) * Gsum
-        upper = arb(U.upper())
-        return OneEpoch(lower, upper, h, L + len(tb), N, J1)
+        U, _, ntail = _upper_one(S, B1)
+        return OneEpoch(lower, arb(U.upper()), S.h, len(S.bounds) + ntail, N, S.J1)

@@ -357,27 +357,14 @@ def cmd_calibrate(args) -> int:
     from .report import frac_str
 
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
-    if not (args.what == "sigma" and inp.bound == "exact"):
-        names = Dp.check_bounds(inp.bound)
+    with_exact = args.what == "sigma" and inp.bound == "exact"
+    # --bound exact: the three bounds' answers too, and the noise saved against each
+    names = Dp.BOUNDS if with_exact else Dp.check_bounds(inp.bound)
     out = {"what": args.what, "target": {"kind": inp.target.kind,
                                          "value": frac_str(inp.target.value)},
            "epochs": inp.epochs, "bounds": {}}
     lines = []
     found, inconclusive = [], False
-    if args.what == "sigma" and inp.bound == "exact":
-        r = Dp.calibrate_sigma_exact(inp.steps, inp.epochs, inp.target, inp.resolution)
-        out.update({"steps": inp.steps, "resolution": frac_str(inp.resolution),
-                    "bounds": {"exact": {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma
-                                         else None, "message": r.message, "branch": r.branch}}})
-        if r.sigma:
-            out["sigma"] = frac_str(r.sigma)
-        st = {"certified": EXIT_OK, "inconclusive": EXIT_INCONCLUSIVE}.get(r.status, EXIT_NEGATIVE)
-        if args.json:
-            _print_json(out)
-            return st
-        print(f"calibrate sigma against the exact TV bracket: {r.status}"
-              + (f", sigma = {frac_str(r.sigma)} ({r.branch})" if r.sigma else f" ({r.message})"))
-        return st
     if args.what == "sigma":
         out["steps"] = inp.steps
         out["resolution"] = frac_str(inp.resolution)
@@ -402,6 +389,26 @@ def cmd_calibrate(args) -> int:
             lines.append(f"  {b:<22} {r.status:<13} "
                          + (f"sigma = {frac_str(r.sigma)}{rng}" if r.sigma else "")
                          + (f"  ({r.message})" if r.message else ""))
+        if with_exact:
+            r = Dp.calibrate_sigma_exact(inp.steps, inp.epochs, inp.target, inp.resolution)
+            e = {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma else None,
+                 "message": r.message, "branch": r.branch}
+            lines.append(f"  {'exact TV (bracket)':<22} {r.status:<13} "
+                         + (f"sigma = {frac_str(r.sigma)}" if r.sigma else "")
+                         + (f"  ({r.message})" if r.message else ""))
+            found, inconclusive = [], r.status == "inconclusive"
+            if r.sigma:
+                found.append(r.sigma)
+                saved = {}
+                for b in names:
+                    sb = out["bounds"][b]["sigma"]
+                    if out["bounds"][b]["status"] == "certified":
+                        pct = (1 - r.sigma / Fraction(sb)) * 100
+                        saved[b] = f"{float(pct):.1f}%"
+                        lines.append(f"  noise saved against {b}: {saved[b]} "
+                                     f"(sigma {frac_str(r.sigma)} instead of {sb})")
+                e["noise_saved"] = saved
+            out["bounds"]["exact"] = e
         if found:
             out["sigma"] = frac_str(min(found))
     else:

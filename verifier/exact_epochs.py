@@ -10,8 +10,9 @@ Upper end.  Split on the events I_e = {epoch e has an item above T1} (K_e >= 1):
             ball-arithmetic DFT), weighted by P(K = 0)^E.  log Z is spread onto a grid of step
             eta (a mean-preserving spread of log Z + d, d >= 0, in a variable in which
             (e^{sum} - 1)_+ is convex and nondecreasing), then the E-fold sum on the grid by
-            DFT; values of Z outside a kept band cost at most E E[Z 1{outside}] (f(prod z) <=
-            prod z, union bound, E Z <= 1);
+            DFT, its values above x_c charged by e^{-x_c} E[e^{2X}]; values of Z outside a
+            kept band cost at most E E[Z 1{outside}] max(1, E Z)^{E-1} (f(prod z) <= prod z,
+            union bound);
   some I_e: a union bound with (xy - 1)_+ <= x (y - 1)_+ + (x - 1)_+:
             E[f(prod W); I_e] <= E[W; K >= 1] TV_{E-1}(W) + E[(W - 1)_+; K >= 1], where
             TV_{E-1}(W) <= 1 - (1 - TV_1(W))^{E-1} (composition; W is a likelihood ratio) and
@@ -103,6 +104,10 @@ def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -
         th = to_arb(Fraction(B0.theta_up).limit_denominator(10**12))
         beyond = beyond + ha / Ma * (b_edge + 1 / th) * B0.eps_up
     zs = [(start2 + i) * ha / Ma for i in range(len(pu))]
+    # E[f(prod Z); Z_e outside] <= E[Z 1{outside}] (E Z)^{E-1}; E Z = E[Y | Y < T1] <= 1
+    # unless T1 < 1 (very small sigma): then the factor is kept
+    ez = ha * B0.mean / Ma
+    ez_pow = arb(1) if ez <= 1 else ez ** (E - 1)
     # keep 8 standard deviations to the left (a light tail: Z >= 0, the body sum is nearly
     # Gaussian there) and widen to the right (the lognormal tail) until the charge is small
     lo_i = max(0, centre - max(1, int(8 * sd_v)) - start2)
@@ -111,7 +116,7 @@ def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -
     while True:
         hi_i = min(len(pu), centre + max(1, int(k_sd * sd_v)) - start2 + 1)
         outside = left + sum((pu[i] * zs[i] for i in range(hi_i, len(pu))), arb(0))
-        charge = E * (outside + beyond)
+        charge = E * (outside + beyond) * ez_pow
         if charge < budget or hi_i == len(pu):
             break
         k_sd *= 2

@@ -54,8 +54,8 @@ def exact_tv(sigma: Fraction, M: int, epochs: int = 1, prec: int | None = None) 
         lo, hi = lo1, hi1
     else:
         lo, hi, lo1, hi1, h, cells, N = tv_epochs(sigma, M, epochs, prec)
-    one = Interval(Interval.of(lo1).lower, Interval.of(hi1).upper)
-    tv = Interval(Interval.of(lo).lower, Interval.of(hi).upper)
+    one = Interval(Interval.of(lo1).lower, min(Interval.of(hi1).upper, Fraction(1)))
+    tv = Interval(Interval.of(lo).lower, min(Interval.of(hi).upper, Fraction(1)))  # TV <= 1
     with ctx.workprec(prec):
         acc = Interval.of(arb(1) / 2 + (to_arb(tv.lower).union(to_arb(tv.upper))) / 2)
     return ExactResult(sigma, M, epochs, tv, acc, one, h, cells, N, time.perf_counter() - t)

@@ -120,19 +120,23 @@ def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -
         if charge < budget or hi_i == len(pu):
             break
         k_sd *= 2
+    # spread: t = log(z) / eta as a ball, tu its (exact) upper end, k = floor(tu),
+    # th = tu - k in [0, 1): masses (1 - th) at k and th at k + 1 have mean tu >= t
     sub = {}
     kmin_seen = None
+    c0 = (ha / Ma).log()
+    inv_eta = 1 / eta_a
+    one = arb(1)
     for i in range(lo_i, hi_i):
         v = start2 + i
         if v == 0:
             continue
-        wu = (v * ha / Ma).log().upper().fmpq()
-        wu = Fraction(int(wu.p), int(wu.q))
-        k = math.floor(wu / eta)
-        theta = (wu - k * eta) / eta               # exact, >= the true fraction
+        tu = ((arb(v).log() + c0) * inv_eta).upper()
+        k = int(tu.floor().unique_fmpz())
+        th = tu - k
         kmin_seen = k if kmin_seen is None else min(kmin_seen, k)
-        sub[k] = sub.get(k, arb(0)) + pu[i] * to_arb(1 - theta)
-        sub[k + 1] = sub.get(k + 1, arb(0)) + pu[i] * to_arb(theta)
+        sub[k] = sub.get(k, arb(0)) + pu[i] * (one - th)
+        sub[k + 1] = sub.get(k + 1, arb(0)) + pu[i] * th
     if start2 == 0 and lo_i == 0:      # Z = 0: moved up to the lowest grid point
         sub[kmin_seen] = sub[kmin_seen] + pu[0]
     # the E-fold sum X on the grid: values above x_c are charged by

@@ -324,14 +324,6 @@ def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
     u = 1 / sf**2
     s2 = float(Interval.of(D.lognormal_variance(to_arb(sigma))).lower)
     sd = math.sqrt(s2)
-    # lattice step: the dyadic with a 4-bit mantissa just below sd/r (sd/h in [r, 1.07 r]);
-    # each end is off by about h^2 / (12 s2) (<= 0.4% at r = 5), the window grows like
-    # sd/h; smaller M (cheap, farther from the Gaussian regime) gets finer steps
-    r = 5 if M >= 10**5 else 8 if M >= 100 else 12
-    e = math.floor(math.log2(sd / r)) - 3
-    h = Fraction(math.floor(sd / r / 2.0**e)) * Fraction(2) ** e
-    hf = float(h)
-    ha = to_arb(h)
     scale = min(0.5, math.sqrt(s2 / (2 * math.pi * M)))
     x1 = 1.0
     while (M * _phic_f(x1) > 0.01 or
@@ -339,7 +331,19 @@ def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
            (union_loss is not None and
             union_loss(M * _phic_f(x1) + _phic_f(x1 - 1 / sf), scale) > 1e-3)):
         x1 += 0.125
-    J1 = max(4, math.ceil(math.exp(x1 / sf - u / 2) / hf))
+    T1 = math.exp(x1 / sf - u / 2)
+    # lattice step: the dyadic with a 4-bit mantissa just below sd/r (sd/h in [r, 1.07 r]);
+    # each end is off by about h^2 / (12 s2) (<= 0.4% at r = 5), the window grows like
+    # sd/h; smaller M (cheap, farther from the Gaussian regime) gets finer steps.  Far from
+    # the Gaussian regime (small sigma: sd >> T1, or sd >> M) the step must also resolve the
+    # body and the kink at S = M: at most T1/32 and M/64
+    r = 5 if M >= 10**5 else 8 if M >= 100 else 12
+    target = min(sd / r, T1 / 32, M / 64)
+    e = math.floor(math.log2(target)) - 3
+    h = Fraction(math.floor(target / 2.0**e)) * Fraction(2) ** e
+    hf = float(h)
+    ha = to_arb(h)
+    J1 = max(4, math.ceil(T1 / hf))
     if J1 > MAX_N:
         raise InputError(f"sigma = {sigma} needs a body of {J1} lattice cells "
                          f"(more than {MAX_N}); not supported")

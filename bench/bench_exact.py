@@ -31,6 +31,94 @@ def timed(fn):
     return v, time.perf_counter() - t
 
 
+def float_tv_one(sigma: F, M: int):
+    """The same one-epoch computation in binary floats (numpy FFT, no error control), for the
+    cost ratio certified / float: same plan (h, T1, cells, window), same K = 0/1/>=2 split,
+    same test.  Not rigorous; its numbers are only compared with ours."""
+    import math
+
+    import numpy as np
+
+    from verifier.exact_one import _plan, _window
+
+    h, J1, bounds, scale = _plan(sigma, M)
+    hf, sf = float(h), float(sigma)
+    u = 1 / sf**2
+    Q = np.vectorize(lambda x: math.erfc(x / math.sqrt(2)) / 2)
+    c = np.array(bounds[1:], dtype=float) * hf
+    x = sf * (np.log(c) + u / 2)
+    G = np.concatenate([[1.0], Q(x)])
+    H = np.concatenate([[1.0], Q(x - 1 / sf)])
+    p, tau = G[-1], H[-1]
+    q, m = G[:-1] - G[1:], H[:-1] - H[1:]
+    b = np.array(bounds)
+    lab = list(zip(bounds[:-1], q)) + [(J1, p)]
+    w = np.zeros(J1 + 1)
+    d = (b[1:] - b[:-1]) * hf
+    np.add.at(w, b[:-1], (q * b[1:] * hf - m) / d)
+    np.add.at(w, b[1:], (m - q * b[:-1] * hf) / d)
+    w /= 1 - p
+    body = [(k, v) for k, v in enumerate(w) if v != 0]
+    N = max(_window(lab, M - 1, 1e-3 * scale, J1), _window(body, M, 1e-3 * scale, J1))
+    xl = np.zeros(N)
+    np.add.at(xl, np.array([k for k, _ in lab]) % N, np.array([v for _, v in lab]))
+    xb = np.zeros(N)
+    np.add.at(xb, np.arange(J1 + 1) % N, w)
+    R = np.fft.irfft(np.fft.rfft(xl) ** (M - 1), N)
+    B = np.fft.irfft(np.fft.rfft(xb) ** (M - 1), N)
+    mu_l = sum(k * v for k, v in lab)
+    mu_b = float(np.dot(np.arange(J1 + 1), w))
+    s_l = 0 if (M - 1) * J1 < N else max(0, int((M - 1) * mu_l) - N // 2)
+    s_b = 0 if (M - 1) * J1 < N else max(0, int((M - 1) * mu_b) - N // 2)
+    R, B = np.roll(R, -(s_l % N)), np.roll(B, -(s_b % N))
+    tail_R = np.cumsum(R[::-1])[::-1]
+    v = s_b + np.arange(N)
+
+    A_s = np.cumsum(B[::-1])[::-1]                # suffix sums, as in the certified code
+    V_s = np.cumsum((v * B)[::-1])[::-1]
+
+    def Pi(y):                       # E[((B h + y)/M - 1)_+] = (h/M) E[(B - k)_+]
+        k = (M - y) / hf
+        if k < s_b:
+            return hf / M * ((M - 1) * mu_b - k)
+        i = math.floor(k) + 1 - s_b
+        return 0.0 if i >= N else hf / M * (V_s[i] - k * A_s[i])
+
+    K0 = int(round(M * mu_l))
+    a = [(k, mv - qv) for k, mv, qv in zip(bounds[:-1], m, q)] + [(J1, tau - p)]
+    best = -1.0
+    for K in range(K0 - 3, K0 + 4):
+        val = sum(aj * (tail_R[min(max(K - lj - s_l, 0), N - 1)] if K - lj - s_l < N else 0)
+                  for lj, aj in a)
+        best = max(best, val)
+    P1 = M * p * (1 - p) ** (M - 1)
+    PiM = sum(wv * Pi(k * hf) for k, wv in body)
+    U = (1 - P1) * PiM + (M * p - P1) * tau / (M * p)
+    # K = 1 by the same chord rule is the bulk of the work: evaluate Pi at the tail cells
+    tb = [J1]
+    while tb[-1] < M / hf - s_b + 1:
+        tb.append(max(tb[-1] + 1, math.ceil(tb[-1] * (1 + 1 / 64))))
+    xt = sf * (np.log(np.array(tb, dtype=float) * hf) + u / 2)
+    Gt, Ht = Q(xt), Q(xt - 1 / sf)
+    Gs = 0.0
+    for i in range(len(tb) - 1):
+        qc, mc = Gt[i] - Gt[i + 1], Ht[i] - Ht[i + 1]
+        dd = (tb[i + 1] - tb[i]) * hf
+        Gs += (Pi(tb[i] * hf) * (qc * tb[i + 1] * hf - mc) + Pi(tb[i + 1] * hf) * (mc - qc * tb[i] * hf)) / dd
+    U += M * (1 - p) ** (M - 1) * Gs
+    return best, U
+
+
+def float_ratios():
+    print("== certified vs the same computation in floats (numpy), one epoch")
+    print(f"{'sigma':>6} {'M':>9} {'certified s':>12} {'float s':>9} {'ratio':>7} {'float inside?':>14}")
+    for s, M in (("1", 10**3), ("1", 10**6), ("0.5", 10**6), ("4", 10**6)):
+        r, t = timed(lambda: exact_tv(F(s), M))
+        (lo, hi), tf = timed(lambda: float_tv_one(F(s), M))
+        inside = float(r.tv.lower) * 0.999 <= lo and hi <= float(r.tv.upper) * 1.001
+        print(f"{s:>6} {M:>9} {t:>12.3f} {tf:>9.3f} {t / tf:>7.1f} {str(inside):>14}", flush=True)
+
+
 def our_grid(big: bool):
     print("== exact TV bracket: width and time (one run)")
     print(f"{'sigma':>6} {'M':>11} {'E':>4} {'lower':>14} {'upper':>14} {'width':>8} {'time s':>8}")
@@ -99,6 +187,7 @@ def main():
     a = ap.parse_args()
     if not a.no_grid:
         our_grid(a.big)
+        float_ratios()
     references([10**3, 10**4] + ([1_140_369] if a.ref_big else []))
 
 

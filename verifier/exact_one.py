@@ -47,7 +47,6 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx
 
-from . import _derived as D
 from .arith import InputError, Interval, to_arb
 
 MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
@@ -313,16 +312,17 @@ class _Setup:
     scale: float                 # the size of TV_1 (Gaussian limit), for budgets
 
 
-def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
-    """Cells, labels and spread body for (sigma, M) at the current precision.  The body
-    threshold T1 = exp(x1/sigma - u/2) is the first x1 (steps of 1/8) with M P(Y > T1) <= 1/100,
-    the K >= 2 term (M - 1) p tau below BUDGET * scale, and union_loss(M p + tau, scale) (the
-    E-epoch engine's relative charge for epochs with an item above T1) below 1e-3."""
+def _plan(sigma: Fraction, M: int, union_loss=None):
+    """The free parameters, chosen in floats (any choice keeps the bracket valid): (h, J1,
+    cell boundaries, scale of TV_1).  The body threshold T1 = exp(x1/sigma - u/2) is the
+    first x1 (steps of 1/8) with M P(Y > T1) <= 1/100, the K >= 2 term (M - 1) p tau below
+    BUDGET * scale, and union_loss(M p + tau, scale) (the E-epoch engine's relative charge
+    for epochs with an item above T1) below 1e-3."""
     if M < 2:
         raise InputError(f"steps must be >= 2 for the exact TV, got {M}")
     sf = float(sigma)
     u = 1 / sf**2
-    s2 = float(Interval.of(D.lognormal_variance(to_arb(sigma))).lower)
+    s2 = math.expm1(u)
     sd = math.sqrt(s2)
     scale = min(0.5, math.sqrt(s2 / (2 * math.pi * M)))
     x1 = 1.0
@@ -341,13 +341,18 @@ def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
     target = min(sd / r, T1 / 32, M / 64)
     e = math.floor(math.log2(target)) - 3
     h = Fraction(math.floor(target / 2.0**e)) * Fraction(2) ** e
-    hf = float(h)
-    ha = to_arb(h)
-    J1 = max(4, math.ceil(T1 / hf))
+    J1 = max(4, math.ceil(T1 / float(h)))
     if J1 > MAX_N:
         raise InputError(f"sigma = {sigma} needs a body of {J1} lattice cells "
                          f"(more than {MAX_N}); not supported")
-    bounds = _boundaries(sf, hf, J1, s2)
+    return h, J1, _boundaries(sf, float(h), J1, s2), scale
+
+
+def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
+    """Cells, labels and spread body for (sigma, M) at the current precision (_plan chooses
+    the parameters)."""
+    h, J1, bounds, scale = _plan(sigma, M, union_loss)
+    ha = to_arb(h)
     G, H = _cell_moments(sigma, h, bounds)
     p, tau = G[-1], H[-1]
     L = len(bounds) - 1

@@ -113,3 +113,20 @@ def test_skipped_powers_enclose_the_true_power():
         for z, g in zip(X, got):
             assert g.overlaps(z ** n)
         assert got[1].mid() == 0 and got[1].rad() <= 2.0 ** -70    # skipped, as a zero ball
+
+
+@pytest.mark.parametrize("sigma,M,E", [(F(2), 3, 100), (F(1), 2, 2), (F(1, 2), 30, 3)])
+def test_epochs_at_small_m(sigma, M, E):
+    """Small M with several epochs (a Chernoff bound chosen without the tilted item once
+    overflowed here): a tight bracket between TV_1 and the composition bound."""
+    one, r = exact_tv(sigma, M), exact_tv(sigma, M, E)
+    assert r.relative_width < 0.01
+    assert one.tv.lower <= r.tv.upper and r.tv.lower <= 1 - (1 - one.tv.upper) ** E
+
+
+def test_chernoff_bound_is_a_probability():
+    from verifier.exact_one import _chernoff_arb
+    pts = [(0, arb("0.5")), (1000, arb("0.5"))]
+    assert _chernoff_arb(pts, arb(500), 2, 5.0, 1, arb(1)) == 1      # overflowing: capped at 1
+    b = _chernoff_arb(pts, arb(500), 2, 0.001, 1, arb(900))
+    assert 0 < b < 1

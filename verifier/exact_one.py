@@ -108,27 +108,37 @@ def _cell_moments(sigma: Fraction, h: Fraction, bounds: list[int]):
     return G, H
 
 
-def _chernoff_choose(pts, n: int, t_lo: float, t_up: float):
+def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
     """Float choice of theta for the two tails of the sum of n i.i.d. copies of the lattice
-    variable with (position, probability) pairs ``pts``: returns (theta_lo, theta_up, log
-    bound lo, log bound up).  Any theta > 0 is valid; the bound is recomputed in Arb."""
+    variable with (position, probability) pairs ``pts`` [plus one copy of ``extra``]:
+    returns (theta_lo, theta_up, log bound lo, log bound up).  Any theta > 0 is valid; the
+    bound is recomputed in Arb."""
     import numpy as np
 
-    pos = np.array([float(p) for p, _ in pts])
-    pr = np.clip(np.array([float(v) for _, v in pts]), 0, None)
-    mu = float(np.dot(pos, pr) / pr.sum())
+    def arrays(pp):
+        pos = np.array([float(p) for p, _ in pp])
+        pr = np.clip(np.array([float(v) for _, v in pp]), 0, None)
+        return pos, pr, float(np.dot(pos, pr) / pr.sum())
+
+    pos, pr, mu = arrays(pts)
+    ex = arrays(extra) if extra else None
     var = max(float(np.dot((pos - mu) ** 2, pr) / pr.sum()), 1e-30)
     sd = math.sqrt(var * n)
+
+    def lmgf(pos, pr, mu, th):
+        z = th * (pos - mu)
+        zm = z.max()
+        with np.errstate(divide="ignore"):
+            return zm + math.log(float(np.dot(pr, np.exp(z - zm))))
+
     res = []
     for sign, t in ((-1.0, t_lo), (1.0, t_up)):
         best = (math.inf, 0.0)
         for k in np.linspace(-14, 6, 81):
             th = 2.0 ** k / sd
-            z = sign * th * (pos - mu)
-            zm = z.max()
-            with np.errstate(divide="ignore"):
-                lmgf = zm + math.log(float(np.dot(pr, np.exp(z - zm))))
-            val = n * lmgf - th * t
+            val = n * lmgf(pos, pr, mu, sign * th) - th * t
+            if ex is not None:
+                val += lmgf(ex[0], ex[1], ex[2], sign * th)
             if val < best[0]:
                 best = (val, th)
         res.append(best)
@@ -148,7 +158,7 @@ def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) 
         pe, me = extra
         lg = lg + sum(((sign * th * (p - me)).exp() * v for p, v in pe), arb(0)).log()
     b = (lg - th * t).exp()
-    return b if b.is_finite() else arb(1)
+    return b if (b.is_finite() and b < 1) else arb(1)     # a probability: never above 1
 
 
 def _window(pts, n: int, eps_target: float, span: int):
@@ -198,7 +208,7 @@ class _Law:
             ex = (extra[0], extra[1]) if extra else None
             t_lo = float(Interval.of(self.mean).lower) - self.start
             t_up = self.b - float(Interval.of(self.mean).upper)
-            th_lo, th_up, _, _ = _chernoff_choose(pts, n, t_lo, t_up)
+            th_lo, th_up, _, _ = _chernoff_choose(pts, n, t_lo, t_up, extra and extra[0])
             self.theta_up = th_up
             self.eps_lo = (arb(0) if self.start == 0 else
                            _chernoff_arb(pts, mu, n, th_lo, -1, self.mean - self.start, ex))

@@ -130,3 +130,32 @@ def test_chernoff_bound_is_a_probability():
     assert _chernoff_arb(pts, arb(500), 2, 5.0, 1, arb(1)) == 1      # overflowing: capped at 1
     b = _chernoff_arb(pts, arb(500), 2, 0.001, 1, arb(900))
     assert 0 < b < 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["--sigma", "0", "--steps", "10"], ["--sigma", "-1", "--steps", "10"],
+    ["--sigma", "nan", "--steps", "10"], ["--sigma", "inf", "--steps", "10"],
+    ["--sigma", "abc", "--steps", "10"], ["--sigma", "0.01", "--steps", "1000"],
+    ["--sigma", "2000", "--steps", "10"], ["--sigma", "0.05", "--steps", "10", "--epochs", "3"],
+    ["--sigma", "0.1", "--steps", "10", "--epochs", "3"], ["--sigma", "1", "--steps", "1"],
+    ["--sigma", "1", "--steps", "2.5"], ["--sigma", "1", "--steps", "10", "--epochs", "0"],
+    ["--sigma", "1", "--steps", "10", "--epochs", "-2"]])
+def test_exact_cli_bad_input_one_line_error(argv, capsys):
+    from verifier.cli import main
+    assert main(["exact"] + argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("verifier: error:") and "\n" not in err and "Traceback" not in err
+
+
+@settings(max_examples=40)
+@given(st.one_of(st.text(max_size=12), st.floats(0.1, 1000).map(repr),
+                 st.floats(allow_nan=True, allow_infinity=True).map(repr)))
+def test_exact_cli_never_crashes(sigma):
+    from verifier.cli import main
+    if "\x00" in sigma or sigma.startswith("-"):
+        return                                         # argparse territory, tested elsewhere
+    try:
+        rc = main(["exact", "--sigma", sigma, "--steps", "10"])
+    except SystemExit as e:                            # argparse rejects the token itself
+        rc = e.code
+    assert rc in (0, 2), (sigma, rc)

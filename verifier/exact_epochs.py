@@ -36,7 +36,7 @@ from flint import acb, arb, ctx
 
 from .arith import Interval, to_arb
 from .exact_one import (_check_N, _Law, _powers, _setup, _two_dfts, _two_inverse,
-                        _upper_one, _window)
+                        _upper_one, _window, check_sigma)
 
 
 # grid points per standard deviation: of one epoch's log-mean (upper end) and of the
@@ -160,11 +160,13 @@ def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -
 
 def tv_epochs(sigma: Fraction, M: int, E: int, prec: int):
     """(lower, upper) of TV_E and (lower, upper) of TV_1, Arb balls; plus (h, cells, N)."""
+    check_sigma(sigma)
     s2 = math.expm1(float(1 / sigma**2))
     scale = min(0.5, math.sqrt(E * s2 / (2 * math.pi * M)))
     # the log-grid stage multiplies absolute radii by up to e^{x_c} (_upper_Z), x_c about
     # ln(1e4 / TV_E) + E ln E[Z^2]: carry that many more bits through the whole computation
-    prec = prec + int(1.4427 * (math.log(1e5 / scale) + 2 * E * s2 / M)) + 30
+    # (at most 1000: beyond, the bracket only widens)
+    prec = prec + min(1000, int(1.4427 * (math.log(1e5 / scale) + E * math.log1p(s2 / M))) + 30)
 
     def union_loss(w, scale):   # E E[W; K >= 1] TV_{E-1} / TV_E, E[W; K >= 1] <= M p + tau = w
         tv_e = max(min(0.5, math.sqrt(E) * scale) * 0.5, 1e-300)

@@ -47,10 +47,17 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx
 
-from .arith import InputError, Interval, to_arb
+from .arith import InputError, Interval, decimal_str, to_arb
 
 MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
 BUDGET = 1e-4            # each neglected piece is kept below BUDGET * (scale of TV)
+SIGMA_RANGE = (Fraction(1, 10), Fraction(1000))   # tried: widths <= ~1% at E = 1 in between
+
+
+def check_sigma(sigma: Fraction):
+    if not SIGMA_RANGE[0] <= sigma <= SIGMA_RANGE[1]:
+        raise InputError(f"sigma = {decimal_str(sigma, 12)} is outside the range of the "
+                         f"exact-TV engine [0.1, 1000] (its lattice sizes overflow there)")
 
 
 def _phic_f(x: float) -> float:            # 1 - Phi(x) in floats (choices only)
@@ -115,9 +122,11 @@ def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
     bound is recomputed in Arb."""
     import numpy as np
 
-    def arrays(pp):
+    def arrays(pp):             # the support only (entries of mass 0 would not count)
         pos = np.array([float(p) for p, _ in pp])
-        pr = np.clip(np.array([float(v) for _, v in pp]), 0, None)
+        pr = np.array([float(v.mid()) for _, v in pp])
+        keep = pr > 0
+        pos, pr = pos[keep], pr[keep]
         return pos, pr, float(np.dot(pos, pr) / pr.sum())
 
     pos, pr, mu = arrays(pts)
@@ -330,6 +339,7 @@ def _plan(sigma: Fraction, M: int, union_loss=None):
     for epochs with an item above T1) below 1e-3."""
     if M < 2:
         raise InputError(f"steps must be >= 2 for the exact TV, got {M}")
+    check_sigma(sigma)
     sf = float(sigma)
     u = 1 / sf**2
     s2 = math.expm1(u)
@@ -353,7 +363,7 @@ def _plan(sigma: Fraction, M: int, union_loss=None):
     h = Fraction(math.floor(target / 2.0**e)) * Fraction(2) ** e
     J1 = max(4, math.ceil(T1 / float(h)))
     if J1 > MAX_N:
-        raise InputError(f"sigma = {sigma} needs a body of {J1} lattice cells "
+        raise InputError(f"sigma = {decimal_str(sigma, 12)} needs a body of {J1} lattice cells "
                          f"(more than {MAX_N}); not supported")
     return h, J1, _boundaries(sf, float(h), J1, s2), scale
 
@@ -383,8 +393,8 @@ def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
 
 def _check_N(N: int, S: _Setup):
     if N > MAX_N:
-        raise InputError(f"M = {S.M} at sigma = {S.sigma} needs a DFT of length {N} "
-                         f"(more than {MAX_N})")
+        raise InputError(f"M = {S.M} at sigma = {decimal_str(S.sigma, 12)} needs a DFT of "
+                         f"length {N} (more than {MAX_N})")
 
 
 def _lower_one(S: _Setup, R: _Law) -> arb:

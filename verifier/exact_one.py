@@ -124,7 +124,7 @@ def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
 
     def arrays(pp):             # the support only (entries of mass 0 would not count)
         pos = np.array([float(p) for p, _ in pp])
-        pr = np.array([float(v.mid()) for _, v in pp])
+        pr = np.array([float(v) for _, v in pp])
         keep = pr > 0
         pos, pr = pos[keep], pr[keep]
         return pos, pr, float(np.dot(pos, pr) / pr.sum())

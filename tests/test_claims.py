@@ -182,3 +182,23 @@ def test_rounding_interval():
     assert (iv.lower, iv.upper) == (F(429500), F(430500))
     iv = A.rounding_interval("1.10")
     assert (iv.lower, iv.upper) == (F(1095, 1000), F(1105, 1000))
+
+
+def test_audit_max_prec_reaches_the_m_exact_search(monkeypatch):
+    """`verifier audit --max-prec` caps the M_exact search too (it escalates on its own)."""
+    from verifier import quantities as Q
+    from verifier import theorem31 as T
+    seen = []
+    real = T.steps_exact
+
+    def spy(sigma, delta, coef="simplified", max_prec=4096):
+        seen.append(max_prec)
+        return real(sigma, delta, coef, max_prec)
+
+    monkeypatch.setattr(T, "steps_exact", spy)
+    Q._steps_cached.cache_clear()
+    from fractions import Fraction as F
+    args = {"sigma": F(1), "delta": F(1, 100), "coef": "simplified"}
+    Q.get("m_exact").evaluate(args, 64, 256)
+    assert seen == [256]
+    Q._steps_cached.cache_clear()

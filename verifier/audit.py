@@ -113,7 +113,7 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
     b = parse_exact(claim.printed, "printed") if claim.judge in ("at-most", "at-least") else None
     last = None
     for p in precisions(max_prec):
-        ev = q.evaluate(args, p)
+        ev = q.evaluate(args, p, max_prec)
         if ev.status == "inconclusive":
             return CaseResult(raw, INCONCLUSIVE, None, None, acc, p, ev.exact, ev.failed)
         if ev.applicable is Tri.FAILS:
@@ -130,7 +130,7 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                 verdict = CONFIRMED if ev.value.lower >= b else REFUTED if ev.value.upper < b else None
             else:
                 rq = Q.get(claim.reference)
-                rev = rq.evaluate(claim.reference_cases[idx], p)
+                rev = rq.evaluate(claim.reference_cases[idx], p, max_prec)
                 if rev.status == "inconclusive":
                     return CaseResult(raw, INCONCLUSIVE, ev.value, None, None, p, ev.exact, rev.failed)
                 if rev.applicable is Tri.FAILS:

@@ -72,7 +72,7 @@ class Quantity:
     defaults: dict         # optional argument -> default (raw)
     source: str
     reconstructed: bool
-    evaluate: Callable     # (parsed args dict, prec) -> Evaluation
+    evaluate: Callable     # (parsed args dict, prec, max_prec) -> Evaluation; searches use the cap
 
     def parse_args(self, raw: dict, where: str) -> dict:
         out = {}
@@ -104,20 +104,20 @@ def _bound_eval(a, prec, pick):
                       failed=("hypothesis fails: " + ", ".join(failed)) if failed else "")
 
 
-def _delta_rhs(a, prec):
+def _delta_rhs(a, prec, max_prec=None):
     return _bound_eval(a, prec, lambda r: r.delta)
 
 
-def _delta_epochs(a, prec):
+def _delta_epochs(a, prec, max_prec=None):
     return _bound_eval(a, prec, lambda r: r.delta_epochs)
 
 
-def _term(a, prec):
+def _term(a, prec, max_prec=None):
     i = T.TERM_NAMES.index(a["term"])
     return _bound_eval(a, prec, lambda r: r.terms[i])
 
 
-def _closed_form(a, prec):
+def _closed_form(a, prec, max_prec=None):
     with ctx.workprec(prec):
         x = T.closed_form_ball(a["sigma"], a["delta"], a["coef"])
     return Evaluation(Interval.of(x), precision=prec)
@@ -132,8 +132,8 @@ def steps_result(a, max_prec=DEFAULT_MAX_PREC):
     return _steps_cached(a["sigma"], a["delta"], a["coef"], max_prec)
 
 
-def _steps_eval(a, value_of):
-    r = steps_result(a)
+def _steps_eval(a, value_of, max_prec):
+    r = steps_result(a, max_prec)
     details = {"status": r.status, "evaluations": r.evaluations}
     if r.status == "certified":
         return Evaluation(Interval.of(value_of(r)), exact=True, details=details)
@@ -143,28 +143,29 @@ def _steps_eval(a, value_of):
                       details=details, failed=r.message, status=status)
 
 
-def _m_exact(a, prec):
-    return _steps_eval(a, lambda r: r.m_exact)
+def _m_exact(a, prec, max_prec=DEFAULT_MAX_PREC):
+    return _steps_eval(a, lambda r: r.m_exact, max_prec)
 
 
-def _min_n(a, prec):
-    return _steps_eval(a, lambda r: T.min_samples(r.m_exact, a["sigma"], a["noise_level"]))
+def _min_n(a, prec, max_prec=DEFAULT_MAX_PREC):
+    return _steps_eval(a, lambda r: T.min_samples(r.m_exact, a["sigma"], a["noise_level"]),
+                       max_prec)
 
 
-def _coef(a, prec):
+def _coef(a, prec, max_prec=None):
     with ctx.workprec(prec):
         x = T.coef_value(a["sigma"], a["coef"])
     return Evaluation(Interval.of(x), precision=prec)
 
 
-def _coef_ratio(a, prec):
+def _coef_ratio(a, prec, max_prec=None):
     with ctx.workprec(prec):
         s = to_arb(a["sigma"])
         x = D.coef_simplified(s) / D.coef_exact(s)
     return Evaluation(Interval.of(x), precision=prec)
 
 
-def _rho3(a, prec):
+def _rho3(a, prec, max_prec=None):
     with ctx.workprec(prec):
         x = D.rho3(to_arb(a["sigma"]))
     return Evaluation(Interval.of(x), precision=prec)

@@ -52,7 +52,9 @@ def test_chi_square_sigma_round_trip(E):
     r = Dp.calibrate_sigma(10**6, E, T001, "chi-square")
     assert r.status == "certified"
     assert r.at.verdict.value == "holds" and r.below.verdict.value == "fails"
-    assert ref_chi(r.sigma, 10**6, E) <= R.mpq("0.01") < ref_chi(r.sigma - r.resolution, 10**6, E)
+    with mp.workdps(R.DPS):      # tau exact to 60 digits too, not rounded to a double
+        assert ref_chi(r.sigma, 10**6, E) <= R.mpq("0.01") < ref_chi(r.sigma - r.resolution,
+                                                                     10**6, E)
     # the closed-form inversion lies in (sigma - res, sigma]
     assert r.sigma - r.resolution < r.closed_form.lower and r.closed_form.upper <= r.sigma
 
@@ -63,7 +65,8 @@ def test_calibrate_steps_minimal(bound):
     assert r.status == "certified"
     m = r.steps
     if bound == "chi-square":
-        assert ref_chi("1.5", m, 4) <= R.mpq("0.01") < ref_chi("1.5", m - 1, 4)
+        with mp.workdps(R.DPS):
+            assert ref_chi("1.5", m, 4) <= R.mpq("0.01") < ref_chi("1.5", m - 1, 4)
     else:
         coef = "simplified" if bound.endswith("simplified") else "exact"
         assert ref_theorem_feasible("1.5", m, 4, "0.01", coef)

@@ -66,6 +66,17 @@ def partial_moment():
     return _derived(L.partial_moment_general, "identity")
 
 
+@check("lognormal.upper-partial-moments",
+       "Upper-tail partial moments in complement form (the exact-TV cells).",
+       "E[Y^n 1{X >= b}] = e^{n(n-1)u/2} erfc((b - n/sigma)/sqrt 2)/2, n = 0, 1",
+       "sigma, b", ASSUME + ("b real",),
+       "exact algebra: E[Y^n] minus the partial-moment identity, difference reduced to 0",
+       "THEORY.md section 2 (used by verifier/exact_one.py)")
+def upper_partial_moments():
+    return all_proved([(f"n = {n}", _derived(lambda n=n: L.upper_partial_moment(n), "identity"))
+                       for n in (0, 1)])
+
+
 @check("lognormal.rho3-closed-form",
        "The exact third absolute central moment (Proposition D.2) from its integral definition.",
        "rho3 = E|Y-1|^3 = e^{3u}(1 - 2Phi(-5/(2sigma))) - 3e^u(1 - 2Phi(-3/(2sigma))) "

@@ -47,6 +47,7 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx
 
+from . import _derived as D
 from .arith import InputError, Interval, decimal_str, to_arb
 
 MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
@@ -94,12 +95,11 @@ def _boundaries(sigma: float, h: float, J1: int, s2: float) -> list[int]:
 
 
 def _partial(sigma: Fraction, y: arb):
-    """(P(Y >= y), E[Y 1{Y >= y}]) in closed form (THEORY section 2: with x(y) = sigma (ln y
-    + u/2), P(Y >= y) = Q(x), E[Y 1{Y >= y}] = Q(x - 1/sigma), Q = 1 - Phi)."""
+    """(P(Y >= y), E[Y 1{Y >= y}]): the SymPy-derived upper-tail partial moments
+    (D.lognormal_upper_tail, THEORY section 2) at x(y) = sigma (ln y + u/2), since Y >= y
+    iff X >= x(y)."""
     s = to_arb(sigma)
-    x = s * (y.log() + 1 / (2 * s * s))
-    r2 = arb(2).sqrt()
-    return (x / r2).erfc() / 2, ((x - 1 / s) / r2).erfc() / 2
+    return D.lognormal_upper_tail(s, s * (y.log() + 1 / (2 * s * s)))
 
 
 def _cell_moments(sigma: Fraction, h: Fraction, bounds: list[int]):

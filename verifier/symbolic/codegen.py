@@ -184,6 +184,10 @@ def specs():
          "mu_U of Dong, Roth & Su, Corollary 5.4.", False),
         ("gaussian_tv", ["mu"], [C.gaussian_tv()],
          "TV of the Gaussian trade-off G_mu: 2 Phi(mu/2) - 1.", False),
+        ("lognormal_upper_tail", ["sigma", "b"],
+         [L.upper_partial_moment(0), L.upper_partial_moment(1)],
+         "(P(X >= b), E[Y 1{X >= b}]), Y = e^{X/sigma - u/2}: partial moments in complement "
+         "form (THEORY section 2), for the exact-TV cells.", True),
     ]
 
 

@@ -87,6 +87,17 @@ def truncated_moment(n: int, bound):
 
 
 @lru_cache(maxsize=None)
+def upper_partial_moment(n: int):
+    """E[Y^n 1{X >= b}] = E[Y^n] - E[Y^n 1{X < b}], stated in the complement form
+    e^{n(n-1)u/2} erfc((b - n/sigma)/sqrt 2)/2 (no cancellation in the upper tail), which the
+    exact-TV cells use (THEORY section 2); checked equal to the derived difference."""
+    derived = raw_moment(n) - truncated_moment(n, b)
+    stated = sp.exp(n * (n - 1) * u / 2) * sp.erfc((b - n / sigma) / sp.sqrt(2)) / 2
+    require_equal(derived, stated.rewrite(sp.erf), f"upper partial moment, n = {n}")
+    return stated
+
+
+@lru_cache(maxsize=None)
 def central_moments():
     """mu_n = E[(Y - 1)^n] for n = 2, 3, 4, expanded through E[Y^k].
 

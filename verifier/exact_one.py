@@ -14,7 +14,8 @@ Cells.  The body [0, T1) is cut into cells of width h where Y has mass, widening
 two) where the remaining mass is small; every bound below is valid for any cells, the
 widths only control tightness (the added variance stays below 2e-4 s2, the width of the
 bracket is governed by h^2 / s2).  Per cell the probability q and first moment
-m = E[Y 1{cell}] are closed-form partial moments (THEORY section 2), evaluated in Arb.
+m = E[Y 1{cell}] are closed-form partial moments (THEORY section 2; the SymPy-derived
+D.lognormal_upper_tail, proof entry lognormal.upper-partial-moments), evaluated in Arb.
 
 Upper end (convex order).  Spread the body's mass in each cell onto the cell's end points
 keeping its mean; with the indicator of {Y > T1} kept, each item becomes larger in convex

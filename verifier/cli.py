@@ -368,8 +368,10 @@ def cmd_calibrate(args) -> int:
     if args.what == "sigma":
         out["steps"] = inp.steps
         out["resolution"] = frac_str(inp.resolution)
+        cal = {}
         for b in names:
-            r = Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution, args.max_prec)
+            r = cal[b] = Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution,
+                                            args.max_prec)
             e = {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma else None,
                  "message": r.message, "branch": r.branch}
             if r.at:
@@ -390,7 +392,8 @@ def cmd_calibrate(args) -> int:
                          + (f"sigma = {frac_str(r.sigma)}{rng}" if r.sigma else "")
                          + (f"  ({r.message})" if r.message else ""))
         if with_exact:
-            r = Dp.calibrate_sigma_exact(inp.steps, inp.epochs, inp.target, inp.resolution)
+            r = Dp.calibrate_sigma_exact(inp.steps, inp.epochs, inp.target, inp.resolution,
+                                         chi=cal["chi-square"])
             e = {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma else None,
                  "message": r.message, "branch": r.branch}
             lines.append(f"  {'exact TV (bracket)':<22} {r.status:<13} "
@@ -400,13 +403,11 @@ def cmd_calibrate(args) -> int:
             if r.sigma:
                 found.append(r.sigma)
                 saved = {}
-                for b in names:
-                    sb = out["bounds"][b]["sigma"]
-                    if out["bounds"][b]["status"] == "certified":
-                        pct = (1 - r.sigma / Fraction(sb)) * 100
-                        saved[b] = f"{float(pct):.1f}%"
+                for b, rb in cal.items():
+                    if rb.status == "certified":
+                        saved[b] = f"{float((1 - r.sigma / rb.sigma) * 100):.1f}%"
                         lines.append(f"  noise saved against {b}: {saved[b]} "
-                                     f"(sigma {frac_str(r.sigma)} instead of {sb})")
+                                     f"(sigma {frac_str(r.sigma)} instead of {frac_str(rb.sigma)})")
                 e["noise_saved"] = saved
             out["bounds"]["exact"] = e
         if found:

@@ -512,7 +512,8 @@ def combine(what: str, results: dict) -> Calibration:
 
 
 def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
-                          resolution: Fraction = Fraction(1, 100)) -> SigmaCalibration:
+                          resolution: Fraction = Fraction(1, 100),
+                          chi: SigmaCalibration | None = None) -> SigmaCalibration:
     """Smallest grid sigma whose *upper* end of the exact-TV bracket meets the target
     (verifier.exact), certified infeasible one grid step below by the *lower* end.
 
@@ -522,7 +523,8 @@ def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
     bisects below it."""
     from .exact import exact_tv
 
-    chi = calibrate_sigma(steps, epochs, target, "chi-square", resolution)
+    if chi is None:      # the chi-square answer at this resolution (callers may pass theirs)
+        chi = calibrate_sigma(steps, epochs, target, "chi-square", resolution)
     if chi.status != "certified":
         return SigmaCalibration("exact", "inconclusive", None, resolution, None, None,
                                 message="the chi-square calibration did not succeed")

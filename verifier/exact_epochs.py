@@ -36,7 +36,7 @@ from flint import acb, arb, ctx
 
 from .arith import Interval, to_arb
 from .exact_one import (_check_N, _Law, _powers, _setup, _two_dfts, _two_inverse,
-                        _upper_one, _window, check_sigma)
+                        _upper_one, _window, best_test, check_sigma)
 
 
 # grid points per standard deviation: of one epoch's log-mean (upper end) and of the
@@ -196,9 +196,7 @@ def tv_epochs(sigma: Fraction, M: int, E: int, prec: int):
         B0 = _Law(y2, "imag", M, N, S.body, S.mu_b, J1)
         del y1, y2
         # one epoch: the test {sum of the M labels >= K} and the split upper bound
-        K0 = int(round(_mid(M * S.mu_l)))
-        lo1 = max((arb((Q1.tail_ge(K) - Q0.tail_ge(K)).lower()) for K in range(K0 - 3, K0 + 4)),
-                  key=lambda x: _mid(x))
+        lo1 = best_test(S, lambda K: Q1.tail_ge(K) - Q0.tail_ge(K))     # P1(A) - P0(A)
         U1, PiM, ntail = _upper_one(S, B1)
         U1 = arb(U1.upper())
         # E epochs

@@ -73,7 +73,6 @@ class OneEpoch:
     h: Fraction
     cells: int
     N: int
-    J1: int
 
 
 def _boundaries(sigma: float, h: float, J1: int, s2: float) -> list[int]:
@@ -103,14 +102,14 @@ def _partial(sigma: Fraction, y: arb):
     return D.lognormal_upper_tail(s, s * (y.log() + 1 / (2 * s * s)))
 
 
-def _cell_moments(sigma: Fraction, h: Fraction, bounds: list[int]):
-    """Upper-tail masses G_i = P(Y >= c_i h), H_i = E[Y 1{Y >= c_i h}] at every boundary:
-    cell i has q_i = G_i - G_{i+1}, m_i = H_i - H_{i+1} (differences of complements, no
-    cancellation in the tail that matters)."""
+def _tails(sigma: Fraction, h: Fraction, points: list[int]):
+    """Upper-tail masses G = P(Y >= c h), H = E[Y 1{Y >= c h}] at lattice points c (1 and 1
+    at c = 0): cell [c_i, c_{i+1}) has q = G_i - G_{i+1}, m = H_i - H_{i+1} (differences of
+    complements, no cancellation in the tail that matters)."""
     ha = to_arb(h)
-    G, H = [arb(1)], [arb(1)]
-    for c in bounds[1:]:
-        g, m = _partial(sigma, c * ha)
+    G, H = [], []
+    for c in points:
+        g, m = (arb(1), arb(1)) if c == 0 else _partial(sigma, c * ha)
         G.append(g)
         H.append(m)
     return G, H
@@ -172,9 +171,9 @@ def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) 
 
 
 def _window(pts, n: int, eps_target: float, span: int):
-    """Smallest power-of-two N whose window of half-width N/2 around the mean of the sum of n
-    copies leaves a (float-estimated) Chernoff mass below eps_target on each side; or one
-    covering the whole support n * span (no aliasing)."""
+    """Smallest N on a ladder of smooth lengths whose window of half-width N/2 around the mean
+    of the sum of n copies leaves a (float-estimated) Chernoff mass below eps_target on each
+    side; or one covering the whole support n * span (no aliasing)."""
     import numpy as np
 
     pos = np.array([float(p) for p, _ in pts])
@@ -227,23 +226,30 @@ class _Law:
             self.theta_up, self.eps_lo, self.eps_up = 0.0, arb(0), arb(0)
         self._A = self._B = None
 
-    def _suffix(self):
-        # A_i = sum_{j >= i} c_j, B_i = sum_{j >= i} (j - o) c_j with o the window's centre
-        # (centred, so that B_i - (k - start - o) A_i does not cancel large numbers)
-        N = len(self.c)
-        o = N // 2
-        A, B = [arb(0)] * (N + 1), [arb(0)] * (N + 1)
-        a = bsum = arb(0)
-        for i in range(N - 1, -1, -1):
+    def _suffix_A(self):
+        # A_i = sum_{j >= i} c_j
+        A = [arb(0)] * (len(self.c) + 1)
+        a = arb(0)
+        for i in range(len(self.c) - 1, -1, -1):
             a = a + self.c[i]
-            bsum = bsum + (i - o) * self.c[i]
-            A[i], B[i] = a, bsum
-        self._A, self._B, self._o = A, B, o
+            A[i] = a
+        self._A = A
+
+    def _suffix_B(self):
+        # B_i = sum_{j >= i} (j - o) c_j with o the window's centre (centred, so that
+        # B_i - (k - start - o) A_i does not cancel large numbers); stop-loss values only
+        o = len(self.c) // 2
+        B = [arb(0)] * (len(self.c) + 1)
+        b = arb(0)
+        for i in range(len(self.c) - 1, -1, -1):
+            b = b + (i - o) * self.c[i]
+            B[i] = b
+        self._B, self._o = B, o
 
     def tail_ge(self, k: int) -> arb:
         """An enclosure of P(B >= k)."""
         if self._A is None:
-            self._suffix()
+            self._suffix_A()
         eps = self.eps_lo + self.eps_up
         if k <= self.start:
             base = arb(1) if self.start == 0 else self._A[0]
@@ -261,7 +267,9 @@ class _Law:
             ka = to_arb(k)
             return self.mean - ka + ka * self.eps_lo
         if self._A is None:
-            self._suffix()
+            self._suffix_A()
+        if self._B is None:
+            self._suffix_B()
         i = math.floor(k) + 1                      # values v > k are v >= floor(k) + 1
         ka = to_arb(k)
         j = i - self.start
@@ -374,7 +382,7 @@ def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
     the parameters)."""
     h, J1, bounds, scale = _plan(sigma, M, union_loss)
     ha = to_arb(h)
-    G, H = _cell_moments(sigma, h, bounds)
+    G, H = _tails(sigma, h, bounds)
     p, tau = G[-1], H[-1]
     L = len(bounds) - 1
     q = [G[i] - G[i + 1] for i in range(L)]
@@ -398,19 +406,19 @@ def _check_N(N: int, S: _Setup):
                          f"length {N} (more than {MAX_N})")
 
 
+def best_test(S: _Setup, value) -> arb:
+    """The best lower end of value(K), a lower bound of TV for the test {sum of labels >= K},
+    over K near the natural threshold M E[L] (every K gives a valid bound)."""
+    K0 = int(round(float(Interval.of(S.M * S.mu_l).lower)))
+    return max((arb(value(K).lower()) for K in range(K0 - 3, K0 + 4)), key=lambda x: x.mid())
+
+
 def _lower_one(S: _Setup, R: _Law) -> arb:
     """TV_1 >= E[(Y_1 - 1) 1{L_1 + R >= K}] = sum_j a_j P(R >= K - l_j), R the sum of the
-    other M - 1 labels; the best K near the natural threshold M E[L]."""
+    other M - 1 labels."""
     L = len(S.bounds) - 1
     a_coef = [(S.bounds[i], S.m[i] - S.q[i]) for i in range(L)] + [(S.J1, S.tau - S.p)]
-    K0 = int(round(float(Interval.of(S.M * S.mu_l).lower)))
-    best = None
-    for K in range(K0 - 3, K0 + 4):
-        val = sum((aj * R.tail_ge(K - lj) for lj, aj in a_coef), arb(0))
-        lo = arb(val.lower())
-        if best is None or lo > best:
-            best = lo
-    return best
+    return best_test(S, lambda K: sum((aj * R.tail_ge(K - lj) for lj, aj in a_coef), arb(0)))
 
 
 def _upper_one(S: _Setup, B1: _Law):
@@ -435,8 +443,7 @@ def _upper_one(S: _Setup, B1: _Law):
     tb = [S.J1]
     while tb[-1] < c_lin:
         tb.append(min(c_lin, max(tb[-1] + 1, math.ceil(tb[-1] * (1 + 1 / 64)))))
-    Gt, Ht = _cell_moments(S.sigma, h, [0] + tb)
-    Gt, Ht = Gt[1:], Ht[1:]
+    Gt, Ht = _tails(S.sigma, h, tb)
     Gsum = arb(0)
     prev = Pi(tb[0])
     for i in range(len(tb) - 1):
@@ -474,4 +481,4 @@ def tv_one(sigma: Fraction, M: int, prec: int) -> OneEpoch:
         lower = _lower_one(S, R)
         del R
         U, _, ntail = _upper_one(S, B1)
-        return OneEpoch(lower, arb(U.upper()), S.h, len(S.bounds) + ntail, N, S.J1)
+        return OneEpoch(lower, arb(U.upper()), S.h, len(S.bounds) + ntail, N)

@@ -21,7 +21,22 @@ from flint import arb, fmpq
 
 START_PREC = 64
 DEFAULT_MAX_PREC = 4096
-MAX_DECIMAL_EXPONENT = 4000  # refuse "1e999999999" instead of building a huge integer
+MAX_DECIMAL_EXPONENT = 400   # refuse "1e999999999" instead of building a huge integer
+MAX_NUMBER_CHARS = 100       # a number is at most this many characters (5,000 digits: refused)
+
+# The input layer: every command's arguments are checked against these ranges before any
+# computation (one-line error, exit 2; the limits are printed by --help).  Inside them every
+# evaluation stays within Arb's comfortable exponent range and every search is bounded.
+SIGMA_RANGE = (Fraction(1, 100), Fraction(10**6))
+MAX_STEPS = 10**18           # steps per epoch M (inputs, and the end of every M search)
+MAX_EPOCHS = 10**9           # epochs E for the closed-form bounds (the exact engine: MAX_EXACT_EPOCHS)
+MAX_EXACT_EPOCHS = 1000
+MIN_DELTA = Fraction(1, 10**300)
+MAX_FILE_BYTES = 1 << 20     # every file read (claims, config) is capped at this size
+LIMITS_HELP = (f"Input limits: sigma in [0.01, 1e6]; steps M integer in [3, 1e18] (exact/compare: "
+               f"[2, 1e18]); epochs in [1, 1e9] (exact/compare: [1, {MAX_EXACT_EPOCHS}]); delta in "
+               f"[1e-300, 1); numbers at most {MAX_NUMBER_CHARS} characters, decimal exponents "
+               f"within +-{MAX_DECIMAL_EXPONENT}; files at most {MAX_FILE_BYTES} bytes.")
 
 
 class InputError(ValueError):
@@ -78,6 +93,9 @@ def parse_exact(value, name: str) -> Fraction:
     if not isinstance(value, str):
         raise InputError(f"{name} must be a number, got {type(value).__name__} {value!r:.60}")
     text = value.strip()
+    if len(text) > MAX_NUMBER_CHARS:
+        raise InputError(f"{name} is too long ({len(text)} characters; at most "
+                         f"{MAX_NUMBER_CHARS}): {text[:24]!r}...")
     m = _DECIMAL.fullmatch(text)
     if m:
         if m.group(1) is not None and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
@@ -87,43 +105,61 @@ def parse_exact(value, name: str) -> Fraction:
         num, den = text.split("/")
         if int(den) == 0:
             raise InputError(f"{name} has a zero denominator: {text!r:.60}")
-        if len(text) > 2 * MAX_DECIMAL_EXPONENT:
-            raise InputError(f"{name} is too long: {text[:40]!r}...")
         return Fraction(int(num), int(den))
     raise InputError(f"{name} is not a number: {value!r:.60}")
 
 
-def parse_sigma(value) -> Fraction:
-    s = parse_exact(value, "sigma")
+def _in_range(q: Fraction, lo: Fraction, hi: Fraction, name: str, value, what: str):
+    if not lo <= q <= hi:
+        raise InputError(f"{name} must be {what}, got {str(value)[:40]}")
+    return q
+
+
+def parse_sigma(value, name: str = "sigma") -> Fraction:
+    s = parse_exact(value, name)
     if s <= 0:
-        raise InputError(f"sigma must be > 0, got {value}")
-    return s
+        raise InputError(f"{name} must be > 0, got {str(value)[:40]}")
+    return _in_range(s, *SIGMA_RANGE, name, value, "in [0.01, 1e6] (the supported range)")
 
 
 def parse_delta(value, name: str = "delta") -> Fraction:
     d = parse_exact(value, name)
     if not 0 < d < 1:
-        raise InputError(f"{name} must be in (0, 1), got {value}")
-    return d
+        raise InputError(f"{name} must be in (0, 1), got {str(value)[:40]}")
+    return _in_range(d, MIN_DELTA, Fraction(1), name, value, "in [1e-300, 1)")
 
 
-def parse_steps(value, name: str = "steps") -> int:
-    """Steps per epoch M: an integer >= 3 ('1.14e6' is accepted when integral)."""
+def parse_steps(value, name: str = "steps", minimum: int = 3) -> int:
+    """Steps per epoch M: an integer in [minimum, MAX_STEPS] ('1.14e6' is accepted when integral).
+    Theorem 3.1 needs M >= 3; the exact engine and the chi-square bound take M >= 2."""
     m = parse_exact(value, name)
     if m.denominator != 1:
-        raise InputError(f"{name} must be an integer, got {value}")
-    if m < 3:
-        raise InputError(f"{name} must be >= 3 (Theorem 3.1 needs M >= 3), got {value}")
+        raise InputError(f"{name} must be an integer, got {str(value)[:40]}")
+    if m < minimum:
+        why = " (Theorem 3.1 needs M >= 3)" if minimum == 3 else ""
+        raise InputError(f"{name} must be >= {minimum}{why}, got {str(value)[:40]}")
+    if m > MAX_STEPS:
+        raise InputError(f"{name} must be at most 1e18 (the supported range), got {str(value)[:40]}")
     return int(m)
 
 
-def parse_epochs(value) -> int:
+def parse_epochs(value, maximum: int = MAX_EPOCHS) -> int:
     e = parse_exact(value, "epochs")
     if e.denominator != 1 or e < 1:
-        raise InputError(f"epochs must be an integer >= 1, got {value}")
-    if e > 10**9:
-        raise InputError(f"epochs is unreasonably large: {value}")
+        raise InputError(f"epochs must be an integer >= 1, got {str(value)[:40]}")
+    if e > maximum:
+        raise InputError(f"epochs must be at most {maximum} here, got {str(value)[:40]}")
     return int(e)
+
+
+def read_bounded(path: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a file, refusing more than ``limit`` (reads at most limit + 1 bytes, so a
+    device such as /dev/zero or a growing pipe cannot make it read forever)."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(f"{path}: file larger than {limit} bytes")
+    return data
 
 
 def to_arb(q) -> arb:
@@ -133,9 +169,24 @@ def to_arb(q) -> arb:
     return arb(fmpq(q.numerator, q.denominator))
 
 
+MAX_BALL_EXPONENT = 1 << 22   # binary exponents beyond this are read as 'not finite'
+
+
+def representable(x: arb) -> bool:
+    """Finite, with end points whose binary exponents are moderate (converting a ball like
+    2^(10^9) to a rational would build a huge integer, or abort inside FLINT)."""
+    if not x.is_finite():
+        return False
+    for a in (x.mid(), x.rad()):
+        m, e = a.man_exp()
+        if m != 0 and abs(int(e)) > MAX_BALL_EXPONENT:
+            return False
+    return True
+
+
 def ball_bounds(x: arb) -> tuple[Fraction, Fraction]:
     """Exact rational endpoints of a finite ball."""
-    if not x.is_finite():
+    if not representable(x):
         raise ArithmeticError("non-finite ball")
     lo, hi = x.lower().fmpq(), x.upper().fmpq()
     return (Fraction(int(lo.p), int(lo.q)), Fraction(int(hi.p), int(hi.q)))
@@ -187,7 +238,7 @@ class Interval:
         if isinstance(x, (int, Fraction)):
             q = Fraction(x)
             return cls(q, q)
-        if not x.is_finite():
+        if not representable(x):
             return cls(None, None)
         lo, hi = ball_bounds(x)
         return cls(lo, hi)
@@ -212,3 +263,20 @@ class Interval:
 
     def contains(self, q: Fraction) -> bool:
         return self.finite and self.lower <= q <= self.upper
+
+
+def fixed_str(q: Fraction, decimals: int, direction: str) -> str:
+    """q with ``decimals`` digits after the point, rounded toward -inf ('down') or +inf ('up'):
+    the form of every percentage and width printed (after '<=' round up, after '>=' down)."""
+    t = Fraction(q) * 10 ** decimals
+    n = math.floor(t) if direction == "down" else math.ceil(t)
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    if decimals == 0:
+        return f"{sign}{n}"
+    return f"{sign}{n // 10 ** decimals}.{n % 10 ** decimals:0{decimals}d}"
+
+
+def pct(q: Fraction, direction: str, decimals: int = 1) -> str:
+    """A fraction as a percentage rounded in the stated direction ('up' or 'down')."""
+    return fixed_str(Fraction(q) * 100, decimals, direction) + "%"

@@ -14,8 +14,8 @@ import sys
 from fractions import Fraction
 
 from . import __version__
-from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta, parse_epochs,
-                    parse_exact, parse_sigma, parse_steps)
+from .arith import (DEFAULT_MAX_PREC, LIMITS_HELP, MAX_EXACT_EPOCHS, InputError, Interval, Tri,
+                    decimal_str, parse_delta, parse_epochs, parse_exact, parse_sigma, parse_steps, pct)
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -72,7 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--coef", default="simplified", metavar="simplified|exact",
                    help="Berry-Esseen factor: coef_S (simplified, default) or coef_X (exact)")
     b.add_argument("--delta", default=None, metavar="D",
-                   help="target delta: also check delta_rhs <= D and use D in condition (2)")
+                   help="target over all epochs: also check delta_E <= D (delta_rhs <= D when "
+                        "E = 1); condition (2) is always checked at delta = delta_rhs, the "
+                        "reading the theorem supports (docs/THEORY.md section 3)")
     common(b)
 
     s = sub.add_parser("steps", help="M_BE, certified M_exact and min N for a target delta",
@@ -112,7 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog="Exit status: 0 certified; 1 not certified; 2 bad input; "
                                "3 inconclusive.")
     deploy_inputs(ce, "certify")
-    ce.add_argument("--out", default=".", metavar="DIR", help="certificate directory (default .)")
+    ce.add_argument("--out", default=None, metavar="DIR",
+                    help="write the certificate files (JSON, Markdown, HTML, figures) into DIR; "
+                         "without it nothing is written")
 
     ca = sub.add_parser("calibrate", help="smallest sigma, steps M or samples N for a target",
                         description="The inverse questions, certified: the smallest M (certified "
@@ -157,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--timings", action="store_true",
                    help="also write wall times into the reports (then not byte-reproducible)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
+    p.epilog = f"{p.epilog} {LIMITS_HELP}"
+    for sp_ in sub.choices.values():
+        sp_.epilog = f"{sp_.epilog} {LIMITS_HELP}" if sp_.epilog else LIMITS_HELP
     return p
 
 
@@ -213,9 +220,8 @@ def cmd_bound(args) -> int:
     delta = parse_delta(args.delta) if args.delta is not None else None
     r = T.bound(sigma, steps, coef, epochs, delta, args.max_prec)
     meets = None
-    if delta is not None:
-        meets = (Tri.HOLDS if r.delta.upper <= delta else
-                 Tri.FAILS if r.delta.lower > delta else Tri.UNDECIDED)
+    if delta is not None:   # the target is over all epochs: delta_E (= delta_rhs when E = 1)
+        meets = r.meets(delta)
     app = r.applicable
     status = {Tri.HOLDS: EXIT_OK, Tri.FAILS: EXIT_NEGATIVE, Tri.UNDECIDED: EXIT_INCONCLUSIVE}[app]
     if meets is Tri.FAILS:
@@ -251,7 +257,8 @@ def cmd_bound(args) -> int:
     for h in r.hypotheses:
         print(f"  {h.name:<34} {h.verdict.value:<9} margin {h.value.short(10)}")
     if delta is not None:
-        print(f"target delta = {frac_str(delta)}: delta_rhs <= target {meets.value}")
+        print(f"target delta = {frac_str(delta)} over {epochs} epoch{'s' if epochs > 1 else ''}: "
+              f"{'delta_E' if epochs > 1 else 'delta_rhs'} <= target {meets.value}")
     verdict = {Tri.HOLDS: "the theorem applies: one epoch is f_{0,delta}-DP (f(a) >= 1 - a - delta) "
                           "with delta = the upper end of delta_rhs"
                           + ("" if epochs == 1 else f"; {epochs} epochs with delta_E"),
@@ -262,7 +269,32 @@ def cmd_bound(args) -> int:
     return status
 
 
+def _steps_block(r, n) -> dict:
+    return {"status": r.status, "value": r.m_exact, "reading": r.reading, "min_n": n,
+            "certificate": {"at_m": r.at_m.to_json() if r.at_m else None,
+                            "at_m_minus_1": r.below.to_json() if r.below else None,
+                            "evaluations": r.evaluations},
+            "message": r.message}
+
+
+def _print_steps_certificate(r, label):
+    print(f"certificate of {label} at M = {r.m_exact} (every condition holds):")
+    for c in r.at_m.checks:
+        print(f"  {c.name:<34} {c.verdict.value:<9} margin {c.value.short(10)}")
+    if r.below is None:
+        print("  M = 3 is the smallest admissible M")
+    else:
+        print(f"certificate of {label} at M = {r.m_exact - 1} (a condition certifiably fails):")
+        for c in r.below.checks:
+            print(f"  {c.name:<34} {c.verdict.value:<9} margin {c.value.short(10)}")
+
+
 def cmd_steps(args) -> int:
+    """Two answers, named: M_exact as Table 1 defines it (condition (2) at the target delta)
+    and M_certified, the smallest M the theorem certifies (condition (2) at delta_rhs(M),
+    the reading the theorem supports; docs/THEORY.md section 3).  M_certified <= M_exact;
+    the exit status and min N follow M_certified, the answer to "which M gives
+    f >= 1 - a - delta"."""
     from . import theorem31 as T
     from .report import frac_str
 
@@ -270,11 +302,13 @@ def cmd_steps(args) -> int:
     coef = T.check_coef(args.coef)
     level = parse_exact(args.noise_level, "noise-level")
     if level <= 0:
-        raise InputError(f"noise-level must be > 0, got {args.noise_level}")
-    r = T.steps_exact(sigma, delta, coef, args.max_prec)
+        raise InputError(f"noise-level must be > 0, got {str(args.noise_level)[:40]}")
+    r = T.steps_exact(sigma, delta, coef, args.max_prec, "table1")
+    c = T.steps_exact(sigma, delta, coef, args.max_prec, "theorem")
     n = T.min_samples(r.m_exact, sigma, level) if r.m_exact is not None else None
-    status = {"certified": EXIT_OK, "infeasible": EXIT_NEGATIVE,
-              "inconclusive": EXIT_INCONCLUSIVE}[r.status]
+    nc = T.min_samples(c.m_exact, sigma, level) if c.m_exact is not None else None
+    status = {"certified": EXIT_OK, "infeasible": EXIT_NEGATIVE, "inconclusive": EXIT_INCONCLUSIVE,
+              "beyond-range": EXIT_INCONCLUSIVE}[c.status]
     if args.json:
         _print_json({
             "sigma": frac_str(sigma), "delta": frac_str(delta), "coef": coef,
@@ -287,26 +321,28 @@ def cmd_steps(args) -> int:
                 "monotonicity": "each term decreases in M and each hypothesis persists: "
                                 "proof checks monotonicity.* (proofs_checks/)",
             },
+            "m_exact_reading": T.READINGS["table1"],
+            "m_certified": {**_steps_block(c, nc), "reading": T.READINGS["theorem"]},
             "message": r.message, "source": T.SOURCE, "reconstructed": T.RECONSTRUCTED_NOTE,
         })
         return status
     print(f"{T.SOURCE} (reconstructed), coef = {coef}: sigma = {frac_str(sigma)}, "
           f"delta = {frac_str(delta)}")
     print(f"  M_BE (closed form (4)) = {r.closed_form.short(16)}")
-    if r.status == "certified":
-        print(f"  M_exact                = {r.m_exact}   ({r.evaluations} certified evaluations)")
-        print(f"  min N                  = {n}   (sigma M_exact / N <= {frac_str(level)})")
-        print(f"certificate at M = {r.m_exact} (every condition holds):")
-        for c in r.at_m.checks:
-            print(f"  {c.name:<34} {c.verdict.value:<9} margin {c.value.short(10)}")
-        if r.below is None:
-            print("  M_exact = 3 is the smallest admissible M")
+    for res, name, what in ((r, "M_exact", "Table 1's definition: condition (2) at the target "
+                                           "delta"),
+                            (c, "M_certified", "the smallest M the theorem certifies: "
+                                               "condition (2) at delta_rhs(M)")):
+        if res.status == "certified":
+            print(f"  {name:<22} = {res.m_exact}   ({what}; {res.evaluations} certified "
+                  "evaluations)")
         else:
-            print(f"certificate at M = {r.m_exact - 1} (a condition certifiably fails):")
-            for c in r.below.checks:
-                print(f"  {c.name:<34} {c.verdict.value:<9} margin {c.value.short(10)}")
-    else:
-        print(f"  M_exact: {r.status.upper()}: {r.message}")
+            print(f"  {name:<22}: {res.status.upper()} ({what}): {res.message}")
+    if c.status == "certified":
+        print(f"  min N                  = {nc}   (sigma M_certified / N <= {frac_str(level)})")
+        _print_steps_certificate(c, "M_certified")
+    elif r.status == "certified":
+        _print_steps_certificate(r, "M_exact")
     print(f"note: {T.RECONSTRUCTED_NOTE}")
     return status
 
@@ -329,7 +365,7 @@ def cmd_certify(args) -> int:
     inp = _deploy_inputs(args, True, True)
     c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
                    inp.clip, args.max_prec)
-    paths = write_certificate(c, args.out)
+    paths = write_certificate(c, args.out) if args.out is not None else None
     status = {"certified": EXIT_OK, "not-certified": EXIT_NEGATIVE,
               "inconclusive": EXIT_INCONCLUSIVE}[c.status]
     if args.json:
@@ -348,7 +384,8 @@ def cmd_certify(args) -> int:
     print(f"  comparison (asymptotic, not certified): mu_P = {cm['mu_poisson'].short(6)}, "
           f"mu_U = {cm['mu_uniform'].short(6)}")
     print(f"status: {c.status.upper()}")
-    print(f"  wrote {paths[0]} and {paths[1]}")
+    if paths:
+        print(f"  wrote {paths[0]} and {paths[1]}")
     return status
 
 
@@ -391,6 +428,8 @@ def cmd_calibrate(args) -> int:
             lines.append(f"  {b:<22} {r.status:<13} "
                          + (f"sigma = {frac_str(r.sigma)}{rng}" if r.sigma else "")
                          + (f"  ({r.message})" if r.message else ""))
+            if r.branch and r.status == "certified":
+                lines.append(f"      {r.branch}")
         if with_exact:
             r = Dp.calibrate_sigma_exact(inp.steps, inp.epochs, inp.target, inp.resolution,
                                          chi=cal["chi-square"])
@@ -399,16 +438,20 @@ def cmd_calibrate(args) -> int:
             lines.append(f"  {'exact TV (bracket)':<22} {r.status:<13} "
                          + (f"sigma = {frac_str(r.sigma)}" if r.sigma else "")
                          + (f"  ({r.message})" if r.message else ""))
-            found, inconclusive = [], r.status == "inconclusive"
             if r.sigma:
-                found.append(r.sigma)
+                # the exact answer is the smallest certified one (TV <= every bound)
+                found, inconclusive = [r.sigma], False
                 saved = {}
                 for b, rb in cal.items():
                     if rb.status == "certified":
-                        saved[b] = f"{float((1 - r.sigma / rb.sigma) * 100):.1f}%"
+                        # exact rationals of grid values, printed rounded down
+                        saved[b] = pct(1 - r.sigma / rb.sigma, "down")
                         lines.append(f"  noise saved against {b}: {saved[b]} "
                                      f"(sigma {frac_str(r.sigma)} instead of {frac_str(rb.sigma)})")
                 e["noise_saved"] = saved
+            else:   # the exact calibration did not decide: the bounds' certified answers stand
+                lines.append("  (the exact-TV calibration is inconclusive: the result is the "
+                             "smallest answer the bounds certify)")
             out["bounds"]["exact"] = e
         if found:
             out["sigma"] = frac_str(min(found))
@@ -463,7 +506,8 @@ def _exact_json(r) -> dict:
 
     return {"sigma": frac_str(r.sigma), "steps": r.steps, "epochs": r.epochs,
             "tv": r.tv.to_json(), "accuracy": r.accuracy.to_json(),
-            "relative_width": f"{r.relative_width:.6g}",
+            "relative_width": ("inf" if r.relative_width is None
+                               else decimal_str(r.relative_width, 6, "up")),
             "certified": "rigorous bracket: every approximation step is one-sided and every "
                          "number an Arb ball (DFTs included)",
             "lattice_step": frac_str(r.lattice_step),
@@ -474,15 +518,18 @@ def cmd_exact(args) -> int:
     from .exact import exact_tv
     from .report import frac_str
 
-    sigma, steps, epochs = parse_sigma(args.sigma), parse_steps(args.steps), parse_epochs(args.epochs)
+    sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps, minimum=2)
+    epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     r = exact_tv(sigma, steps, epochs)
     if args.json:
         _print_json(_exact_json(r))
         return EXIT_OK
     print(f"exact total variation, sigma = {frac_str(sigma)}, M = {steps}, E = {epochs}")
-    print(f"  TV        in {r.tv.short(10)}   (relative width {r.relative_width * 100:.3f}%)")
+    rw = r.relative_width
+    print(f"  TV        in {r.tv.short(10)}   (relative width "
+          f"{'unbounded' if rw is None else '<= ' + pct(rw, 'up', 3)})")
     print(f"  accuracy  in {r.accuracy.short(10)}   (membership inference, equal priors)")
-    if r.relative_width > 0.01:
+    if rw is None or rw > Fraction(1, 100):
         print("  note: wider than 1%: still a rigorous bracket, but this (sigma, M, E) is outside "
               "the range the lattice is tuned for (sigma in [0.15, 4])")
     print(f"  lattice step h = {frac_str(r.lattice_step)}, {r.cells} cells, DFT length "
@@ -490,34 +537,52 @@ def cmd_exact(args) -> int:
     return EXIT_OK
 
 
+def _ratio_json(r):
+    if r is None:
+        return None
+    if r.upper is None:
+        return {"lower": decimal_str(r.lower, 6, "down"), "upper": "inf"}
+    return r.to_json(6)
+
+
+def _ratio_text(r) -> str:
+    if r is None:
+        return "-"
+    if r.upper is None:   # the exact bracket's lower end is 0
+        return f">= {decimal_str(r.lower, 4, 'down')}"
+    return r.short(4)
+
+
 def cmd_compare(args) -> int:
     from . import deploy as Dp
     from .exact import exact_tv
     from .report import frac_str
 
-    sigma, steps, epochs = parse_sigma(args.sigma), parse_steps(args.steps), parse_epochs(args.epochs)
+    sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps, minimum=2)
+    epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     ex = exact_tv(sigma, steps, epochs)
     tgt = Dp.Target.make(delta=Fraction(1, 2))
     rows = {}
     for b in Dp.BOUNDS:
         ev = Dp.evaluate(b, sigma, steps, epochs, tgt)
-        ratio = None
+        ratio = None    # bound / TV, outward: [bound lower / TV upper, bound upper / TV lower]
         if ex.tv.upper > 0 and ev.delta_epochs.finite:
-            ratio = Interval(ev.delta_epochs.lower / ex.tv.upper, ev.delta_epochs.upper / ex.tv.lower)
+            ratio = Interval(ev.delta_epochs.lower / ex.tv.upper,
+                             ev.delta_epochs.upper / ex.tv.lower if ex.tv.lower > 0 else None)
         rows[b] = (ev, ratio)
     if args.json:
         _print_json({"sigma": frac_str(sigma), "steps": steps, "epochs": epochs,
                      "exact": _exact_json(ex),
                      "bounds": {b: {"delta_epochs": ev.delta_epochs.to_json(),
                                     "applicable": ev.applicable.value,
-                                    "ratio_to_exact": r.to_json(6) if r else None}
+                                    "ratio_to_exact": _ratio_json(r)}
                                 for b, (ev, r) in rows.items()}})
         return EXIT_OK
     print(f"sigma = {frac_str(sigma)}, M = {steps}, E = {epochs}")
     print(f"  {'bound':<22} {'delta_E (TV bound)':<36} {'valid':<10} ratio to exact")
     for b, (ev, r) in rows.items():
         print(f"  {b:<22} {ev.delta_epochs.short(8):<36} {ev.applicable.value:<10} "
-              f"{r.short(4) if r else '-'}")
+              f"{_ratio_text(r)}")
     print(f"  {'exact TV (bracket)':<22} {ex.tv.short(8):<36} {'rigorous':<10} 1")
     return EXIT_OK
 

@@ -38,9 +38,16 @@ class ExactResult:
     seconds: float
 
     @property
-    def relative_width(self) -> float:
+    def relative_width(self) -> Fraction | None:
+        """(upper - lower) / lower, exactly (None when the lower end is 0: unbounded)."""
         lo, hi = self.tv.lower, self.tv.upper
-        return float((hi - lo) / lo) if lo > 0 else float("inf")
+        return (hi - lo) / lo if lo > 0 else None
+
+
+def _clamp01(lo: Fraction | None, hi: Fraction | None) -> Interval:
+    lo = Fraction(0) if lo is None else max(lo, Fraction(0))
+    hi = Fraction(1) if hi is None else min(hi, Fraction(1))
+    return Interval(min(lo, hi), hi)
 
 
 def exact_tv(sigma: Fraction, M: int, epochs: int = 1, prec: int | None = None) -> ExactResult:
@@ -54,8 +61,9 @@ def exact_tv(sigma: Fraction, M: int, epochs: int = 1, prec: int | None = None) 
         lo, hi = lo1, hi1
     else:
         lo, hi, lo1, hi1, h, cells, N = tv_epochs(sigma, M, epochs, prec)
-    one = Interval(Interval.of(lo1).lower, min(Interval.of(hi1).upper, Fraction(1)))
-    tv = Interval(Interval.of(lo).lower, min(Interval.of(hi).upper, Fraction(1)))  # TV <= 1
+    # 0 <= TV <= 1: a lower end below 0 (small forced windows) says only TV >= 0
+    one = _clamp01(Interval.of(lo1).lower, Interval.of(hi1).upper)
+    tv = _clamp01(Interval.of(lo).lower, Interval.of(hi).upper)
     with ctx.workprec(prec):
         acc = Interval.of(arb(1) / 2 + (to_arb(tv.lower).union(to_arb(tv.upper))) / 2)
     return ExactResult(sigma, M, epochs, tv, acc, one, h, cells, N, time.perf_counter() - t)

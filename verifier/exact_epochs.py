@@ -97,12 +97,11 @@ def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -
     eta = Fraction(sd_v * float(h) / M / GRID_Z).limit_denominator(10**12)
     eta_a = to_arb(eta)
     centre = int(round(_mid(B0.mean)))
-    # beyond the window: E[S 1{S >= b}] <= (b + 1/theta) P-bound (Chernoff, integrated);
-    # below it: E[S 1{S < start}] <= start P(S < start)
+    # beyond the window: E[S 1{S >= b}] <= b P(S >= b) + int_b^inf P(S >= v) dv (Chernoff,
+    # integrated with its constant: _Law.tail_up); below it: E[S 1{S < start}] <= start P(S < start)
     beyond = ha / Ma * start2 * B0.eps_lo
     if B0.alias:
-        th = to_arb(Fraction(B0.theta_up).limit_denominator(10**12))
-        beyond = beyond + ha / Ma * (b_edge + 1 / th) * B0.eps_up
+        beyond = beyond + ha / Ma * (b_edge * B0.eps_up + B0.tail_up)
     zs = [(start2 + i) * ha / Ma for i in range(len(pu))]
     # E[f(prod Z); Z_e outside] <= E[Z 1{outside}] (E Z)^{E-1}; E Z = E[Y | Y < T1] <= 1
     # unless T1 < 1 (very small sigma): then the factor is kept

@@ -154,20 +154,41 @@ def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
     return res[0][1], res[1][1], res[0][0], res[1][0]
 
 
-def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
-    """P(sign (S - ES) >= t) <= e^{-theta t} (E e^{sign theta (L - mu)})^n [E e^{sign theta
-    (L' - mu')}] for S the sum of n copies of L [plus one independent L' = ``extra`` =
-    (pts', mu')], in Arb (Chernoff)."""
-    if theta <= 0:
-        return arb(1)
+def _chernoff_c0(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
+    """The uncapped Chernoff constant C0 = e^{-theta t} (E e^{sign theta (L - mu)})^n
+    [E e^{sign theta (L' - mu')}] for S the sum of n copies of L [plus one independent
+    L' = ``extra`` = (pts', mu')], in Arb: P(sign (S - ES) >= t + x) <= C0 e^{-theta x} for
+    every x >= 0.  It may exceed 1 (then the bound at x = 0 is only the trivial 1)."""
     th = to_arb(Fraction(theta).limit_denominator(10**12))
     mg = sum(((sign * th * (p - mu)).exp() * v for p, v in pts), arb(0))
     lg = n * mg.log()
     if extra is not None:
         pe, me = extra
         lg = lg + sum(((sign * th * (p - me)).exp() * v for p, v in pe), arb(0)).log()
-    b = (lg - th * t).exp()
-    return b if (b.is_finite() and b < 1) else arb(1)     # a probability: never above 1
+    return (lg - th * t).exp()
+
+
+def _cap1(c0: arb) -> arb:
+    """min(1, C0), upper end: a probability is never above 1."""
+    return c0 if (c0.is_finite() and c0 < 1) else arb(1)
+
+
+def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
+    """P(sign (S - ES) >= t) <= min(1, C0) (Chernoff; ``_chernoff_c0``)."""
+    if theta <= 0:
+        return arb(1)
+    return _cap1(_chernoff_c0(pts, mu, n, theta, sign, t, extra))
+
+
+def chernoff_tail_integral(c0: arb, theta: float) -> arb:
+    """An upper bound of int_0^inf min(1, C0 e^{-theta x}) dx = (min(1, C0) + max(0, ln C0))/theta:
+    the integrated tail beyond the window edge (``min(1, C0)/theta`` alone under-counts by
+    ln(C0)/theta when the cap fires)."""
+    th = to_arb(Fraction(theta).limit_denominator(10**12))
+    if not c0.is_finite():
+        return arb("inf")
+    excess = arb(0) if c0 <= 1 else c0.log() if c0 >= 1 else arb(0).union(c0.log())
+    return (_cap1(c0) + arb(excess.upper())) / th
 
 
 def _window(pts, n: int, eps_target: float, span: int):
@@ -221,9 +242,15 @@ class _Law:
             self.theta_up = th_up
             self.eps_lo = (arb(0) if self.start == 0 else
                            _chernoff_arb(pts, mu, n, th_lo, -1, self.mean - self.start, ex))
-            self.eps_up = _chernoff_arb(pts, mu, n, th_up, 1, self.b - self.mean, ex)
+            if th_up > 0:
+                c0 = _chernoff_c0(pts, mu, n, th_up, 1, self.b - self.mean, ex)
+                self.eps_up = _cap1(c0)
+                # int_b^inf P(B >= v) dv, the C0 of the Chernoff bound kept in the integral
+                self.tail_up = chernoff_tail_integral(c0, th_up)
+            else:
+                self.eps_up, self.tail_up = arb(1), arb("inf")
         else:
-            self.theta_up, self.eps_lo, self.eps_up = 0.0, arb(0), arb(0)
+            self.theta_up, self.eps_lo, self.eps_up, self.tail_up = 0.0, arb(0), arb(0), arb(0)
         self._A = self._B = None
 
     def _suffix_A(self):
@@ -275,10 +302,9 @@ class _Law:
         j = i - self.start
         inside = (arb(0) if i >= self.b else
                   self._B[j] - (ka - (self.start + self._o)) * self._A[j])
-        if self.alias:
-            th = to_arb(Fraction(self.theta_up).limit_denominator(10**12))
+        if self.alias:   # beyond the window: (b - k) P(B >= b) + int_b^inf P(B >= v) dv
             gap = max(self.b - k, 0)
-            inside = inside + (to_arb(gap) + 1 / th) * self.eps_up
+            inside = inside + to_arb(gap) * self.eps_up + self.tail_up
         return inside
 
 

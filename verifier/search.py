@@ -1,12 +1,21 @@
-"""Certified searches over integers for a monotone three-valued predicate.
+"""Certified searches: over integers for a monotone three-valued predicate, and branch
+and bound over an interval with explicit cover bookkeeping.
 
-``smallest_int(pred, start, floor)`` finds the smallest n >= floor with
-pred(n) true, for a predicate that is false then true (the caller names the
-proof of monotonicity).  Every step is a certified evaluation: an undecided
-one stops the search (``Undecided``) instead of guessing, and the work is
-bounded (``SearchLimit``).
+``smallest_int(pred, start, floor)`` finds the smallest n >= floor with pred(n) true, for
+a predicate that is false then true (the caller names the proof of monotonicity).  Every
+step is a certified evaluation: an undecided one stops the search (``Undecided``) instead
+of guessing, and the work is bounded (``SearchLimit``).  Its invariant: every n it
+returns holds (certified) and n - 1 fails (certified), or n is the floor.
+
+``cover(test, lo, hi, ...)`` splits [lo, hi] until ``test(a, b)`` (a certified statement
+about every point of [a, b]) holds on every box; it returns a ``Cover`` that says how
+much was covered and which boxes were not, so a continuum statement is made only when
+``Cover.complete``.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
 
 from .arith import Tri
 
@@ -18,14 +27,19 @@ class Undecided(Exception):
 
 
 class SearchLimit(Exception):
-    pass
+    def __init__(self, message: str, beyond: bool = False):
+        super().__init__(message)
+        self.beyond = beyond      # True: the answer lies beyond the search's ceiling
 
 
-def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, first_step=None):
+def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, first_step=None,
+                 ceiling: int | None = None):
     """Smallest n >= floor with pred(n) is Tri.HOLDS; pred returns (Tri, evidence).
 
-    Gallops from ``start`` (down while true, up while false, doubling the
-    step), then bisects.  Returns (n, evidence at n, evidence at n - 1 or None)."""
+    Gallops from ``start`` (down while true, up while false, doubling the step), then
+    bisects.  Returns (n, evidence at n, evidence at n - 1 or None, evaluations).  With a
+    ``ceiling``, an answer above it raises SearchLimit(beyond=True) once pred(ceiling)
+    is certified false."""
     seen = {}
     count = 0
 
@@ -42,6 +56,8 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
         return v is Tri.HOLDS
 
     start = max(floor, start)
+    if ceiling is not None:
+        start = min(start, ceiling)
     lo = hi = None
     if P(start):
         hi, step = start, 1
@@ -56,6 +72,11 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
         lo, step = start, first_step or max(1, start >> 12)
         while hi is None:
             n = lo + step
+            if ceiling is not None and n > ceiling:
+                if lo == ceiling:
+                    raise SearchLimit(f"no n <= {ceiling} holds (certified at {ceiling})",
+                                      beyond=True)
+                n = ceiling
             if P(n):
                 hi = n
             else:
@@ -69,3 +90,43 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
             lo = n
     below = seen[hi - 1][1] if hi > floor and (hi - 1) in seen else None
     return hi, seen[hi][1], below, count
+
+
+@dataclass(frozen=True)
+class Cover:
+    """The result of a branch and bound over [lo, hi]."""
+
+    lo: Fraction
+    hi: Fraction
+    covered: Fraction          # total length of the boxes on which the test held
+    boxes: int                 # boxes examined
+    uncovered: tuple           # ((a, b), ...) boxes left (too small to split, or budget)
+
+    @property
+    def complete(self) -> bool:
+        """A proof for every point of [lo, hi]: every box was covered."""
+        return not self.uncovered and self.covered == self.hi - self.lo
+
+    @property
+    def fraction(self) -> Fraction:
+        return self.covered / (self.hi - self.lo) if self.hi > self.lo else Fraction(1)
+
+
+def cover(test, lo: Fraction, hi: Fraction, min_width: Fraction, budget: int) -> Cover:
+    """Branch and bound: split [lo, hi] until test(a, b) holds on every box (or boxes are
+    narrower than min_width, or the budget of boxes is spent)."""
+    stack, covered, used, left = [(lo, hi)], Fraction(0), 0, []
+    while stack:
+        a, b = stack.pop()
+        if used >= budget:
+            left.append((a, b))
+            continue
+        used += 1
+        if test(a, b):
+            covered += b - a
+        elif b - a > min_width:
+            mid = (a + b) / 2
+            stack += [(mid, b), (a, mid)]
+        else:
+            left.append((a, b))
+    return Cover(lo, hi, covered, used, tuple(sorted(left)))

@@ -20,7 +20,7 @@ from flint import arb, ctx
 
 from . import _derived as D
 from .search import SearchLimit, Undecided, smallest_int
-from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, precisions, sign_ge0,
+from .arith import (DEFAULT_MAX_PREC, MAX_STEPS, InputError, Interval, Tri, precisions, sign_ge0,
                     to_arb)
 
 SOURCE = "Theorem 3.1 of arXiv 2605.06259 v1"
@@ -96,6 +96,14 @@ class BoundResult:
             return Tri.UNDECIDED
         return Tri.HOLDS
 
+    def meets(self, target: Fraction) -> Tri:
+        """Is the E-epoch value certified <= target (delta_rhs itself when E = 1)?  The
+        target of every command is over all epochs (one meaning of --delta)."""
+        d = self.delta_epochs
+        if not d.finite:
+            return Tri.UNDECIDED
+        return Tri.HOLDS if d.upper <= target else Tri.FAILS if d.lower > target else Tri.UNDECIDED
+
 
 def _rel_bits(x: arb) -> int:
     return x.rel_accuracy_bits() if x.is_finite() else -1
@@ -104,13 +112,15 @@ def _rel_bits(x: arb) -> int:
 def delta_epochs_ball(delta: arb, epochs: int) -> arb:
     """delta_E = 1 - (1 - delta)^E (Dong, Roth & Su 2019, Lemma C.2; THEORY section 5),
     evaluated as -expm1(E log1p(-delta)) to avoid cancellation."""
-    if epochs == 1:
-        return delta
     if delta < 1:
+        if epochs == 1:
+            return delta
         return -(epochs * (-delta).log1p()).expm1()
     if delta >= 1:          # a per-epoch delta >= 1 is vacuous, and so is its composition
         return arb(1)
     lo = arb(delta.lower())  # the ball straddles 1: [delta_E(lower), 1]
+    if not lo < 1:
+        return arb(1)
     return (-(epochs * (-lo).log1p()).expm1()).union(arb(1))
 
 
@@ -129,26 +139,31 @@ def bound(sigma: Fraction, steps: int, coef: str = "simplified", epochs: int = 1
           delta: Fraction | None = None, max_prec: int = DEFAULT_MAX_PREC) -> BoundResult:
     """Certified delta_rhs(M, sigma), its terms and the hypothesis verdicts.
 
-    The validity condition (2) is checked with ``delta`` if given (a target),
-    otherwise with delta = delta_rhs itself (the delta the theorem certifies,
-    taken at its upper end).  Precision is raised until every hypothesis is
-    decided and delta_rhs is known to REPORT_ACCURACY_BITS, or the cap.
+    Validity condition (2) is checked at delta = delta_rhs itself (its upper end): the
+    theorem applied with that delta certifies f_{0,delta_rhs}, hence f_{0,delta} for every
+    delta >= delta_rhs, and (2) is weakest at the smallest delta (proof check
+    interpretation.condition-2-at-delta-rhs).  ``delta``, a target over all epochs, is
+    judged by ``BoundResult.meets``.  Precision is raised until every hypothesis is decided
+    and delta_rhs is known to REPORT_ACCURACY_BITS, or the cap; once a hypothesis certainly
+    fails (the theorem says nothing) a 64-bit enclosure is reported as it is.
     """
     check_coef(coef)
     if steps < 3:
         raise InputError(f"steps must be >= 3 (Theorem 3.1 needs M >= 3), got {steps}")
     result = None
     for p in precisions(max_prec):
-        result = bound_at(sigma, steps, coef, epochs, delta, p)
+        result = bound_at(sigma, steps, coef, epochs, None, p)
         decided = all(h.verdict is not Tri.UNDECIDED for h in result.hypotheses)
-        if decided and result.accuracy_bits >= REPORT_ACCURACY_BITS:
+        if decided and (result.accuracy_bits >= REPORT_ACCURACY_BITS
+                        or result.applicable is Tri.FAILS):
             break
     return result
 
 
 def bound_at(sigma: Fraction, steps: int, coef: str, epochs: int, delta: Fraction | None,
              prec: int) -> BoundResult:
-    """``bound`` at one working precision (no escalation)."""
+    """``bound`` at one working precision (no escalation).  ``delta``: the delta used in
+    condition (2) (None: delta_rhs itself, the theorem's reading; see ``bound``)."""
     with ctx.workprec(prec):
         c = coef_value(sigma, coef)
         ts = D.terms(arb(steps), to_arb(sigma), c)
@@ -197,18 +212,28 @@ class PointEval:
                 "checks": [c.to_json() for c in self.checks]}
 
 
+READINGS = {
+    # Table 1's definition (docs/THEORY.md section 3): the target delta in condition (2)
+    "table1": "condition (2) at the target delta (Table 1's definition of M_exact)",
+    # what the theorem certifies: (2) at delta = delta_rhs(M) <= delta (f_{0,d} is weaker
+    # for larger d, and (2) is weakest at the smallest delta)
+    "theorem": "condition (2) at delta = delta_rhs(M) (the smallest M the theorem certifies)",
+}
+
+
 @dataclass(frozen=True)
 class StepsResult:
     sigma: Fraction
     delta: Fraction
     coef: str
-    status: str                    # "certified" | "infeasible" | "inconclusive"
+    status: str                    # "certified" | "infeasible" | "inconclusive" | "beyond-range"
     m_exact: int | None
     closed_form: Interval          # M_BE
     at_m: PointEval | None         # every condition holds here
     below: PointEval | None        # some condition certifiably fails here (None if m_exact == 3)
     evaluations: int
     message: str = ""
+    reading: str = "table1"
 
 
 class _Predicate:
@@ -218,11 +243,15 @@ class _Predicate:
     in M and every hypothesis, once true, stays true as M grows: proof checks
     ``monotonicity.T1-decreases-in-M`` ... ``monotonicity.T6-decreases-in-M`` and
     ``monotonicity.hypotheses-persist-in-M`` (proofs_checks/monotonicity.py).
-    The bisection relies on it.
+    The bisection relies on it.  With ``reading = "theorem"`` condition (2) is taken at
+    delta = delta_rhs(M) (an enclosure of the pointwise margin); it persists too: the margin
+    decreases in delta and delta_rhs decreases in M (monotonicity.condition-2-at-delta-rhs).
     """
 
-    def __init__(self, sigma: Fraction, delta: Fraction, coef: str, max_prec: int):
+    def __init__(self, sigma: Fraction, delta: Fraction, coef: str, max_prec: int,
+                 reading: str = "table1"):
         self.sigma, self.delta, self.coef, self.max_prec = sigma, delta, coef, max_prec
+        self.reading = reading
         self._consts = {}
 
     def consts(self, p):
@@ -240,8 +269,9 @@ class _Predicate:
                 Ma = arb(M)
                 g2 = D.hyp_sigma(Ma, s)
                 ts = D.terms(Ma, s, c)
-                g0 = d - sum(ts[1:], ts[0])
-                g3 = D.hyp_validity(Ma, s, c, d)
+                d_rhs = sum(ts[1:], ts[0])
+                g0 = d - d_rhs
+                g3 = D.hyp_validity(Ma, s, c, d if self.reading == "table1" else d_rhs)
                 gs = ((TARGET_CONDITION, g0), (HYPOTHESES[1], g2), (HYPOTHESES[2], g3))
                 checks = tuple(Check(n, sign_ge0(g), Interval.of(g)) for n, g in gs)
             vs = [ch.verdict for ch in checks]
@@ -270,34 +300,59 @@ def _limit_feasible(sigma: Fraction, delta: Fraction, max_prec: int) -> Tri:
     return Tri.UNDECIDED
 
 
+def _needed_steps(sigma: Fraction, cf: Interval) -> Fraction | None:
+    """A certified lower bound of every feasible M: M_BE (closed form (4), proof check
+    interpretation.closed-form-lower-bound) and e^{3/sigma^2} (hypothesis 2:
+    sigma >= sqrt(3/ln M) iff M >= e^{3/sigma^2}); None if not finite."""
+    with ctx.workprec(64):
+        e = Interval.of((3 / to_arb(sigma) ** 2).exp())
+    lows = [x.lower for x in (cf, e) if x.finite]
+    return max(lows) if lows else None
+
+
 def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
-                max_prec: int = DEFAULT_MAX_PREC) -> StepsResult:
-    """M_exact(sigma, delta): the smallest integer M >= 3 with delta_rhs(M) <= delta
-    and every hypothesis of Theorem 3.1 holding, with its certificate."""
+                max_prec: int = DEFAULT_MAX_PREC, reading: str = "table1") -> StepsResult:
+    """The smallest integer M >= 3 with delta_rhs(M) <= delta and every hypothesis of
+    Theorem 3.1 holding, with its certificate.  ``reading``: "table1" (condition (2) at the
+    target delta: Table 1's M_exact) or "theorem" (at delta_rhs(M): the smallest M the
+    theorem certifies, M_certified <= M_exact); see READINGS."""
     check_coef(coef)
+    if reading not in READINGS:
+        raise InputError(f"unknown reading {reading!r} (expected one of {', '.join(READINGS)})")
     cf = closed_form(sigma, delta, coef, max_prec)
-    pred = _Predicate(sigma, delta, coef, max_prec)
+    pred = _Predicate(sigma, delta, coef, max_prec, reading)
 
     def result(status, m=None, at=None, below=None, message="", evaluations=0):
-        return StepsResult(sigma, delta, coef, status, m, cf, at, below, evaluations, message)
+        return StepsResult(sigma, delta, coef, status, m, cf, at, below, evaluations, message,
+                           reading)
 
-    lim = _limit_feasible(sigma, delta, max_prec)
-    if lim is Tri.FAILS:
-        return result("infeasible", message=(
-            "no M satisfies validity condition (2): 1/2 - delta - Phi(-s2/2) <= 0"))
-    if lim is Tri.UNDECIDED:
-        return result("inconclusive", message="feasibility limit undecided at the precision cap")
+    if reading == "table1":
+        lim = _limit_feasible(sigma, delta, max_prec)
+        if lim is Tri.FAILS:
+            return result("infeasible", message=(
+                "no M satisfies validity condition (2) at the target delta: "
+                "1/2 - delta - Phi(-s2/2) <= 0"))
+        if lim is Tri.UNDECIDED:
+            return result("inconclusive", message="feasibility limit undecided at the precision cap")
+    # with (2) at delta_rhs(M) every sigma is eventually feasible: the margin tends to
+    # 1/2 - Phi(-s2/2) > 0 as M grows (every term -> 0)
+    need = _needed_steps(sigma, cf)
+    if need is None or need > MAX_STEPS:
+        return result("beyond-range", message=(
+            "every feasible M exceeds the supported range M <= 1e18 (certified: M >= M_BE "
+            "and M >= e^{3/sigma^2})"))
     # M_BE is a lower bound of M_exact (delta_rhs > T1 + T2, and T1 + T2 <= delta iff
     # M >= M_BE: proof check interpretation.closed-form-lower-bound), so the search
     # starts there; the answer is certified only by direct evaluation at M_exact
     # and M_exact - 1.
     try:
-        m, at, below, n = smallest_int(pred, math.floor(cf.lower), 3, MAX_SEARCH_EVALUATIONS)
+        m, at, below, n = smallest_int(pred, max(3, math.floor(need)), 3, MAX_SEARCH_EVALUATIONS,
+                                       ceiling=MAX_STEPS)
     except Undecided as u:
         return result("inconclusive", at=u.ev, message=(
             f"conditions at M = {u.n} undecided at the precision cap ({max_prec} bits)"))
     except SearchLimit as e:
-        return result("inconclusive", message=f"search stopped: {e}")
+        return result("beyond-range" if e.beyond else "inconclusive", message=f"search stopped: {e}")
     return result("certified", m, at, below, evaluations=n)
 
 

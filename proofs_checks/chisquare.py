@@ -5,7 +5,7 @@ import sympy as sp
 
 from verifier.symbolic import lognormal as L
 
-from .framework import PROVED, REFUTED, Outcome, all_proved, check, identity
+from .framework import PROVED, REFUTED, Outcome, all_proved, check, cite, identity, sign_proved
 
 SRC = "arXiv 2610.09651 (THEORY.md section 7)"
 Mn = sp.Symbol("M", positive=True, integer=True)
@@ -68,7 +68,9 @@ def tv_bound():
     return all_proved([
         ("(z)_+ = (|z| + z)/2", pos),
         ("(L-1)^2 = L^2 - 2L + 1, so E[(L-1)^2] = E[L^2] - 1 = chi^2", square),
-        ("Cauchy-Schwarz", Outcome(PROVED, "(E|Z| * 1)^2 <= E[Z^2] E[1^2] (Cauchy-Schwarz)")),
+        ("Cauchy-Schwarz", cite("(E|Z| * 1)^2 <= E[Z^2] E[1^2] (Cauchy-Schwarz inequality)",
+                                "Cauchy-Schwarz inequality; e.g. Billingsley, Probability and "
+                                "Measure, 3rd ed., eq. (5.36)")),
     ])
 
 
@@ -138,10 +140,17 @@ def chi_sigma_inverse():
 @check("chisquare.steps-inverse", "The chi-square bound inverts in closed form for M.",
        "M* = s2 / ((1 + 4 tau^2)^{1/E} - 1) gives sqrt((1 + s2/M*)^E - 1)/2 = tau; the bound "
        "decreases in M", "sigma, E, tau", ("sigma > 0", "E >= 1", "tau > 0"),
-       "exact algebra", SRC)
+       "exact algebra: substitute M* and simplify; d/dM (1 + s/M)^E < 0 for s, M, E > 0 "
+       "(the bound decreases in M: the chi-square steps search relies on it)", SRC)
 def chi_steps_inverse():
     m_star = _plain(CMP.chi_square_steps_inverse())
-    return identity((1 + (sp.exp(L.u) - 1) / m_star) ** Ec, 1 + 4 * tc**2, PTS)
+    s_, M_, E_ = sp.symbols("s M_ E_", positive=True)
+    return all_proved([
+        ("(1 + s2/M*)^E = 1 + 4 tau^2", identity((1 + (sp.exp(L.u) - 1) / m_star) ** Ec,
+                                                 1 + 4 * tc**2, PTS)),
+        ("chi^2 = (1 + s/M)^E - 1 decreases in M",
+         sign_proved(sp.diff((1 + s_ / M_) ** E_ - 1, M_), "negative")),
+    ])
 
 
 @check("chisquare.gaussian-tv", "Total variation of a Gaussian trade-off function.",

@@ -7,6 +7,8 @@ gives an ``Outcome`` with verdict
 - ``proved``: exact symbolic algebra, or a certified interval argument that
   covers the whole stated domain;
 - ``refuted``: a certified counterexample (numerics may refute);
+- ``cited``: the chain is proved except for textbook lemmas it cites (each with its
+  reference, via ``cite``): reported and counted apart from ``proved``;
 - ``unknown``: neither (a sampled grid never proves);
 - ``demonstration``: a labelled numerical illustration, not a proof.
 
@@ -23,6 +25,7 @@ import sympy as sp
 from flint import arb, ctx
 
 PROVED, REFUTED, UNKNOWN, DEMONSTRATION = "proved", "refuted", "unknown", "demonstration"
+CITED = "cited"
 
 
 @dataclass(frozen=True)
@@ -148,15 +151,26 @@ def certified(cond: bool, what: str, counter: str = "") -> Outcome:
     return Outcome(UNKNOWN, f"not decided: {what}")
 
 
+def cite(lemma: str, reference: str) -> Outcome:
+    """A textbook lemma the chain uses without proving it: verdict ``cited``, never
+    ``proved`` (the framework's rule: only algebra or a covering certified argument proves)."""
+    return Outcome(CITED, f"{lemma} (cited: {reference})", {"cited": [reference]})
+
+
 def all_proved(parts: list[tuple[str, Outcome]]) -> Outcome:
-    """Combine the steps of a chain: proved iff every step is proved."""
+    """Combine the steps of a chain: proved iff every step is proved; cited iff every step
+    is proved or cited and at least one is cited; refuted if a step is refuted."""
     for name, o in parts:
         if o.verdict == REFUTED:
             return Outcome(REFUTED, f"step '{name}': {o.evidence}")
     for name, o in parts:
-        if o.verdict != PROVED:
+        if o.verdict not in (PROVED, CITED):
             return Outcome(UNKNOWN, f"step '{name}' not proved: {o.evidence}")
-    return Outcome(PROVED, "; ".join(f"{n}: {o.evidence}" for n, o in parts))
+    evidence = "; ".join(f"{n}: {o.evidence}" for n, o in parts)
+    refs = [r for _, o in parts if o.verdict == CITED for r in o.details.get("cited", ())]
+    if refs:
+        return Outcome(CITED, evidence, {"cited": sorted(set(refs))})
+    return Outcome(PROVED, evidence)
 
 
 def _sign(e, want):

@@ -11,7 +11,7 @@ import sympy as sp
 
 from verifier.symbolic import lognormal as L
 
-from .framework import (PROVED, REFUTED, Outcome, all_proved, check, exp_shift, identity,
+from .framework import (PROVED, REFUTED, Outcome, all_proved, check, cite, exp_shift, identity,
                         sign_proved, simplify_zero)
 
 SRC = "Appendix D.1 of arXiv 2605.06259 v1 (THEORY.md section 2)"
@@ -158,6 +158,8 @@ def coef_lyapunov():
         ("mu2 = s2", central_moment_outcome(2, L.s2)),
         ("s2^{3/2} / s2^2 = s2^{-1/2}", identity(L.s2 ** sp.Rational(3, 2) / L.s2**2,
                                                  L.s2 ** sp.Rational(-1, 2), SIGMA_POINTS)),
-        ("Lyapunov", Outcome(PROVED, "E|Z|^3 >= (E Z^2)^{3/2} (Jensen, t -> t^{3/2} convex)")),
+        ("Lyapunov", cite("E|Z|^3 >= (E Z^2)^{3/2} (Lyapunov's inequality: Jensen for the "
+                          "convex t -> t^{3/2})", "Lyapunov's inequality; e.g. Billingsley, "
+                          "Probability and Measure, 3rd ed., Section 5 (inequalities)")),
         ("coef_S >= coef_X", coef_x_le_coef_s()),
     ])

@@ -62,6 +62,26 @@ def t6_decreasing():
     ])
 
 
+@check("monotonicity.condition-2-at-delta-rhs-persists-in-M",
+       "Condition (2) taken at delta = delta_rhs(M), once true, stays true as M grows.",
+       "g(M, delta) = 1/2 - B coef mu(M) - delta - Phi(-s2/2): dg/dM > 0 at fixed delta, "
+       "dg/ddelta = -1, and delta_rhs decreases in M, so d/dM g(M, delta_rhs(M)) = dg/dM - "
+       "delta_rhs'(M) > 0", "M, sigma, coef", ASSUME,
+       "exact algebra: the chain rule with the signs of each factor; the M_certified search "
+       "(verifier.theorem31, reading 'theorem') and the calibration of steps rely on it", SRC)
+def condition_2_at_delta_rhs_persists():
+    H = T31.hypotheses()
+    h3 = reparametrise(H["validity_condition_2"])
+    return all_proved([
+        ("dg/dM > 0 at fixed delta", sign_proved(sp.diff(h3, m), "positive")),
+        ("dg/ddelta = -1", identity(sp.diff(H["validity_condition_2"], T31.delta),
+                                    sp.Integer(-1), [])),
+        ("delta_rhs decreases", all_proved(
+            [(f"T{i + 1}", decreasing_outcome(T31.terms()[i])) for i in range(5)]
+            + [("T6", t6_decreasing())])),
+    ])
+
+
 @check("monotonicity.hypotheses-persist-in-M",
        "Each hypothesis of Theorem 3.1 and the target condition, once true, stay true as M grows.",
        "M >= 3 persists; d/dM (sigma^2 ln M - 3) = sigma^2/M > 0; d/dM [1/2 - B coef mu - delta - "

@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 
 from . import all_checks
-from .framework import DEMONSTRATION, PROVED, REFUTED, UNKNOWN, run_check
+from .framework import CITED, DEMONSTRATION, PROVED, REFUTED, UNKNOWN, run_check
 
-VERDICTS = (PROVED, REFUTED, UNKNOWN, DEMONSTRATION)
+VERDICTS = (PROVED, CITED, REFUTED, UNKNOWN, DEMONSTRATION)
 
 
 def run_all(only: str | None = None, progress=None):
@@ -64,6 +64,8 @@ def to_json(results, timings: bool = False) -> dict:
         "summary": summary(results),
         "verdict_meaning": {
             PROVED: "exact symbolic algebra, or a certified interval argument covering the whole domain",
+            CITED: "proved except for textbook lemmas it cites, each with its reference "
+                   "(counted apart from proved)",
             REFUTED: "a certified counterexample",
             UNKNOWN: "neither proved nor refuted (a sampled grid never proves)",
             DEMONSTRATION: "a labelled numerical illustration, not a proof",
@@ -117,7 +119,8 @@ def to_html(results, timings: bool = False) -> str:
             H.table(["id", "statement", "verdict"] + (["time"] if timings else []), rows,
                     raw_cols=(0, 1, 2)), "</div>",
             '<p class="note">proved: exact symbolic algebra or a certified interval argument '
-            "covering the whole domain; refuted: a certified counterexample; unknown: neither; "
+            "covering the whole domain; cited: proved except for the textbook lemmas it cites "
+            "(with their references); refuted: a certified counterexample; unknown: neither; "
             "demonstration: a labelled numerical illustration, never a proof.</p>",
             "<h2>Details</h2>"]
     for c, o, _ in results:

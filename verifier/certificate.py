@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from .arith import InputError, Interval, parse_epochs, parse_exact, parse_sigma, parse_steps
+from .arith import (InputError, Interval, parse_epochs, parse_exact, parse_sigma, parse_steps,
+                    read_bounded)
 from .deploy import BOUND_SOURCES, Certificate, Target, check_bounds
 
 CONFIG_KEYS = {"sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
@@ -20,10 +21,7 @@ MAX_CONFIG_BYTES = 1 << 16
 def load_config(path: str) -> dict:
     """A TOML or JSON file with keys from CONFIG_KEYS; numbers read exactly."""
     try:
-        if os.path.getsize(path) > MAX_CONFIG_BYTES:
-            raise InputError(f"{path}: config file larger than {MAX_CONFIG_BYTES} bytes")
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_bounded(path, MAX_CONFIG_BYTES)     # never more (a device, a pipe)
         if path.endswith(".json"):
             data = json.loads(raw.decode("utf-8"), parse_float=Decimal, parse_constant=_no_constant)
         else:

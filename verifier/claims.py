@@ -35,12 +35,13 @@ from decimal import Decimal
 from importlib import resources
 
 from . import quantities as Q
-from .arith import InputError, parse_exact
+from .arith import MAX_FILE_BYTES, InputError, parse_exact, read_bounded
 
 FORMAT = "verifier-claims/1"
 JUDGES = ("rounded", "relative-difference", "at-most", "at-least")
-MAX_FILE_BYTES = 1 << 20
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,119}")
+ID_RULE = ("ids are 1 to 120 characters: letters, digits and . _ : - "
+           "(the first a letter or digit)")
 
 _TOP = {"format", "source", "defaults", "claims"}
 _SOURCE = {"paper", "arxiv", "version", "title", "authors", "url", "note"}
@@ -109,10 +110,8 @@ def load(path: str) -> ClaimsFile:
     """Read and validate a claims file; any problem is one InputError line."""
     name = os.path.splitext(os.path.basename(path))[0]
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES:
-            raise InputError(f"{path}: claims file larger than {MAX_FILE_BYTES} bytes")
-        with open(path, "rb") as fh:
-            data = tomllib.load(fh, parse_float=Decimal)
+        raw = read_bounded(path, MAX_FILE_BYTES)     # never more (a device, a pipe)
+        data = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)
     except InputError:
         raise
     except tomllib.TOMLDecodeError as e:
@@ -151,7 +150,8 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
             raise InputError(f"{path}: claims[{i}] must be a table")
         cid = c.get("id")
         if not isinstance(cid, str) or not _ID.fullmatch(cid):
-            raise InputError(f"{path}: claims[{i}] has a missing or invalid id {cid!r:.60}")
+            raise InputError(f"{path}: claims[{i}] has a missing or invalid id {cid!r:.60} "
+                             f"({ID_RULE})")
         if cid in seen:
             raise InputError(f"{path}: duplicate claim id {cid!r}")
         seen.add(cid)
@@ -210,6 +210,12 @@ def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
             parse_exact(printed, "printed")
         except InputError:
             raise InputError(f"{where}: printed value {printed!r:.40} is not a number") from None
+    if judge == "rounded":
+        # the printed digits set the rounding: a decimal is needed, not a ratio like 6/11
+        from .arith import _DECIMAL
+        if not _DECIMAL.fullmatch(printed.strip()):
+            raise InputError(f"{where}: printed value {printed!r:.40} must be a decimal for "
+                             "judge 'rounded' (its digits set the rounding)")
     return Claim(cid, _text(c["where"], f"{where}: where"),
                  _text(c.get("statement", ""), f"{where}: statement"), q.name, tuple(parsed),
                  tuple(raw_cases), printed, judge, digits, ref.name if ref else None,

@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 from fractions import Fraction
 
+from .arith import decimal_str
+
 RC = {
     "svg.hashsalt": "verifier",
     "svg.fonttype": "none",
@@ -144,9 +146,10 @@ def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comp
     colours = {"theorem31-simplified": "#1f77b4", "theorem31-exact": "#d62728",
                "chi-square": "#2ca02c"}
     for name, dE in bounds.items():
-        d = float(dE.upper)
+        up = decimal_str(dE.upper, 3, "up")     # after '<=': rounded up
+        d = float(up)
         ax.plot(a, [max(0.0, 1 - x - d) for x in a], color=colours.get(name, "gray"),
-                label=f"{name}: delta_E <= {d:.3g}")
+                label=f"{name}: delta_E <= {up}")
     if comparisons:
         from statistics import NormalDist
 

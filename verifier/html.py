@@ -26,7 +26,7 @@ svg{max-width:100%;height:auto}
 CLASS = {"confirmed": "good", "proved": "good", "holds": "good", "certified": "good",
          "refuted": "bad", "fails": "bad", "not-certified": "bad", "infeasible": "bad",
          "inconclusive": "unsure", "unknown": "unsure", "undecided": "unsure",
-         "not-applicable": "na", "demonstration": "na"}
+         "not-applicable": "na", "demonstration": "na", "cited": "good"}
 MARK = {"good": "\u2713", "bad": "\u2717", "unsure": "?", "na": "\u2013"}
 
 

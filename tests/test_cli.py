@@ -162,7 +162,7 @@ def test_help_and_version():
 def test_check_proofs_writes_reproducible_reports(tmp_path):
     rc, out, err = run("check-proofs", "--only", "tail.", "--out", str(tmp_path / "a"))
     assert rc == 0, err
-    assert "8 checks: 8 proved, 0 refuted, 0 unknown, 0 demonstration" in out
+    assert "8 checks: 8 proved, 0 cited, 0 refuted, 0 unknown, 0 demonstration" in out
     rc, _, _ = run("check-proofs", "--only", "tail.", "--out", str(tmp_path / "b"))
     for ext in ("json", "md"):
         assert digest(tmp_path / "a" / f"proofs.{ext}") == digest(tmp_path / "b" / f"proofs.{ext}")

@@ -24,6 +24,16 @@ def snapshot(d):
 
 
 def test_signal_mid_write_keeps_previous_report(reports, monkeypatch, capsys):
+    # the test's own SIGINT handler: a runner in the background ignores SIGINT (SIG_IGN is
+    # inherited), and then the signal would never reach the writer
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _signal_mid_write(reports, monkeypatch)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _signal_mid_write(reports, monkeypatch):
     before = snapshot(reports)
     real_replace = os.replace
     calls = {"n": 0}

@@ -22,7 +22,7 @@ from flint import arb, fmpq
 START_PREC = 64
 DEFAULT_MAX_PREC = 4096
 MAX_DECIMAL_EXPONENT = 400   # refuse "1e999999999" instead of building a huge integer
-MAX_NUMBER_CHARS = 100       # a number is at most this many characters (5,000 digits: refused)
+MAX_NUMBER_CHARS = 2000      # a number is at most this many characters (5,000 digits: refused)
 
 # The input layer: every command's arguments are checked against these ranges before any
 # computation (one-line error, exit 2; the limits are printed by --help).  Inside them every

@@ -24,8 +24,9 @@ from flint import arb, ctx
 
 from . import _derived as D
 from . import theorem31 as T
-from .arith import (DEFAULT_MAX_PREC, MAX_STEPS, InputError, Interval, Tri, decimal_str, pct,
-                    precisions, sign_ge0, to_arb)
+from .arith import (DEFAULT_MAX_PREC, MAX_STEPS, InputError, Interval, Tri, decimal_str,
+                    parse_delta, parse_exact, pct, precisions, sign_ge0, to_arb)
+from . import search
 from .search import Cover, SearchLimit, Undecided, cover, smallest_int
 
 BOUNDS = ("theorem31-simplified", "theorem31-exact", "chi-square")
@@ -55,12 +56,12 @@ class Target:
         if (delta is None) == (accuracy is None):
             raise InputError("give exactly one target: --delta D or --target-accuracy A")
         if delta is not None:
-            if not 0 < delta < 1:
-                raise InputError(f"delta must be in (0, 1), got {delta}")
-            return Target("delta", Fraction(delta))
-        if not Fraction(1, 2) < accuracy < 1:
-            raise InputError(f"target accuracy must be in (1/2, 1), got {accuracy}")
-        return Target("accuracy", Fraction(accuracy))
+            return Target("delta", parse_delta(delta))
+        acc = parse_exact(accuracy, "target accuracy")
+        if not Fraction(1, 2) < acc < 1:
+            raise InputError(f"target accuracy must be in (1/2, 1), got {str(accuracy)[:40]}")
+        parse_delta(2 * acc - 1, "target accuracy's delta 2A - 1")   # the same range
+        return Target("accuracy", acc)
 
 
 def check_bounds(bound: str) -> tuple:
@@ -83,7 +84,7 @@ def _core(bound: str, s: arb, M: int, E: int):
     ts = D.terms(Ma, s, c)
     d = sum(ts[1:], ts[0])
     # condition (2) at delta = delta_rhs itself (an enclosure of the pointwise margin)
-    hyps = ((T.HYPOTHESES[0], arb(M - 3)), (T.HYPOTHESES[1], D.hyp_sigma(Ma, s)),
+    hyps = ((T.HYPOTHESES[0], arb(T.steps_margin(M))), (T.HYPOTHESES[1], D.hyp_sigma(Ma, s)),
             (T.HYPOTHESES[2], D.hyp_validity(Ma, s, c, d)))
     return T.delta_epochs_ball(d, E), hyps
 
@@ -257,7 +258,7 @@ def calibrate_steps(sigma: Fraction, epochs: int, target: Target, bound: str,
     if need is None or need > MAX_STEPS:
         return StepsCalibration(bound, "inconclusive", None, None, None, 0, cf, (
             "every feasible M exceeds the supported range M <= 1e18 (certified lower bound "
-            + ("not finite" if need is None else f">= {math.floor(need):.3e}") + ")"))
+            + ("not finite" if need is None else f">= {decimal_str(need, 4, 'down')}") + ")"))
     try:
         m, at, below, n = smallest_int(pred, max(3, math.floor(need)), 3, ceiling=MAX_STEPS)
     except Undecided as u:
@@ -443,9 +444,7 @@ def _theorem_sigma(bound, M, E, target, res, max_prec) -> SigmaCalibration:
         if k not in memo:
             memo[k] = pred(k)
         v, ev = memo[k]
-        if v is Tri.UNDECIDED:
-            raise Undecided(k, ev)
-        return v is Tri.HOLDS
+        return search.decided(v, k, ev)
 
     def crossing(f, t):
         """f fails, t holds (either order): the grid neighbour pair around the change."""
@@ -616,6 +615,14 @@ def combine(what: str, results: dict) -> Calibration:
     return Calibration(what, None, "infeasible", results)
 
 
+def exact_verdict(tv: Interval | None, tau: Fraction) -> Tri:
+    """Certified: HOLDS if the bracket's upper end meets tau, FAILS if its lower end exceeds
+    it; otherwise, or when the engine refused (tv None: sigma outside its range), UNDECIDED."""
+    if tv is None:
+        return Tri.UNDECIDED
+    return Tri.HOLDS if tv.upper <= tau else Tri.FAILS if tv.lower > tau else Tri.UNDECIDED
+
+
 def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
                           resolution: Fraction = Fraction(1, 100),
                           chi: SigmaCalibration | None = None) -> SigmaCalibration:
@@ -636,15 +643,11 @@ def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
     tau = target.delta
 
     def pred(k):
-        """Certified: HOLDS if the bracket's upper end meets tau, FAILS if its lower end
-        exceeds it; the engine's refusal (sigma outside its range) is UNDECIDED."""
         try:
             r = exact_tv(k * resolution, steps, epochs)
         except InputError:
-            return Tri.UNDECIDED, None
-        v = (Tri.HOLDS if r.tv.upper <= tau else Tri.FAILS if r.tv.lower > tau
-             else Tri.UNDECIDED)
-        return v, r
+            return exact_verdict(None, tau), None
+        return exact_verdict(r.tv, tau), r
 
     k_chi = int(chi.sigma / resolution)
     try:   # TV decreases in sigma: the predicate is false, then true

@@ -89,6 +89,14 @@ def _lower_epochs(Q0: _Law, Q1: _Law, E: int) -> arb:
     return arb((P1 - P0 - E * eps).lower())
 
 
+def spread_point(tu: arb):
+    """(k, th): the point tu (an exact upper end, in grid units) spread onto the grid points
+    k = floor(tu) and k + 1 with masses 1 - th and th, th = tu - k: mean tu, a mean-preserving
+    spread of tu (larger in convex order), hence an upper bound for convex nondecreasing f."""
+    k = int(tu.floor().unique_fmpz())
+    return k, tu - k
+
+
 def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -> arb:
     """E[(prod_e Z_e - 1)_+] for i.i.d. Z = B_M h/M, as in the module docstring."""
     ha, Ma = to_arb(h), arb(M)
@@ -130,9 +138,7 @@ def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -
         v = start2 + i
         if v == 0:
             continue
-        tu = ((arb(v).log() + c0) * inv_eta).upper()
-        k = int(tu.floor().unique_fmpz())
-        th = tu - k
+        k, th = spread_point(((arb(v).log() + c0) * inv_eta).upper())
         kmin_seen = k if kmin_seen is None else min(kmin_seen, k)
         sub[k] = sub.get(k, arb(0)) + pu[i] * (one - th)
         sub[k + 1] = sub.get(k + 1, arb(0)) + pu[i] * th

@@ -417,13 +417,23 @@ def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
     w: dict[int, arb] = {}
     for i in range(L):
         a, b = bounds[i], bounds[i + 1]
-        d = (b - a) * ha
-        w[a] = w.get(a, arb(0)) + (q[i] * (b * ha) - m[i]) / d
-        w[b] = w.get(b, arb(0)) + (m[i] - q[i] * (a * ha)) / d
+        wa, wb = spread_cell(q[i], m[i], a, b, ha)
+        w[a] = w.get(a, arb(0)) + wa
+        w[b] = w.get(b, arb(0)) + wb
     body = [(k, v / (1 - p)) for k, v in sorted(w.items())]
     mu_l = sum((k * v for k, v in labels), arb(0))
     mu_b = sum((k * v for k, v in body), arb(0))
     return _Setup(sigma, M, h, ha, J1, bounds, q, m, p, tau, labels, body, mu_l, mu_b, scale)
+
+
+def spread_cell(q: arb, m: arb, a: int, b: int, ha: arb):
+    """The mean-preserving spread of a cell [a h, b h) with mass q and first moment m onto its
+    end points: masses (q b h - m)/((b - a) h) at a h and (m - q a h)/((b - a) h) at b h.  The
+    result is larger in convex order (Jensen: every convex function of the cell's value lies
+    below its chord), so E f of it bounds E f from above for convex f; the K = 1 tail chords
+    use the same weights."""
+    d = (b - a) * ha
+    return (q * (b * ha) - m) / d, (m - q * (a * ha)) / d
 
 
 def _check_N(N: int, S: _Setup):
@@ -476,8 +486,8 @@ def _upper_one(S: _Setup, B1: _Law):
         a, b = tb[i], tb[i + 1]
         qc, mc = Gt[i] - Gt[i + 1], Ht[i] - Ht[i + 1]
         nxt = Pi(b)
-        d = (b - a) * ha
-        Gsum = Gsum + (prev * (qc * (b * ha) - mc) + nxt * (mc - qc * (a * ha))) / d
+        wa, wb = spread_cell(qc, mc, a, b, ha)       # Pi_{M-1} convex: below its chord
+        Gsum = Gsum + prev * wa + nxt * wb
         prev = nxt
     q_inf, m_inf = Gt[-1], Ht[-1]
     k_lin = Mh - c_lin

@@ -32,6 +32,14 @@ class SearchLimit(Exception):
         self.beyond = beyond      # True: the answer lies beyond the search's ceiling
 
 
+def decided(v: Tri, n, ev=None) -> bool:
+    """The search's one rule for a three-valued answer: HOLDS is True, FAILS is False, and
+    UNDECIDED stops the search (it is never taken for either)."""
+    if v is Tri.UNDECIDED:
+        raise Undecided(n, ev)
+    return v is Tri.HOLDS
+
+
 def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, first_step=None,
                  ceiling: int | None = None):
     """Smallest n >= floor with pred(n) is Tri.HOLDS; pred returns (Tri, evidence).
@@ -51,9 +59,7 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
                 raise SearchLimit(f"more than {max_evaluations} evaluations")
             seen[n] = pred(n)
         v, ev = seen[n]
-        if v is Tri.UNDECIDED:
-            raise Undecided(n, ev)
-        return v is Tri.HOLDS
+        return decided(v, n, ev)
 
     start = max(floor, start)
     if ceiling is not None:

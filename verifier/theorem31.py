@@ -124,12 +124,18 @@ def delta_epochs_ball(delta: arb, epochs: int) -> arb:
     return (-(epochs * (-lo).log1p()).expm1()).union(arb(1))
 
 
+def steps_margin(M: int) -> int:
+    """Hypothesis 1 of Theorem 3.1: M >= 3 holds iff M - 3 >= 0."""
+    return M - 3
+
+
 def _hyp_checks(M: int, sigma: Fraction, coef_ball: arb, delta_for_2: arb):
     Ma, s = arb(M), to_arb(sigma)
     g2 = D.hyp_sigma(Ma, s)
     g3 = D.hyp_validity(Ma, s, coef_ball, delta_for_2)
     return (
-        Check(HYPOTHESES[0], Tri.HOLDS if M >= 3 else Tri.FAILS, Interval.of(Fraction(M - 3))),
+        Check(HYPOTHESES[0], Tri.HOLDS if steps_margin(M) >= 0 else Tri.FAILS,
+              Interval.of(Fraction(steps_margin(M)))),
         Check(HYPOTHESES[1], sign_ge0(g2), Interval.of(g2)),
         Check(HYPOTHESES[2], sign_ge0(g3), Interval.of(g3)),
     )

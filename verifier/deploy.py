@@ -436,7 +436,7 @@ def _theorem_sigma(bound, M, E, target, res, max_prec) -> SigmaCalibration:
     k_max = max(k_min, math.floor(U / res))      # grid points above k_max fail condition (2)
     pred = _grid_pred(bound, M, E, target, res, max_prec)
     memo = {}
-    gname = f"multiples of {res}"
+    gname = f"multiples of {_exact(res)}"
     hyp_note = (f"every sigma < {_dn(L)} fails hypothesis 2 (sigma >= sqrt(3/ln M)); every sigma "
                 f">= {_up(U)} fails condition (2) (proof check interpretation.large-sigma-infeasible)")
 
@@ -518,32 +518,32 @@ def _theorem_sigma(bound, M, E, target, res, max_prec) -> SigmaCalibration:
                                         "certified infeasible")
     icv = cover(lambda a, b: _box_holds(bound, M, E, target, a, b), k_lo * res, k_hi * res,
                 res / 8, 2000)
-    parts = [f"grid ({gname}): sigma = {k_lo * res} .. {k_hi * res} certified feasible at both "
+    parts = [f"grid ({gname}): sigma = {_exact(k_lo * res)} .. {_exact(k_hi * res)} certified feasible at both "
              f"ends, the grid neighbours "
-             + (f"{(k_lo - 1) * res} and " if k_lo > 1 else "") + f"{(k_hi + 1) * res} certified "
+             + (f"{_exact((k_lo - 1) * res)} and " if k_lo > 1 else "") + f"{_exact((k_hi + 1) * res)} certified "
              "infeasible, and so is every grid sigma beyond them",
              f"between the ends, the branch and bound certifies >= {pct(icv.fraction, 'down')} "
-             f"of [{k_lo * res}, {k_hi * res}] feasible box by box ({icv.boxes} boxes)"]
+             f"of [{_exact(k_lo * res)}, {_exact(k_hi * res)}] feasible box by box ({icv.boxes} boxes)"]
     cont_lo = k_lo == 1 or (low is not None and low.continuum) or low is None
     cont_hi = high is None or high.continuum
     lo_end = (k_lo - 1) * res
     if k_lo == 1:
         cont = (f"below the first grid point: every sigma < {_dn(L)} infeasible (hypothesis 2)"
                 + ("" if gap is None else
-                   f"; [{_dn(L)}, {res}) " + ("certified infeasible" if gap.continuum else
+                   f"; [{_dn(L)}, {_exact(res)}) " + ("certified infeasible" if gap.continuum else
                                              "not proved infeasible"
                                              + (f" (sigma = {_exact(gap.witness)} certified feasible)"
                                                 if gap.witness is not None else ""))))
         parts.append(cont)
     elif cont_lo:
-        parts.append(f"every sigma in (0, {lo_end}] certified infeasible")
+        parts.append(f"every sigma in (0, {_exact(lo_end)}] certified infeasible")
     else:
-        parts.append(f"sigma in (0, {lo_end}]: not every sigma proved infeasible (continuum "
+        parts.append(f"sigma in (0, {_exact(lo_end)}]: not every sigma proved infeasible (continuum "
                      f"covered {pct(low.cover.fraction, 'down')})")
     if cont_hi:
-        parts.append(f"every sigma >= {(k_hi + 1) * res} certified infeasible")
+        parts.append(f"every sigma >= {_exact((k_hi + 1) * res)} certified infeasible")
     else:
-        parts.append(f"sigma >= {(k_hi + 1) * res}: not every sigma proved infeasible")
+        parts.append(f"sigma >= {_exact((k_hi + 1) * res)}: not every sigma proved infeasible")
     notes = [hyp_note] + [f"{n}: {x.cover.boxes} boxes" for n, x in (("below", low), ("above", high))
                           if x is not None]
     branch = ("U-shaped bound: the reported sigma is the lower end of the feasible grid range; "
@@ -661,10 +661,10 @@ def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
         return SigmaCalibration("exact", "inconclusive", None, resolution, None, None,
                                 message=str(e))
     saved = 1 - Fraction(k) * resolution / chi.sigma
-    below = ("" if k == 1 else f"; sigma = {(k - 1) * resolution} certified infeasible (the "
+    below = ("" if k == 1 else f"; sigma = {_exact((k - 1) * resolution)} certified infeasible (the "
              "bracket's lower end exceeds the target), hence every sigma below it")
     return SigmaCalibration("exact", "certified", k * resolution, resolution, None, None,
                             branch=(f"exact TV decreases in sigma{below}; "
                                     f"{pct(saved, 'down')} less noise than the chi-square "
-                                    f"calibration ({chi.sigma}); {n} bracket evaluations"),
+                                    f"calibration ({_exact(chi.sigma)}); {n} bracket evaluations"),
                             message="")

@@ -69,10 +69,16 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
         hi, step = start, 1
         while lo is None and hi > floor:
             n = max(floor, hi - step)
-            if P(n):
-                hi = n
-            else:
-                lo = n
+            try:
+                if P(n):
+                    hi = n
+                else:
+                    lo = n
+            except Undecided:
+                lo = _below_undecided(P, n, hi)     # a failing point above n, or Undecided
+                if lo is None:
+                    hi = n + 1
+                    break
             step *= 2
     else:
         lo, step = start, first_step or max(1, start >> 12)
@@ -96,6 +102,23 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
             lo = n
     below = seen[hi - 1][1] if hi > floor and (hi - 1) in seen else None
     return hi, seen[hi][1], below, count
+
+
+def _below_undecided(P, und: int, hi: int):
+    """The gallop down met an undecided point ``und`` below the holding ``hi``: bisect
+    (und, hi) for a certified failing point (returned; the bisection then goes on as usual),
+    moving ``und`` up past undecided points; when hi = und + 1 the answer is not certified
+    and Undecided(und) propagates."""
+    while hi - und > 1:
+        mid = (und + hi) // 2
+        try:
+            if not P(mid):
+                return mid
+            hi = mid
+        except Undecided:
+            und = mid
+    P(und)            # raises Undecided(und): nothing certified fails below hi
+    return None
 
 
 @dataclass(frozen=True)

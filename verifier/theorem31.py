@@ -112,6 +112,8 @@ def _rel_bits(x: arb) -> int:
 def delta_epochs_ball(delta: arb, epochs: int) -> arb:
     """delta_E = 1 - (1 - delta)^E (Dong, Roth & Su 2019, Lemma C.2; THEORY section 5),
     evaluated as -expm1(E log1p(-delta)) to avoid cancellation."""
+    if not delta.is_finite():   # unknown delta (>= 0, a sum of positive terms): [0, 1]
+        return arb(0).union(arb(1))
     if delta < 1:
         if epochs == 1:
             return delta
@@ -119,8 +121,6 @@ def delta_epochs_ball(delta: arb, epochs: int) -> arb:
     if delta >= 1:          # a per-epoch delta >= 1 is vacuous, and so is its composition
         return arb(1)
     lo = arb(delta.lower())  # the ball straddles 1: [delta_E(lower), 1]
-    if not lo < 1:
-        return arb(1)
     return (-(epochs * (-lo).log1p()).expm1()).union(arb(1))
 
 

@@ -44,6 +44,43 @@ def ref_margin(bound: str, sigma: F, M: int, E: int, tau: F):
         return min(t - dE, g2, g3, mp.mpf(M - 3))
 
 
+def ref_hypotheses(bound: str, sigma: F, M: int):
+    """Reference margins of the three hypotheses (condition (2) at delta = delta_rhs)."""
+    with mp.workdps(R.DPS):
+        s = R.mpq(sigma)
+        v = R.s2(s)
+        c = R.coef_of(s, "simplified" if bound == "theorem31-simplified" else "exact")
+        Mm = mp.mpf(M)
+        d = mp.fsum(R.terms(Mm, s, c))
+        eps = R.B() * c * mp.sqrt(v / (Mm - 1))
+        return {"steps_at_least_3": mp.mpf(M - 3), "sigma_at_least_sqrt_3_over_ln_M": s**2 * mp.log(Mm) - 3,
+                "validity_condition_2": mp.mpf(1) / 2 - eps - d - R.Phi(-v / 2)}
+
+
+HYP_POINTS = [(F(1), 10**6), (F(3, 10), 1000), (F(46, 100), 10**6), (F(5), 1000), (F(20), 10**6),
+              (F(1), 2), (F(2), 3), (F(12, 10), 10**4), (F(9), 10**6), (F(3, 2), 10**9)]
+
+
+@pytest.mark.parametrize("bound", ["theorem31-exact", "theorem31-simplified"])
+def test_hypothesis_verdicts_agree_with_the_reference(bound):
+    """Each hypothesis verdict (both code paths: deploy.evaluate and theorem31.bound) has the
+    sign of the 60-digit reference margin; each kind of verdict occurs."""
+    seen = set()
+    for sigma, M in HYP_POINTS:
+        ref = ref_hypotheses(bound, sigma, M)
+        ev = Dp.evaluate(bound, sigma, M, 1, Dp.Target.make(delta=F(1, 2)))
+        checks = list(ev.hypotheses)
+        if M >= 3:
+            checks += list(T.bound(sigma, M, "simplified" if bound == "theorem31-simplified"
+                                   else "exact").hypotheses)
+        for h in checks:
+            m = ref[h.name]
+            want = "holds" if m >= 0 else "fails"
+            assert h.verdict.value == want, (bound, sigma, M, h.name, h.verdict, m)
+            seen.add((h.name, want))
+    assert len(seen) == 6, seen
+
+
 def _points(a: F, b: F, rng, n=5):
     pts = [a, b, (a + b) / 2]
     for _ in range(n):

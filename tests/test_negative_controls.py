@@ -51,3 +51,18 @@ def test_increasing_term_refuted_by_monotonicity_check():
     assert PM.decreasing_outcome(T31.M * T31.mu).verdict != PROVED
     # (M - 1) mu = sqrt(s2 (M - 1)) increases everywhere: certified refutation
     assert PM.decreasing_outcome((T31.M - 1) * T31.mu).verdict == REFUTED
+
+
+def test_chain_with_an_unknown_step_is_not_proved():
+    """A chain is proved only if every step is; a cited step makes it cited; a refuted one
+    refutes it.  The real chain: the closed-form lower bound with an unprovable extra step."""
+    from proofs_checks import framework as Fw
+    ok, unk = Fw.Outcome(PROVED, "ok"), Fw.Outcome(Fw.UNKNOWN, "no idea")
+    assert Fw.all_proved([("a", ok), ("b", unk)]).verdict == Fw.UNKNOWN
+    assert Fw.all_proved([("a", ok), ("b", Fw.cite("lemma", "a book"))]).verdict == Fw.CITED
+    assert Fw.all_proved([("a", unk), ("b", Fw.Outcome(REFUTED, "x"))]).verdict == REFUTED
+    m = sp.Symbol("m", positive=True)
+    # sin(m) has no sign on m > 0: the helper says unknown, and so must the chain
+    step = Fw.sign_proved(sp.sin(m), "positive")
+    assert step.verdict == Fw.UNKNOWN
+    assert Fw.all_proved([("T1 + T2 decreasing", ok), ("sin m > 0", step)]).verdict == Fw.UNKNOWN

@@ -87,6 +87,15 @@ def _within(value: Interval, acc: Interval) -> str | None:
     return None
 
 
+def _at_most(value: Interval, b: Fraction) -> str | None:
+    """value <= b: confirmed if its upper end is, refuted if its lower end exceeds b."""
+    return CONFIRMED if value.upper <= b else REFUTED if value.lower > b else None
+
+
+def _at_least(value: Interval, b: Fraction) -> str | None:
+    return CONFIRMED if value.lower >= b else REFUTED if value.upper < b else None
+
+
 def _sub(a: Interval, b: Interval) -> Interval:
     return Interval(a.lower - b.upper, a.upper - b.lower)
 
@@ -125,9 +134,9 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
             if claim.judge == "rounded":
                 verdict = _within(ev.value, acc)
             elif claim.judge == "at-most":
-                verdict = CONFIRMED if ev.value.upper <= b else REFUTED if ev.value.lower > b else None
+                verdict = _at_most(ev.value, b)
             elif claim.judge == "at-least":
-                verdict = CONFIRMED if ev.value.lower >= b else REFUTED if ev.value.upper < b else None
+                verdict = _at_least(ev.value, b)
             else:
                 rq = Q.get(claim.reference)
                 rev = rq.evaluate(claim.reference_cases[idx], p, max_prec)

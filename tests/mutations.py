@@ -1,0 +1,344 @@
+"""The mutation suite's one list: every place that decides a certified statement, a broken
+version of it, and the real checks (test node ids) of which at least one must fail.
+
+Run by ``python -m pytest -m mutation`` (``tests/test_mutations.py``): for each entry a
+fresh pytest process starts with ``VERIFIER_MUTATION=<id>`` (``tests/conftest.py`` applies
+the mutation before any test module is imported) and runs the entry's killers; the
+mutation is *killed* when that run reports a failing test.  A baseline run of every killer
+without a mutation must pass.
+
+Kinds: hypothesis (hypothesis checks), box (branch-and-bound box tests and the proofs that
+bound the sigma line), search (the certified searches and their predicates), tail (the
+Chernoff and tail charges of the exact TV), spread (the convex-order spreads), compose
+(composition and targets), judge (claim judges), proof (proof-check helpers), input (the
+input layer).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Mutation:
+    id: str
+    kind: str
+    what: str                      # the decision and how it is broken
+    apply: Callable[[], None]      # patches the running interpreter
+    killers: tuple                 # test node ids, relative to the repository root
+
+
+def _set(path: str, value):
+    mod, attr = path.rsplit(":", 1)
+    obj = importlib.import_module(mod)
+    *owners, last = attr.split(".")
+    for o in owners:
+        obj = getattr(obj, o)
+    setattr(obj, last, value)
+
+
+def _get(path: str):
+    mod, attr = path.rsplit(":", 1)
+    obj = importlib.import_module(mod)
+    for a in attr.split("."):
+        obj = getattr(obj, a)
+    return obj
+
+
+def _const_arb(v):
+    def f(*a, **k):
+        from flint import arb
+        return arb(v)
+    return f
+
+
+def _flip_sign():
+    from verifier.arith import Tri
+    real = _get("verifier.arith:sign_ge0")
+
+    def flipped(g):
+        v = real(g)
+        return {Tri.HOLDS: Tri.FAILS, Tri.FAILS: Tri.HOLDS}.get(v, v)
+    for site in ("verifier.deploy:sign_ge0", "verifier.theorem31:sign_ge0"):
+        _set(site, flipped)
+
+
+def _mean_value_without_radius():
+    from verifier import deploy as Dp
+
+    def mv(bound, Ma, s, lo, hi):
+        from verifier import _derived as D
+        from verifier import theorem31 as T
+        tag = "simplified" if bound == "theorem31-simplified" else "exact"
+        sm = Dp.to_arb((lo + hi) / 2)
+        cm = T.COEFS[tag](sm)
+        tm = D.terms(Ma, sm, cm)
+        d_mid = sum(tm[1:], tm[0])
+        return D.hyp_validity(Ma, sm, cm, d_mid), d_mid      # the derivative term dropped
+    Dp._mean_value = mv
+
+
+def _sigma_range(scale_lo=1, scale_hi=1):
+    def apply():
+        from verifier import deploy as Dp
+        real = Dp._sigma_range
+        Dp._sigma_range = lambda M: (real(M)[0] * scale_lo, real(M)[1] * scale_hi)
+    return apply
+
+
+def _search_off_by_one():
+    from verifier import search
+    real = search.smallest_int
+
+    def wrong(*a, **k):
+        n, at, below, c = real(*a, **k)
+        return n + 1, at, below, c                            # not the smallest
+    for site in ("verifier.theorem31:smallest_int", "verifier.deploy:smallest_int"):
+        _set(site, wrong)
+
+
+def _undecided_as_fails():
+    from verifier.arith import Tri
+    _set("verifier.search:decided", lambda v, n, ev=None: v is Tri.HOLDS)
+
+
+def _exact_verdict(refused=None, straddle=None):
+    def apply():
+        from verifier import deploy as Dp
+        from verifier.arith import Tri
+        real = Dp.exact_verdict
+
+        def v(tv, tau):
+            if tv is None:
+                return refused or real(tv, tau)
+            r = real(tv, tau)
+            return straddle if (straddle and r is Tri.UNDECIDED) else r
+        Dp.exact_verdict = v
+    return apply
+
+
+def _fails():
+    from verifier.arith import Tri
+    return Tri.FAILS
+
+
+def _chernoff_zero():
+    from verifier import exact_one as X
+    X._chernoff_arb = _const_arb(0)
+    X._chernoff_c0 = _const_arb(0)
+
+
+def _tail_integral_capped():
+    from verifier import exact_one as X
+
+    def capped(c0, theta):                      # the old bug: min(1, C0)/theta only
+        return X._cap1(c0) / X.to_arb(Fraction(theta).limit_denominator(10**12))
+    X.chernoff_tail_integral = capped
+
+
+def _spread_at_lower_end():
+    from flint import arb
+    from verifier import exact_one as X
+    X.spread_cell = lambda q, m, a, b, ha: (q, arb(0))   # all mass at the lower end
+
+
+def _spread_point_floor():
+    from flint import arb
+    from verifier import exact_epochs as XE
+    real = XE.spread_point
+    XE.spread_point = lambda tu: (real(tu)[0], arb(0))   # rounded down: not a spread
+
+
+def _no_composition():
+    _set("verifier.theorem31:delta_epochs_ball", lambda d, E: d)
+
+
+def _accuracy_target_as_delta():
+    from verifier import deploy as Dp
+    Dp.Target.delta = property(lambda self: self.value)
+
+
+def _widen_rounding():
+    from verifier import audit as A
+    from verifier.arith import Interval
+    real = A.rounding_interval
+
+    def wide(printed, digits=None):
+        iv = real(printed, digits)
+        w = iv.upper - iv.lower
+        return Interval(iv.lower - 10 * w, iv.upper + 10 * w)
+    A.rounding_interval = wide
+
+
+def _at_most_on_lower_end():
+    from verifier import audit as A
+    # the inequality flipped: value >= printed taken for value <= printed
+    A._at_most = lambda value, b: (A.CONFIRMED if value.lower >= b else
+                                   A.REFUTED if value.upper < b else None)
+
+
+def _relative_confirms_loosely():
+    from verifier import audit as A
+    A._relative = lambda value, ref, tol: A.CONFIRMED
+
+
+def _proof(helper, verdict="proved"):
+    def apply():
+        from proofs_checks import framework as Fw
+        out = Fw.Outcome(verdict, "mutated: always " + verdict)
+        setattr(Fw, helper, lambda *a, **k: out)
+        # the checks import the helpers by name
+        for mod in ("lognormal", "monotonicity", "tail", "taylor", "interpretation", "chisquare",
+                    "edgeworth"):
+            m = importlib.import_module(f"proofs_checks.{mod}")
+            if hasattr(m, helper):
+                setattr(m, helper, getattr(Fw, helper))
+    return apply
+
+
+def _all_proved_ignores_unknown():
+    from proofs_checks import framework as Fw
+
+    def lax(parts):
+        for name, o in parts:
+            if o.verdict == Fw.REFUTED:
+                return Fw.Outcome(Fw.REFUTED, name)
+        return Fw.Outcome(Fw.PROVED, "mutated")
+    Fw.all_proved = lax
+    for mod in ("lognormal", "monotonicity", "tail", "taylor", "interpretation", "chisquare"):
+        m = importlib.import_module(f"proofs_checks.{mod}")
+        if hasattr(m, "all_proved"):
+            m.all_proved = lax
+
+
+def _reading_ignored():
+    from verifier import theorem31 as T
+    real = T._Predicate.__init__
+
+    def init(self, sigma, delta, coef, max_prec, reading="table1"):
+        real(self, sigma, delta, coef, max_prec, "table1")
+    T._Predicate.__init__ = init
+
+
+def _needed_steps_too_high():
+    from verifier import theorem31 as T
+    real = T._needed_steps
+    T._needed_steps = lambda sigma, cf: (lambda n: None if n is None else n * 10**15)(real(sigma, cf))
+
+
+def _sigma_range_unbounded():
+    from verifier import arith
+    arith.SIGMA_RANGE = (Fraction(1, 10**300), Fraction(10**300))
+
+
+D = "tests/test_decisions.py::"
+MUTATIONS = [
+    Mutation("hypothesis.sigma-always-holds", "hypothesis",
+             "hypothesis 2 (sigma >= sqrt(3/ln M)) margin replaced by the constant 1",
+             lambda: _set("verifier._derived:hyp_sigma", _const_arb(1)),
+             (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
+    Mutation("hypothesis.validity-always-holds", "hypothesis",
+             "validity condition (2) margin replaced by the constant 1",
+             lambda: _set("verifier._derived:hyp_validity", _const_arb(1)),
+             (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
+    Mutation("hypothesis.steps-always-holds", "hypothesis",
+             "hypothesis 1 (M >= 3) margin replaced by the constant 1",
+             lambda: _set("verifier.theorem31:steps_margin", lambda M: 1),
+             (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
+    Mutation("hypothesis.sign-flipped", "hypothesis",
+             "the certified sign test g >= 0 returns the opposite verdict",
+             _flip_sign, (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
+    Mutation("box.fails-always", "box", "the box test 'no sigma in [a, b] is feasible' always true",
+             lambda: _set("verifier.deploy:_box_fails", lambda *a: True),
+             (D + "test_box_tests_agree_with_the_reference",
+              D + "test_coarse_grid_does_not_claim_the_continuum")),
+    Mutation("box.holds-always", "box", "the box test 'every sigma in [a, b] is feasible' always true",
+             lambda: _set("verifier.deploy:_box_holds", lambda *a: True),
+             (D + "test_box_tests_agree_with_the_reference",)),
+    Mutation("box.mean-value-no-radius", "box",
+             "the mean-value form drops its derivative term (the box evaluated at its midpoint)",
+             _mean_value_without_radius, (D + "test_box_tests_agree_with_the_reference",)),
+    Mutation("box.hypothesis-2-end-too-high", "box",
+             "the end L below which hypothesis 2 proves infeasibility doubled",
+             _sigma_range(scale_lo=2), (D + "test_sigma_range_ends_are_proofs",)),
+    Mutation("box.condition-2-end-too-low", "box",
+             "the end U above which condition (2) proves infeasibility divided by 100 (it then "
+             "cuts into the feasible range)",
+             _sigma_range(scale_hi=Fraction(1, 100)), (D + "test_sigma_range_ends_are_proofs",)),
+    Mutation("search.not-minimal", "search", "the integer search returns one above its answer",
+             _search_off_by_one, (D + "test_m_exact_table1_row_unchanged",
+                                  D + "test_steps_and_calibrate_steps_agree")),
+    Mutation("search.undecided-taken-as-fails", "search",
+             "an undecided comparison in a search is read as a failure",
+             _undecided_as_fails, (D + "test_exact_calibration_straddle_is_inconclusive",
+                                   "tests/test_steps.py::test_undecided_becomes_inconclusive_never_a_guess")),
+    Mutation("search.exact-refusal-as-fails", "search",
+             "the exact engine's refusal (sigma < 0.1) is read as 'certified infeasible'",
+             _exact_verdict(refused=_fails()),
+             (D + "test_exact_calibration_refusal_below_is_inconclusive",)),
+    Mutation("search.exact-straddle-as-fails", "search",
+             "an exact bracket straddling the target is read as 'certified infeasible'",
+             _exact_verdict(straddle=_fails()),
+             (D + "test_exact_calibration_certifies_with_a_failing_lower_end",)),
+    Mutation("search.reading-ignored", "search",
+             "M_certified searched with condition (2) at the target delta (Table 1's reading)",
+             _reading_ignored, (D + "test_steps_sigma_5_certifies_through_the_theorems_reading",
+                                D + "test_steps_and_calibrate_steps_agree")),
+    Mutation("search.lower-bound-too-high", "search",
+             "the certified lower bound of every feasible M (M_BE, e^{3/sigma^2}) multiplied by 1e15",
+             _needed_steps_too_high, (D + "test_m_exact_table1_row_unchanged",)),
+    Mutation("tail.chernoff-zero", "tail", "the out-of-window Chernoff mass replaced by 0",
+             _chernoff_zero, (D + "test_forced_small_windows_stay_rigorous",)),
+    Mutation("tail.chernoff-integral-capped", "tail",
+             "the integrated Chernoff tail drops max(0, ln C0)/theta (the capped constant)",
+             _tail_integral_capped, (D + "test_chernoff_tail_integral_keeps_the_constant",)),
+    Mutation("spread.cell-mass-at-lower-end", "spread",
+             "the body cells' convex-order spread replaced by all mass at the cell's lower end",
+             _spread_at_lower_end,
+             ("tests/test_exact_one.py::test_m3_bracket_contains_pinned_reference",
+              "tests/test_exact.py::test_m2_bracket_contains_certified_quadrature")),
+    Mutation("spread.log-grid-rounded-down", "spread",
+             "the E-epoch log-grid spread replaced by rounding down to the grid",
+             _spread_point_floor,
+             ("tests/test_exact.py::test_epochs_bracket_contains_seeded_monte_carlo",
+              "tests/test_exact_one.py::test_epochs_at_small_m")),
+    Mutation("compose.no-composition", "compose",
+             "delta_E over E epochs taken as the one-epoch delta (composition dropped)",
+             _no_composition, (D + "test_bound_delta_is_the_epochs_target",)),
+    Mutation("compose.accuracy-target-as-delta", "compose",
+             "an accuracy target A read as delta_E <= A instead of 2A - 1",
+             _accuracy_target_as_delta,
+             ("tests/test_deploy.py::test_accuracy_target_is_twice_minus_one",)),
+    Mutation("judge.rounded-too-wide", "judge",
+             "the rounding interval of a printed value widened tenfold",
+             _widen_rounding, ("tests/test_claims.py::test_user_claims_all_verdicts",)),
+    Mutation("judge.at-most-flipped", "judge",
+             "'value <= printed' decided as 'value >= printed' (the inequality flipped)",
+             _at_most_on_lower_end, ("tests/test_claims.py::test_user_claims_all_verdicts",)),
+    Mutation("judge.relative-always-confirms", "judge",
+             "the relative-difference judge confirms without comparing",
+             _relative_confirms_loosely, ("tests/test_claims.py::test_user_claims_all_verdicts",)),
+    Mutation("proof.identity-always-proved", "proof", "the identity helper always says proved",
+             _proof("identity"), ("tests/test_negative_controls.py",)),
+    Mutation("proof.sign-always-proved", "proof", "the sign helper always says proved",
+             _proof("sign_proved"),
+             ("tests/test_negative_controls.py::test_increasing_term_refuted_by_monotonicity_check",)),
+    Mutation("proof.cite-counted-as-proved", "proof", "a cited textbook lemma counted as proved",
+             _proof("cite", "proved"),
+             ("proofs_checks/test_proofs.py::test_check[chisquare.tv-bound]",)),
+    Mutation("proof.chain-ignores-unknown-steps", "proof",
+             "a chain is proved although a step is only unknown",
+             _all_proved_ignores_unknown,
+             ("tests/test_negative_controls.py::test_chain_with_an_unknown_step_is_not_proved",)),
+    Mutation("input.sigma-range-dropped", "input", "the input layer's sigma range removed",
+             _sigma_range_unbounded,
+             ("tests/test_hostile.py::test_refused_quickly_and_nothing_written[sigma beyond 1e6]",)),
+]
+
+BY_ID = {m.id: m for m in MUTATIONS}
+
+
+def apply(mutation_id: str):
+    BY_ID[mutation_id].apply()

@@ -1,0 +1,56 @@
+"""The mutation suite (``python -m pytest -m mutation``; run by .ci/run): every mutation
+listed in tests/mutations.py must be killed, i.e. make at least one of its killer tests
+fail, and the killers must pass unmutated.  Each run is a fresh interpreter, the mutation
+applied before pytest collects anything."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mutations import MUTATIONS
+
+pytestmark = pytest.mark.mutation
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+RUNNER = """
+import sys
+sys.path.insert(0, {here!r})
+import mutations
+if {mid!r}:
+    mutations.apply({mid!r})
+import pytest
+sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", "-m", "not mutation",
+                      "-o", "addopts=", *{nodes!r}]))
+"""
+
+
+def _run(mid: str, nodes) -> subprocess.CompletedProcess:
+    env = dict(os.environ, HYPOTHESIS_PROFILE="default", VERIFIER_FUZZ="20")
+    code = RUNNER.format(here=HERE, mid=mid, nodes=list(nodes))
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+def test_every_mutation_is_listed_once_with_killers():
+    ids = [m.id for m in MUTATIONS]
+    assert len(ids) == len(set(ids)) and len(ids) >= 20
+    kinds = {m.kind for m in MUTATIONS}
+    assert {"hypothesis", "box", "search", "tail", "spread", "judge", "proof"} <= kinds
+    assert all(m.killers for m in MUTATIONS)
+
+
+def test_killers_pass_unmutated():
+    nodes = sorted({n for m in MUTATIONS for n in m.killers})
+    p = _run("", nodes)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-2000:]
+
+
+@pytest.mark.parametrize("mut", MUTATIONS, ids=[m.id for m in MUTATIONS])
+def test_mutation_is_killed(mut):
+    p = _run(mut.id, mut.killers)
+    # 1: a test failed (killed); 0 would mean the mutation survived; anything else is an
+    # error of the harness, not a kill
+    assert p.returncode == 1, (f"mutation {mut.id} ({mut.what}) survived or errored "
+                               f"(exit {p.returncode}):\n" + p.stdout[-3000:] + p.stderr[-2000:])

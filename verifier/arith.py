@@ -28,7 +28,8 @@ MAX_NUMBER_CHARS = 2000      # a number is at most this many characters (5,000 d
 # computation (one-line error, exit 2; the limits are printed by --help).  Inside them every
 # evaluation stays within Arb's comfortable exponent range and every search is bounded.
 SIGMA_RANGE = (Fraction(1, 100), Fraction(10**6))
-MAX_STEPS = 10**18           # steps per epoch M (inputs, and the end of every M search)
+MAX_STEPS = 10**18           # steps per epoch M given as an input
+MAX_SEARCH_STEPS = 10**40    # the end of every search over M (answers beyond: "beyond range")
 MAX_EPOCHS = 10**9           # epochs E for the closed-form bounds (the exact engine: MAX_EXACT_EPOCHS)
 MAX_EXACT_EPOCHS = 1000
 MIN_DELTA = Fraction(1, 10**300)

@@ -24,8 +24,8 @@ from flint import arb, ctx
 
 from . import _derived as D
 from . import theorem31 as T
-from .arith import (DEFAULT_MAX_PREC, MAX_STEPS, InputError, Interval, Tri, decimal_str,
-                    parse_delta, parse_exact, pct, precisions, sign_ge0, to_arb)
+from .arith import (DEFAULT_MAX_PREC, MAX_SEARCH_STEPS, InputError, Interval, Tri,
+                    decimal_str, parse_delta, parse_exact, pct, precisions, sign_ge0, to_arb)
 from . import search
 from .search import Cover, SearchLimit, Undecided, cover, smallest_int
 
@@ -255,18 +255,18 @@ def calibrate_steps(sigma: Fraction, epochs: int, target: Target, bound: str,
             cf = Interval.of(D.chi_square_steps_inverse(to_arb(sigma), arb(epochs),
                                                          to_arb(target.delta)))
     need = _steps_start(bound, sigma, epochs, target)
-    if need is None or need > MAX_STEPS:
+    if need is None or need > MAX_SEARCH_STEPS:
         return StepsCalibration(bound, "inconclusive", None, None, None, 0, cf, (
-            "every feasible M exceeds the supported range M <= 1e18 (certified lower bound "
+            "every feasible M exceeds the supported range M <= 1e40 (certified lower bound "
             + ("not finite" if need is None else f">= {decimal_str(need, 4, 'down')}") + ")"))
     try:
-        m, at, below, n = smallest_int(pred, max(3, math.floor(need)), 3, ceiling=MAX_STEPS)
+        m, at, below, n = smallest_int(pred, max(3, math.floor(need)), 3, ceiling=MAX_SEARCH_STEPS)
     except Undecided as u:
         return StepsCalibration(bound, "inconclusive", None, u.ev, None, 0, cf,
                                 f"undecided at M = {u.n} at the precision cap")
     except SearchLimit as e:
         return StepsCalibration(bound, "inconclusive", None, None, None, 0, cf,
-                                ("no M <= 1e18 is feasible: " if e.beyond else "") + str(e))
+                                ("no M <= 1e40 is feasible: " if e.beyond else "") + str(e))
     return StepsCalibration(bound, "certified", m, at, below, n, cf)
 
 
@@ -311,8 +311,12 @@ def _chi_sigma(M, E, target, res, max_prec) -> SigmaCalibration:
     # the closed-form inversion agrees: sigma* in (sigma - res, sigma]
     if not (sigma - res < cf.lower and cf.upper <= sigma):
         msg = "closed form sigma* not strictly inside (sigma - res, sigma]: on a grid point"
+    below_txt = ("" if below is None else
+                 f"; sigma = {_exact(sigma - res)} certified infeasible, hence every sigma <= "
+                 f"{_exact(sigma - res)}")
     return SigmaCalibration("chi-square", "certified", sigma, res, at, below, branch=(
-        "the chi-square bound decreases in sigma: every sigma >= the reported one meets the target"),
+        "the chi-square bound decreases in sigma (proof check chisquare.sigma-inverse): every "
+        "sigma >= the reported one meets the target" + below_txt),
         closed_form=cf, message=msg)
 
 

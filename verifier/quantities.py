@@ -124,16 +124,16 @@ def _closed_form(a, prec, max_prec=None):
 
 
 @lru_cache(maxsize=256)
-def _steps_cached(sigma, delta, coef, max_prec):
-    return T.steps_exact(sigma, delta, coef, max_prec)
+def _steps_cached(sigma, delta, coef, max_prec, reading="table1"):
+    return T.steps_exact(sigma, delta, coef, max_prec, reading)
 
 
-def steps_result(a, max_prec=DEFAULT_MAX_PREC):
-    return _steps_cached(a["sigma"], a["delta"], a["coef"], max_prec)
+def steps_result(a, max_prec=DEFAULT_MAX_PREC, reading="table1"):
+    return _steps_cached(a["sigma"], a["delta"], a["coef"], max_prec, reading)
 
 
-def _steps_eval(a, value_of, max_prec):
-    r = steps_result(a, max_prec)
+def _steps_eval(a, value_of, max_prec, reading="table1"):
+    r = steps_result(a, max_prec, reading)
     details = {"status": r.status, "evaluations": r.evaluations}
     if r.status == "certified":
         return Evaluation(Interval.of(value_of(r)), exact=True, details=details)
@@ -145,6 +145,10 @@ def _steps_eval(a, value_of, max_prec):
 
 def _m_exact(a, prec, max_prec=DEFAULT_MAX_PREC):
     return _steps_eval(a, lambda r: r.m_exact, max_prec)
+
+
+def _m_certified(a, prec, max_prec=DEFAULT_MAX_PREC):
+    return _steps_eval(a, lambda r: r.m_exact, max_prec, "theorem")
 
 
 def _min_n(a, prec, max_prec=DEFAULT_MAX_PREC):
@@ -186,6 +190,9 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              True, _closed_form),
     Quantity("m_exact", "M_exact, the smallest M >= 3 meeting Theorem 3.1 (certified bisection)",
              ("sigma", "delta"), {"coef": "simplified"}, _TH, True, _m_exact),
+    Quantity("m_certified", "M_certified, the smallest M the theorem certifies (condition (2) at "
+             "delta_rhs(M); <= M_exact)", ("sigma", "delta"), {"coef": "simplified"}, _TH, True,
+             _m_certified),
     Quantity("min_n", "min N = ceil(sigma M_exact / noise_level) (noise_level 0.1, C = 1)",
              ("sigma", "delta"), {"coef": "simplified", "noise_level": "0.1"},
              "Table 1 of arXiv 2605.06259 v1 (Min N = 10 sigma M_exact)", True, _min_n),

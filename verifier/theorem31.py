@@ -20,8 +20,8 @@ from flint import arb, ctx
 
 from . import _derived as D
 from .search import SearchLimit, Undecided, smallest_int
-from .arith import (DEFAULT_MAX_PREC, MAX_STEPS, InputError, Interval, Tri, precisions, sign_ge0,
-                    to_arb)
+from .arith import (DEFAULT_MAX_PREC, MAX_SEARCH_STEPS, InputError, Interval, Tri, precisions,
+                    sign_ge0, to_arb)
 
 SOURCE = "Theorem 3.1 of arXiv 2605.06259 v1"
 RECONSTRUCTED_NOTE = (
@@ -343,9 +343,9 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
     # with (2) at delta_rhs(M) every sigma is eventually feasible: the margin tends to
     # 1/2 - Phi(-s2/2) > 0 as M grows (every term -> 0)
     need = _needed_steps(sigma, cf)
-    if need is None or need > MAX_STEPS:
+    if need is None or need > MAX_SEARCH_STEPS:
         return result("beyond-range", message=(
-            "every feasible M exceeds the supported range M <= 1e18 (certified: M >= M_BE "
+            "every feasible M exceeds the supported range M <= 1e40 (certified: M >= M_BE "
             "and M >= e^{3/sigma^2})"))
     # M_BE is a lower bound of M_exact (delta_rhs > T1 + T2, and T1 + T2 <= delta iff
     # M >= M_BE: proof check interpretation.closed-form-lower-bound), so the search
@@ -353,7 +353,7 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
     # and M_exact - 1.
     try:
         m, at, below, n = smallest_int(pred, max(3, math.floor(need)), 3, MAX_SEARCH_EVALUATIONS,
-                                       ceiling=MAX_STEPS)
+                                       ceiling=MAX_SEARCH_STEPS)
     except Undecided as u:
         return result("inconclusive", at=u.ev, message=(
             f"conditions at M = {u.n} undecided at the precision cap ({max_prec} bits)"))

@@ -189,9 +189,11 @@ def cmd_audit(args) -> int:
     if len(set(names)) != len(names):
         raise InputError("two claims files have the same name; their reports would collide")
     status = EXIT_OK
+    # every claim of every file judged before anything is written: a run that fails
+    # (exit 4) or is interrupted leaves the report folder as it was
+    judged = [(cf, A.audit(cf, args.max_prec)) for cf in loaded]
     out = []
-    for cf in loaded:
-        results = A.audit(cf, args.max_prec)
+    for cf, results in judged:
         paths = write_audit(cf, results, args.out, args.max_prec)
         status = max(status, A.exit_status(results))
         out.append((cf, results, paths))

@@ -450,16 +450,6 @@ def _theorem_sigma(bound, M, E, target, res, max_prec) -> SigmaCalibration:
         v, ev = memo[k]
         return search.decided(v, k, ev)
 
-    def crossing(f, t):
-        """f fails, t holds (either order): the grid neighbour pair around the change."""
-        while abs(t - f) > 1:
-            mid = (f + t) // 2
-            if P(mid):
-                t = mid
-            else:
-                f = mid
-        return t
-
     def fail(message, status="inconclusive"):
         return SigmaCalibration(bound, status, None, res, None, None, message=message)
 
@@ -498,8 +488,8 @@ def _theorem_sigma(bound, M, E, target, res, max_prec) -> SigmaCalibration:
                             f"one){wit}", "infeasible")
         first, last = feas[0], feas[-1]
         i, j = scan.index(first), scan.index(last)
-        k_lo = crossing(scan[i - 1], first) if i > 0 else first
-        k_hi = crossing(scan[j + 1], last)
+        k_lo = search.crossing(P, scan[i - 1], first) if i > 0 else first
+        k_hi = search.crossing(P, scan[j + 1], last)
         below = None
         if k_lo > 1:
             P(k_lo - 1)

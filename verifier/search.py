@@ -94,14 +94,24 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
             else:
                 lo = n
             step *= 2
-    while lo is not None and hi - lo > 1:
-        n = (lo + hi) // 2
-        if P(n):
-            hi = n
-        else:
-            lo = n
+    if lo is not None:
+        hi = crossing(P, lo, hi)
     below = seen[hi - 1][1] if hi > floor and (hi - 1) in seen else None
     return hi, seen[hi][1], below, count
+
+
+def crossing(P, f: int, t: int) -> int:
+    """Bisection between a certified failing index f and a certified holding index t (either
+    order: the predicate may rise or fall between them): returns the holding index next to
+    the change.  P(n) is True / False, certified, or raises Undecided.  The one bisection
+    loop of the verifier (smallest_int and the sigma calibration use it)."""
+    while abs(t - f) > 1:
+        mid = (f + t) // 2
+        if P(mid):
+            t = mid
+        else:
+            f = mid
+    return t
 
 
 def _below_undecided(P, und: int, hi: int):

@@ -1,4 +1,4 @@
-"""The chi-square bound (follow-up paper arXiv 2610.09651; THEORY.md section 7)."""
+"""The chi-square bound (follow-up paper arXiv 2610.09651; docs/THEORY.md section 7)."""
 from __future__ import annotations
 
 import sympy as sp
@@ -7,7 +7,7 @@ from verifier.symbolic import lognormal as L
 
 from .framework import PROVED, REFUTED, Outcome, all_proved, check, cite, identity, sign_proved
 
-SRC = "arXiv 2610.09651 (THEORY.md section 7)"
+SRC = "arXiv 2610.09651 (docs/THEORY.md section 7)"
 Mn = sp.Symbol("M", positive=True, integer=True)
 En = sp.Symbol("E", positive=True, integer=True)
 e_ = sp.Symbol("e", positive=True, integer=True)
@@ -156,7 +156,7 @@ def chi_steps_inverse():
 @check("chisquare.gaussian-tv", "Total variation of a Gaussian trade-off function.",
        "max_a (1 - a - G_mu(a)) = 2 Phi(mu/2) - 1 = erf(mu/(2 sqrt 2)), attained at a = Phi(-mu/2)",
        "mu", ("mu > 0",), "exact algebra: with a = Phi(-z), 1 - a - G_mu(a) = Phi(z) - Phi(z - mu); "
-       "its derivative phi(z) - phi(z - mu) vanishes only at z = mu/2", "THEORY.md section 5")
+       "its derivative phi(z) - phi(z - mu) vanishes only at z = mu/2", "docs/THEORY.md section 5")
 def gaussian_tv():
     z = sp.Symbol("z", real=True)
     mu = CMP.mu_g

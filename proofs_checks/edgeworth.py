@@ -1,4 +1,4 @@
-"""Edgeworth refinement, Theorem 4.1 of arXiv 2605.06259 v1 (THEORY.md section 6)."""
+"""Edgeworth refinement, Theorem 4.1 of arXiv 2605.06259 v1 (docs/THEORY.md section 6)."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -9,7 +9,7 @@ from flint import acb, arb, ctx
 
 from .framework import DEMONSTRATION, PROVED, REFUTED, UNKNOWN, Outcome, check
 
-SRC = "Theorem 4.1 of arXiv 2605.06259 v1 (THEORY.md section 6)"
+SRC = "Theorem 4.1 of arXiv 2605.06259 v1 (docs/THEORY.md section 6)"
 x = sp.Symbol("x", real=True)
 eps = sp.Symbol("epsilon", positive=True)      # epsilon = 1/sqrt(n)
 g, k = sp.symbols("g k", real=True)             # skewness, excess kurtosis

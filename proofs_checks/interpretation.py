@@ -1,5 +1,5 @@
 """Section 3.1 interpretation claims and the separation of Section 5 / Lemma H.6
-(arXiv 2605.06259 v1; THEORY.md sections 3 and 5)."""
+(arXiv 2605.06259 v1; docs/THEORY.md sections 3 and 5)."""
 from __future__ import annotations
 
 import sympy as sp
@@ -11,7 +11,7 @@ from .framework import (PROVED, REFUTED, UNKNOWN, Outcome, all_proved, check, id
                         sign_proved)
 from .tail import denominator_positive
 
-SRC = "Section 3.1 of arXiv 2605.06259 v1 (THEORY.md section 3)"
+SRC = "Section 3.1 of arXiv 2605.06259 v1 (docs/THEORY.md section 3)"
 m = sp.Symbol("m", positive=True)
 v = sp.Symbol("v", positive=True)
 
@@ -132,7 +132,7 @@ a_, f_, g_ = sp.symbols("a f gamma", real=True)
        "sep(f_{0,d}) = d/sqrt 2, sep(f (x) h) = sep f + sep h - sqrt(2) sep f sep h",
        "a, f, gamma", ("0 <= a <= 1", "0 <= f <= 1 - a"),
        "exact algebra: minimise the squared distance (a convex quadratic in gamma)",
-       "Lemma H.6 of arXiv 2605.06259 v1 (THEORY.md section 5)")
+       "Lemma H.6 of arXiv 2605.06259 v1 (docs/THEORY.md section 5)")
 def separation_distance():
     d2 = (a_ - g_) ** 2 + (f_ - (1 - g_)) ** 2
     crit = sp.solve(sp.diff(d2, g_), g_)

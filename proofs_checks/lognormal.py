@@ -1,4 +1,4 @@
-"""Lognormal facts of Appendix D.1 (arXiv 2605.06259 v1; THEORY.md section 2).
+"""Lognormal facts of Appendix D.1 (arXiv 2605.06259 v1; docs/THEORY.md section 2).
 
 The expressions are the ones in ``verifier.symbolic.lognormal`` — the same
 ones the numeric evaluators are printed from.
@@ -14,7 +14,7 @@ from verifier.symbolic import lognormal as L
 from .framework import (PROVED, REFUTED, Outcome, all_proved, check, cite, exp_shift, identity,
                         sign_proved, simplify_zero)
 
-SRC = "Appendix D.1 of arXiv 2605.06259 v1 (THEORY.md section 2)"
+SRC = "Appendix D.1 of arXiv 2605.06259 v1 (docs/THEORY.md section 2)"
 SIGMA_POINTS = [{L.sigma: Fraction(1, 2)}, {L.sigma: Fraction(7, 5)}, {L.sigma: Fraction(3)}]
 ASSUME = ("sigma > 0",)
 U = sp.Symbol("u", positive=True)  # u = 1/sigma^2 ranges over (0, inf) as sigma does
@@ -71,7 +71,7 @@ def partial_moment():
        "E[Y^n 1{X >= b}] = e^{n(n-1)u/2} erfc((b - n/sigma)/sqrt 2)/2, n = 0, 1",
        "sigma, b", ASSUME + ("b real",),
        "exact algebra: E[Y^n] minus the partial-moment identity, difference reduced to 0",
-       "THEORY.md section 2 (used by verifier/exact_one.py)")
+       "docs/THEORY.md section 2 (used by verifier/exact_one.py)")
 def upper_partial_moments():
     return all_proved([(f"n = {n}", _derived(lambda n=n: L.upper_partial_moment(n), "identity"))
                        for n in (0, 1)])

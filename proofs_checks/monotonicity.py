@@ -14,7 +14,7 @@ from verifier.symbolic import theorem31 as T31
 from .framework import Outcome, all_proved, check, identity, reparametrise, sign_proved
 from .tail import denominator_positive
 
-SRC = "Theorem 3.1 of arXiv 2605.06259 v1 (reconstructed, THEORY.md section 3)"
+SRC = "Theorem 3.1 of arXiv 2605.06259 v1 (reconstructed, docs/THEORY.md section 3)"
 ASSUME = ("M >= 3", "sigma > 0", "coef > 0 (coef_S = (e^{3u}+4)/s2^2 > 0; coef_X = rho3/s2^2 > 0)")
 m = sp.Symbol("m", positive=True)  # M = 1 + m in the reparametrisation
 ell = sp.Symbol("ell", positive=True)

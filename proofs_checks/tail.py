@@ -1,4 +1,4 @@
-"""The tail term T6 of Theorem 3.1 (arXiv 2605.06259 v1; THEORY.md section 3).
+"""The tail term T6 of Theorem 3.1 (arXiv 2605.06259 v1; docs/THEORY.md section 3).
 
 T6 bounds the Gaussian tail Phi(-t) at the worst admissible sigma = sqrt(3/ln M),
 t = sigma ln(M/2) - 1/(2 sigma).  The printed constants 4.52, 2.88, 2.41 enter
@@ -14,7 +14,7 @@ from verifier.symbolic import theorem31 as T31
 from .framework import (PROVED, REFUTED, UNKNOWN, Outcome, all_proved, check, identity,
                         sign_proved)
 
-SRC = "Theorem 3.1 / Appendix E of arXiv 2605.06259 v1 (THEORY.md section 3, reconstructed)"
+SRC = "Theorem 3.1 / Appendix E of arXiv 2605.06259 v1 (docs/THEORY.md section 3, reconstructed)"
 ell = sp.Symbol("ell", positive=True)        # ell = ln M > 0
 sig = sp.Symbol("sigma", positive=True)
 tt = sp.Symbol("t", positive=True)

@@ -15,7 +15,7 @@ from verifier.symbolic import theorem31 as T31
 from .framework import (PROVED, REFUTED, UNKNOWN, Outcome, all_proved, check, identity,
                         to_arb_code)
 
-SRC = "Appendix E.4 of arXiv 2605.06259 v1 (THEORY.md section 3)"
+SRC = "Appendix E.4 of arXiv 2605.06259 v1 (docs/THEORY.md section 3)"
 x = sp.Symbol("x", real=True)
 Phi = (1 + sp.erf(x / sp.sqrt(2))) / 2
 phi = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
@@ -88,7 +88,7 @@ def phi5_max_at_0():
 
 
 def e4_bracket(mu_expr=None):
-    """The Appendix E.4 second-order bracket (THEORY section 3), kappa = s2/2."""
+    """The Appendix E.4 second-order bracket (docs/THEORY.md section 3), kappa = s2/2."""
     Mm1 = T31.M - 1
     kappa = L.s2 / 2
     eu = sp.exp(L.u)

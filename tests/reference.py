@@ -1,7 +1,7 @@
-"""Independent mpmath references (60 digits), typed from THEORY.md, not generated.
+"""Independent mpmath references (60 digits), typed from docs/THEORY.md, not generated.
 
 These do not share code with the verifier: rho3 comes from quadrature of its
-integral definition E|Y - 1|^3, the terms from the formulas of THEORY section 3.
+integral definition E|Y - 1|^3, the terms from the formulas of docs/THEORY.md section 3.
 """
 from fractions import Fraction
 
@@ -81,7 +81,7 @@ def delta_rhs(M, sigma, coef="simplified"):
 
 
 def conditions(M, sigma, delta, coef="simplified"):
-    """Margins (>= 0 means holds) of the M_exact predicate, as in THEORY section 3."""
+    """Margins (>= 0 means holds) of the M_exact predicate, as in docs/THEORY.md section 3."""
     with mp.workdps(DPS):
         sigma, delta = mpq(sigma), mpq(delta)
         c = coef_of(sigma, coef)

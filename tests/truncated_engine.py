@@ -4,7 +4,7 @@ lattice cell has width h, and the DFT window spans the truncated support.  It is
 verifier/exact.py computed before the tail-split engine (verifier/exact_one.py); both are
 rigorous, so their brackets must intersect (tests/test_exact_one.py).
 
-TV_1(sigma, M) = E_P0[(Ybar_M - 1)_+] (THEORY.md section 1).  Upper end: truncate,
+TV_1(sigma, M) = E_P0[(Ybar_M - 1)_+] (docs/THEORY.md section 1).  Upper end: truncate,
 (s + t - 1)_+ <= (s - 1)_+ + t, spread each cell's mass onto its end points (convex order),
 M-fold sum by an Arb DFT, Chernoff-integrated bound beyond the window.  Lower end: the test
 {sum of M labels >= K}, a_j = E[(Y - 1) 1{L = j}], P(R >= k) enclosed within the window's
@@ -33,7 +33,7 @@ def _Phi_c(x: arb) -> arb:  # 1 - Phi(x), accurate in the upper tail
 
 def _cells(sigma: Fraction, h: Fraction, J: int):
     """For cells [jh, (j+1)h), j < J, and the last [Jh, inf): probabilities q_j and
-    first partial moments m_j = E[Y 1{cell}] (closed form: THEORY section 2,
+    first partial moments m_j = E[Y 1{cell}] (closed form: docs/THEORY.md section 2,
     partial moments with Y = e^{x/sigma - u/2}: P(Y < y) = Phi(x(y)),
     E[Y 1{Y < y}] = Phi(x(y) - 1/sigma), x(y) = sigma (ln y + u/2))."""
     s = to_arb(sigma)

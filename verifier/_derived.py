@@ -53,7 +53,7 @@ def _constants():
 
 
 def lognormal_variance(sigma):
-    """s2 = e^u - 1, u = 1/sigma^2 (THEORY section 2)."""
+    """s2 = e^u - 1, u = 1/sigma^2 (docs/THEORY.md section 2)."""
     return ((1 / (sigma)**2)).expm1()
 
 
@@ -258,7 +258,7 @@ def gaussian_tv(mu):
 
 
 def lognormal_upper_tail(sigma, b):
-    """(P(X >= b), E[Y 1{X >= b}]), Y = e^{X/sigma - u/2}: partial moments in complement form (THEORY section 2), for the exact-TV cells."""
+    """(P(X >= b), E[Y 1{X >= b}]), Y = e^{X/sigma - u/2}: partial moments in complement form (docs/THEORY.md section 2), for the exact-TV cells."""
     K = _constants()
     t0 = K[29]
     return ((K[8] * ((t0 * b)).erfc()), (K[8] * ((t0 * (b + (-(1 / sigma))))).erfc()),)

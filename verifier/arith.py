@@ -1,6 +1,6 @@
 """Exact inputs, three-valued certified comparisons and outward decimal output.
 
-Conventions (see ``shared/notes/FLINT_NOTES.md``):
+Conventions (see ``docs/FLINT_NOTES.md``):
 - every decimal that enters the verifier (sigma, delta, 0.4748, printed table
   values) is parsed to an exact ``Fraction``; it becomes an ``arb`` only inside
   a ``ctx.workprec`` block, rounded outward at that precision;

@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="verifier",
         description="Certified (Arb interval arithmetic) checks of Theorem 3.1 of "
-                    "van Dijk & Ertan, arXiv 2605.06259 v1 (as reconstructed in THEORY.md): "
+                    "van Dijk & Ertan, arXiv 2605.06259 v1 (as reconstructed in docs/THEORY.md): "
                     "DP-SGD with random-allocation sampling.",
         epilog="Exit status: 0 ok; 1 refuted / hypothesis fails / infeasible; 2 bad input; "
                "3 inconclusive at the precision cap; 4 internal error.")

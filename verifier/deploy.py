@@ -4,11 +4,11 @@ Bounds (each a certified upper bound on the E-epoch total variation delta_E,
 so f >= 1 - a - delta_E and attack accuracy <= 1/2 + delta_E/2):
 
 - ``theorem31-simplified`` / ``theorem31-exact``: Theorem 3.1 of arXiv
-  2605.06259 v1 (reconstructed, THEORY.md section 3) applied per epoch at
+  2605.06259 v1 (reconstructed, docs/THEORY.md section 3) applied per epoch at
   delta = delta_rhs(M, sigma) itself (its hypotheses checked there: condition
   (2) is weakest at the smallest delta), composed over E epochs as
   delta_E = 1 - (1 - delta_rhs)^E (Dong, Roth & Su 2019, Lemma C.2);
-- ``chi-square``: sqrt((1 + s2/M)^E - 1)/2 (arXiv 2610.09651; THEORY section 7),
+- ``chi-square``: sqrt((1 + s2/M)^E - 1)/2 (arXiv 2610.09651; docs/THEORY.md section 7),
   valid for every M >= 1 and sigma > 0.
 
 Targets: ``delta`` (delta_E <= delta) or ``accuracy`` A (1/2 + delta_E/2 <= A,
@@ -31,11 +31,11 @@ from .search import Cover, SearchLimit, Undecided, cover, smallest_int
 
 BOUNDS = ("theorem31-simplified", "theorem31-exact", "chi-square")
 BOUND_SOURCES = {
-    "theorem31-simplified": "Theorem 3.1 of arXiv 2605.06259 v1, coef_S (reconstructed, THEORY.md "
+    "theorem31-simplified": "Theorem 3.1 of arXiv 2605.06259 v1, coef_S (reconstructed, docs/THEORY.md "
                             "section 3); E epochs: Dong, Roth & Su 2019, Lemma C.2",
     "theorem31-exact": "Theorem 3.1 with the exact factor coef_X, Section 3.1 of arXiv 2605.06259 v1 "
                        "(reconstructed); E epochs: Dong, Roth & Su 2019, Lemma C.2",
-    "chi-square": "chi-square bound, arXiv 2610.09651 (THEORY.md section 7): "
+    "chi-square": "chi-square bound, arXiv 2610.09651 (docs/THEORY.md section 7): "
                   "TV <= sqrt((1 + s2/M)^E - 1)/2",
 }
 MAX_BOXES = 20000
@@ -188,7 +188,7 @@ class Certificate:
 
 
 def comparisons(sigma: Fraction, M: int, E: int, prec: int = 128) -> dict:
-    """Gaussian-DP comparisons of THEORY section 5 (asymptotic; NOT certified bounds
+    """Gaussian-DP comparisons of docs/THEORY.md section 5 (asymptotic; NOT certified bounds
     for random allocation, though evaluated in ball arithmetic)."""
     with ctx.workprec(prec):
         s, Ma, Ea = to_arb(sigma), arb(M), arb(E)

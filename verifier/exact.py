@@ -1,6 +1,6 @@
 """The exact total variation of the random-allocation pair, bracketed rigorously.
 
-TV_E(sigma, M) = E_P0[(prod_e Ybar_e - 1)_+] (THEORY.md section 1), Ybar_e the mean of M
+TV_E(sigma, M) = E_P0[(prod_e Ybar_e - 1)_+] (docs/THEORY.md section 1), Ybar_e the mean of M
 i.i.d. lognormals Y = exp(X/sigma - u/2); attack accuracy 1/2 + TV_E/2.
 
 - one epoch: verifier/exact_one.py (the lognormal's heavy tail split off at T1 and handled

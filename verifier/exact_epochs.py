@@ -1,6 +1,6 @@
 """E epochs of the exact TV, bracketed rigorously, on the lattice variables of exact_one.py.
 
-TV_E(sigma, M) = E_P0[(prod_e Ybar_e - 1)_+] (THEORY.md section 1; the E-fold products of
+TV_E(sigma, M) = E_P0[(prod_e Ybar_e - 1)_+] (docs/THEORY.md section 1; the E-fold products of
 P0 and P1, arXiv 2605.06259 v1 section 2).  Each epoch's Ybar is at most, in convex order,
 W = (spread body items + items above T1) / M (exact_one.py); (prod w_e - 1)_+ is convex in
 each factor, so TV_E <= E[(prod_e W_e - 1)_+] for independent W_e, and:

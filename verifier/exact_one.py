@@ -1,6 +1,6 @@
 """One epoch of the exact TV, bracketed rigorously, with the heavy right tail split off.
 
-TV_1(sigma, M) = E_P0[(Ybar_M - 1)_+] (THEORY.md section 1; arXiv 2605.06259 v1 section 2),
+TV_1(sigma, M) = E_P0[(Ybar_M - 1)_+] (docs/THEORY.md section 1; arXiv 2605.06259 v1 section 2),
 Ybar_M the mean of M i.i.d. lognormals Y = exp(X/sigma - u/2), u = 1/sigma^2, E[Y] = 1.
 
 Why a split.  The lognormal's right tail is heavy at small sigma: a plain lattice for Y
@@ -14,7 +14,7 @@ Cells.  The body [0, T1) is cut into cells of width h where Y has mass, widening
 two) where the remaining mass is small; every bound below is valid for any cells, the
 widths only control tightness (the added variance stays below 2e-4 s2, the width of the
 bracket is governed by h^2 / s2).  Per cell the probability q and first moment
-m = E[Y 1{cell}] are closed-form partial moments (THEORY section 2; the SymPy-derived
+m = E[Y 1{cell}] are closed-form partial moments (docs/THEORY.md section 2; the SymPy-derived
 D.lognormal_upper_tail, proof entry lognormal.upper-partial-moments), evaluated in Arb.
 
 Upper end (convex order).  Spread the body's mass in each cell onto the cell's end points
@@ -96,7 +96,7 @@ def _boundaries(sigma: float, h: float, J1: int, s2: float) -> list[int]:
 
 def _partial(sigma: Fraction, y: arb):
     """(P(Y >= y), E[Y 1{Y >= y}]): the SymPy-derived upper-tail partial moments
-    (D.lognormal_upper_tail, THEORY section 2) at x(y) = sigma (ln y + u/2), since Y >= y
+    (D.lognormal_upper_tail, docs/THEORY.md section 2) at x(y) = sigma (ln y + u/2), since Y >= y
     iff X >= x(y)."""
     s = to_arb(sigma)
     return D.lognormal_upper_tail(s, s * (y.log() + 1 / (2 * s * s)))

@@ -175,7 +175,7 @@ def _rho3(a, prec, max_prec=None):
     return Evaluation(Interval.of(x), precision=prec)
 
 
-_TH = T.SOURCE + " (reconstructed, THEORY.md section 3)"
+_TH = T.SOURCE + " (reconstructed, docs/THEORY.md section 3)"
 QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("delta_rhs", "delta_rhs(M, sigma) = T1 + ... + T6, one epoch",
              ("sigma", "steps"), {"coef": "simplified"}, _TH, True, _delta_rhs),
@@ -186,7 +186,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              ("sigma", "steps", "term"), {"coef": "simplified"}, _TH, True, _term),
     Quantity("m_closed_form", "M_BE, the closed form (4) for the number of steps",
              ("sigma", "delta"), {"coef": "simplified"},
-             "closed form (4) of arXiv 2605.06259 v1 (reconstructed, THEORY.md section 3)",
+             "closed form (4) of arXiv 2605.06259 v1 (reconstructed, docs/THEORY.md section 3)",
              True, _closed_form),
     Quantity("m_exact", "M_exact, the smallest M >= 3 meeting Theorem 3.1 (certified bisection)",
              ("sigma", "delta"), {"coef": "simplified"}, _TH, True, _m_exact),

@@ -5,7 +5,7 @@ from the SymPy expressions in ``verifier.symbolic.theorem31``); this module
 adds precision control, three-valued hypothesis verdicts, the closed form (4),
 the certified M_exact search and the E-epoch composition.
 
-Statement used (THEORY.md section 3, our reconstruction of the paper's
+Statement used (docs/THEORY.md section 3, our reconstruction of the paper's
 Theorem 3.1, which reproduces all 30 cells of Table 1): if M >= 3,
 sigma >= sqrt(3/ln M), validity condition (2) holds and
 delta >= delta_rhs(M, sigma) = T1 + ... + T6, one epoch is f_{0,delta}-DP.
@@ -25,7 +25,7 @@ from .arith import (DEFAULT_MAX_PREC, MAX_SEARCH_STEPS, InputError, Interval, Tr
 
 SOURCE = "Theorem 3.1 of arXiv 2605.06259 v1"
 RECONSTRUCTED_NOTE = (
-    "Theorem 3.1 as reconstructed in THEORY.md section 3 (the public text of "
+    "Theorem 3.1 as reconstructed in docs/THEORY.md section 3 (the public text of "
     "arXiv 2605.06259 v1 is lossy); validity condition (2) is reconstructed "
     "from Lemma E.1. The reconstruction reproduces all 30 cells of Table 1.")
 
@@ -110,7 +110,7 @@ def _rel_bits(x: arb) -> int:
 
 
 def delta_epochs_ball(delta: arb, epochs: int) -> arb:
-    """delta_E = 1 - (1 - delta)^E (Dong, Roth & Su 2019, Lemma C.2; THEORY section 5),
+    """delta_E = 1 - (1 - delta)^E (Dong, Roth & Su 2019, Lemma C.2; docs/THEORY.md section 5),
     evaluated as -expm1(E log1p(-delta)) to avoid cancellation."""
     if not delta.is_finite():   # unknown delta (>= 0, a sum of positive terms): [0, 1]
         return arb(0).union(arb(1))
@@ -364,6 +364,6 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
 
 def min_samples(m_exact: int, sigma: Fraction, noise_level: Fraction = Fraction(1, 10)) -> int:
     """Min N = ceil(sigma M_exact / level): per-round noise C sigma M / N <= level
-    with C = 1 (THEORY section 3; level 0.1 gives the paper's 10 sigma M_exact)."""
+    with C = 1 (docs/THEORY.md section 3; level 0.1 gives the paper's 10 sigma M_exact)."""
     q = sigma * m_exact / noise_level
     return -((-q.numerator) // q.denominator)

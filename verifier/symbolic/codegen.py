@@ -153,7 +153,7 @@ def specs():
     """(name, argument names, expressions, docstring, returns-tuple)."""
     return [
         ("lognormal_variance", ["sigma"], [L.s2],
-         "s2 = e^u - 1, u = 1/sigma^2 (THEORY section 2).", False),
+         "s2 = e^u - 1, u = 1/sigma^2 (docs/THEORY.md section 2).", False),
         ("rho3", ["sigma"], [L.rho3()],
          "rho3 = E|Y - 1|^3, Proposition D.2 of arXiv 2605.06259 v1.", False),
         ("coef_simplified", ["sigma"], [L.coef_simplified()],
@@ -187,7 +187,7 @@ def specs():
         ("lognormal_upper_tail", ["sigma", "b"],
          [L.upper_partial_moment(0), L.upper_partial_moment(1)],
          "(P(X >= b), E[Y 1{X >= b}]), Y = e^{X/sigma - u/2}: partial moments in complement "
-         "form (THEORY section 2), for the exact-TV cells.", True),
+         "form (docs/THEORY.md section 2), for the exact-TV cells.", True),
     ]
 
 

@@ -1,5 +1,5 @@
-"""The chi-square bound (arXiv 2610.09651; THEORY.md section 7) and the
-Gaussian-DP comparisons of THEORY.md section 5, as SymPy expressions.
+"""The chi-square bound (arXiv 2610.09651; docs/THEORY.md section 7) and the
+Gaussian-DP comparisons of docs/THEORY.md section 5, as SymPy expressions.
 
 The numeric evaluators are printed from these (``codegen``); the proof checks
 ``chisquare.*`` verify them.
@@ -23,7 +23,7 @@ def chi_square_epochs():
 
 
 def chi_square_tv():
-    """TV_E <= sqrt(chi^2_E)/2 (THEORY section 7); attack accuracy <= 1/2 + this/2."""
+    """TV_E <= sqrt(chi^2_E)/2 (docs/THEORY.md section 7); attack accuracy <= 1/2 + this/2."""
     return sp.sqrt(chi_square_epochs()) / 2
 
 

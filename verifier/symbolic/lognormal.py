@@ -2,12 +2,12 @@
 
 Every expression here is *derived* from its definition (a Gaussian integral,
 an expansion, a split of |t|^3) and then compared with the statement printed
-in ``shared/spec/THEORY.md`` section 2.  The comparison is exact algebra: a
+in ``docs/THEORY.md`` section 2.  The comparison is exact algebra: a
 ``DerivationError`` is raised if SymPy cannot reduce the difference to 0.
 The numeric evaluators in ``verifier/_derived.py`` are generated from the
 expressions returned here (see ``verifier.symbolic.codegen``).
 
-Notation (THEORY section 1): X ~ N(0, 1), Y = exp(X/sigma - u/2), u = 1/sigma^2,
+Notation (docs/THEORY.md section 1): X ~ N(0, 1), Y = exp(X/sigma - u/2), u = 1/sigma^2,
 s2 = e^u - 1 (written ``expm1(u)`` so that the generated code does not cancel).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ c = sp.Symbol("c", real=True)
 k = sp.Symbol("k", integer=True, nonnegative=True)
 
 u = 1 / sigma**2
-s2 = expm1(u)  # lognormal variance e^u - 1 (THEORY section 2)
+s2 = expm1(u)  # lognormal variance e^u - 1 (docs/THEORY.md section 2)
 phi = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)  # standard normal density
 
 
@@ -51,7 +51,7 @@ def require_equal(derived, stated, what: str):
 
 
 def Y(xx=x):
-    """The likelihood-ratio summand Y = exp(X/sigma - u/2) (THEORY section 1)."""
+    """The likelihood-ratio summand Y = exp(X/sigma - u/2) (docs/THEORY.md section 1)."""
     return sp.exp(xx / sigma - u / 2)
 
 
@@ -73,7 +73,7 @@ def raw_moment(n: int):
 def partial_moment_general():
     """int_{-inf}^{b} e^{kx/sigma - k c u/2} phi(x) dx = Phi(b - k/sigma) e^{k(k-c)u/2}.
 
-    Derived by SymPy integration, then compared with THEORY section 2.
+    Derived by SymPy integration, then compared with docs/THEORY.md section 2.
     """
     derived = sp.integrate(sp.exp(k * x / sigma - k * c * u / 2) * phi, (x, -sp.oo, b))
     stated = Phi(b - k / sigma) * sp.exp(k * (k - c) * u / 2)
@@ -90,7 +90,7 @@ def truncated_moment(n: int, bound):
 def upper_partial_moment(n: int):
     """E[Y^n 1{X >= b}] = E[Y^n] - E[Y^n 1{X < b}], stated in the complement form
     e^{n(n-1)u/2} erfc((b - n/sigma)/sqrt 2)/2 (no cancellation in the upper tail), which the
-    exact-TV cells use (THEORY section 2); checked equal to the derived difference."""
+    exact-TV cells use (docs/THEORY.md section 2); checked equal to the derived difference."""
     derived = raw_moment(n) - truncated_moment(n, b)
     stated = sp.exp(n * (n - 1) * u / 2) * sp.erfc((b - n / sigma) / sp.sqrt(2)) / 2
     require_equal(derived, stated.rewrite(sp.erf), f"upper partial moment, n = {n}")
@@ -138,7 +138,7 @@ def rho3():
     Derivation: |t|^3 = t^3 + 2(-t)^3 1{t<0}; Y < 1 iff X < 1/(2 sigma);
     expand (1 - Y)^3 = sum_k C(3,k)(-1)^k Y^k and integrate each power with
     the partial-moment identity.  The result is compared with the closed
-    form of THEORY section 2, which is returned in erf form
+    form of docs/THEORY.md section 2, which is returned in erf form
     (1 - 2 Phi(-a) = erf(a / sqrt 2)).
     """
     x0 = y_below_one_threshold()

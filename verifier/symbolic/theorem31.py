@@ -2,7 +2,7 @@
 
 The public text of the theorem is lossy; the six terms, the validity
 condition (2) and the closed form (4) below are the reconstruction of
-``shared/spec/THEORY.md`` section 3, which reproduces all 30 cells of
+``docs/THEORY.md`` section 3, which reproduces all 30 cells of
 Table 1.  Reports say so wherever these expressions are used.
 
 Symbols: ``M`` steps per epoch (integer >= 3), ``sigma`` noise multiplier,
@@ -32,14 +32,14 @@ T6_B = sp.Rational("2.41")
 SQRT_2PI = sp.sqrt(2 * sp.pi)
 SQRT_2EPI = sp.sqrt(2 * sp.E * sp.pi)
 
-mu = sp.sqrt(s2 / (M - 1))           # mu = sqrt(s2 / (M - 1)), THEORY section 3
+mu = sp.sqrt(s2 / (M - 1))           # mu = sqrt(s2 / (M - 1)), docs/THEORY.md section 3
 kappa = s2 / 2                        # kappa = s2 / 2 (Lemma E.1, reconstructed)
 one_minus_exp_neg_u = -expm1(-u)      # 1 - e^{-u}, written without cancellation
 
 
 @lru_cache(maxsize=None)
 def terms():
-    """(T1, ..., T6) of Theorem 3.1 (reconstructed, THEORY section 3)."""
+    """(T1, ..., T6) of Theorem 3.1 (reconstructed, docs/THEORY.md section 3)."""
     return terms_with(mu)
 
 
@@ -89,7 +89,7 @@ def hypotheses():
 def closed_form_steps():
     """Closed form (4): solve T1 + T2 = delta for M (drops T3..T6).
 
-    Derived with SymPy and compared with THEORY section 3:
+    Derived with SymPy and compared with docs/THEORY.md section 3:
     M_BE = 1 + ((2 B coef + 1/sqrt(2 pi)) sqrt(s2) / delta)^2.
     """
     T1, T2 = terms()[:2]

@@ -191,9 +191,9 @@ def test_audit_max_prec_reaches_the_m_exact_search(monkeypatch):
     seen = []
     real = T.steps_exact
 
-    def spy(sigma, delta, coef="simplified", max_prec=4096):
+    def spy(sigma, delta, coef="simplified", max_prec=4096, reading="table1"):
         seen.append(max_prec)
-        return real(sigma, delta, coef, max_prec)
+        return real(sigma, delta, coef, max_prec, reading)
 
     monkeypatch.setattr(T, "steps_exact", spy)
     Q._steps_cached.cache_clear()

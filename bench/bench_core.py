@@ -15,10 +15,9 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from verifier import _derived as D
-from verifier import theorem31 as T
-from verifier.arith import to_arb
-
+from verifier.symbolic import derived as D
+from verifier.bounds import theorem31_steps as TS
+from verifier.core.arith import to_arb
 B = 0.4748
 
 
@@ -85,11 +84,11 @@ def main():
     a = median_time(certified_delta_rhs, 2000)
     b = median_time(lambda: f_delta_rhs(10**6, 1.0, f_coef_S(1.0)), 2000)
     rows.append(("delta_rhs (sigma=1, M=1e6), 64 bits", a, b, 50e-6))
-    a = median_time(lambda: T.steps_exact(Fraction(1), Fraction(1, 100)), 50)
+    a = median_time(lambda: TS.steps_exact(Fraction(1), Fraction(1, 100)), 50)
     b = median_time(lambda: f_m_exact(1.0, 0.01), 50)
-    assert f_m_exact(1.0, 0.01) == T.steps_exact(Fraction(1), Fraction(1, 100)).m_exact
+    assert f_m_exact(1.0, 0.01) == TS.steps_exact(Fraction(1), Fraction(1, 100)).m_exact
     rows.append(("M_exact search (sigma=1, delta=0.01)", a, b, 10e-3))
-    a = median_time(lambda: T.steps_exact(Fraction(1, 2), Fraction(1, 100), "exact"), 50)
+    a = median_time(lambda: TS.steps_exact(Fraction(1, 2), Fraction(1, 100), "exact"), 50)
     b = median_time(lambda: f_m_exact(0.5, 0.01), 50)
     rows.append(("M_exact search (sigma=0.5, coef_X)", a, b, 10e-3))
     cmd = [sys.executable, "-m", "verifier", "steps", "--sigma", "1", "--delta", "0.01"]

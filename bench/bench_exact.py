@@ -22,9 +22,7 @@ import time
 import warnings
 from fractions import Fraction as F
 
-from verifier.exact import exact_tv
-
-
+from verifier.bounds.exact_tv.bracket import exact_tv
 def timed(fn):
     t = time.perf_counter()
     v = fn()
@@ -39,8 +37,7 @@ def float_tv_one(sigma: F, M: int):
 
     import numpy as np
 
-    from verifier.exact_one import _plan, _window
-
+    from verifier.bounds.exact_tv.one_epoch import _plan, _window
     h, J1, bounds, scale = _plan(sigma, M)
     hf, sf = float(h), float(sigma)
     u = 1 / sf**2

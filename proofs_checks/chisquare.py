@@ -4,7 +4,6 @@ from __future__ import annotations
 import sympy as sp
 
 from verifier.symbolic import lognormal as L
-
 from .framework import PROVED, REFUTED, Outcome, all_proved, check, cite, identity, sign_proved
 
 SRC = "arXiv 2610.09651 (docs/THEORY.md section 7)"

@@ -91,7 +91,6 @@ def simplify_zero(expr) -> bool:
 def to_arb_code(expr, subs: dict, prec: int = 256) -> arb:
     """Evaluate a SymPy expression at exact rational points in ball arithmetic."""
     from verifier.symbolic.codegen import ArbPrinter
-
     printer = ArbPrinter()
     code = printer(expr)
     names = {"arb": arb}
@@ -109,8 +108,7 @@ def reparametrise(expr):
     (u > 0), M = 1 + m (m > 0), e^{k u} = (1 + v)^k (v > 0).  Each is a bijection
     of the stated domain, so an identity in (v, m) is the identity in (sigma, M)."""
     from verifier.symbolic import lognormal as L
-    from verifier.symbolic import theorem31 as T31
-
+    from verifier.symbolic import terms as T31
     u = sp.Symbol("u", positive=True)
     m = sp.Symbol("m", positive=True)
     e = expr.subs({L.sigma: 1 / sp.sqrt(u), T31.M: 1 + m})

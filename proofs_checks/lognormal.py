@@ -10,7 +10,6 @@ from fractions import Fraction
 import sympy as sp
 
 from verifier.symbolic import lognormal as L
-
 from .framework import (PROVED, REFUTED, Outcome, all_proved, check, cite, exp_shift, identity,
                         sign_proved, simplify_zero)
 
@@ -71,7 +70,7 @@ def partial_moment():
        "E[Y^n 1{X >= b}] = e^{n(n-1)u/2} erfc((b - n/sigma)/sqrt 2)/2, n = 0, 1",
        "sigma, b", ASSUME + ("b real",),
        "exact algebra: E[Y^n] minus the partial-moment identity, difference reduced to 0",
-       "docs/THEORY.md section 2 (used by verifier/exact_one.py)")
+       "docs/THEORY.md section 2 (used by verifier/bounds/exact_tv/one_epoch.py)")
 def upper_partial_moments():
     return all_proved([(f"n = {n}", _derived(lambda n=n: L.upper_partial_moment(n), "identity"))
                        for n in (0, 1)])
@@ -151,7 +150,7 @@ def coef_x_asymptotic():
        "Lyapunov's inequality (Jensen for the convex t -> t^{3/2} applied to (Y-1)^2) with "
        "mu2 = s2 (lognormal.central-moments); coef_S >= coef_X is lognormal.coef-X-le-coef-S; "
        "the exponent identity (s2^{3/2})/s2^2 = s2^{-1/2} by exact algebra. Used by the sigma "
-       "calibration (verifier.deploy) to bound delta_rhs from below on wide boxes",
+       "calibration (verifier.deploy.calibrate) to bound delta_rhs from below on wide boxes",
        "Lyapunov's inequality; " + SRC)
 def coef_lyapunov():
     return all_proved([

@@ -39,12 +39,8 @@ def exit_status(results) -> int:
 
 
 def _versions() -> dict:
-    import flint
-    import sympy
-
-    from verifier import __version__
-
-    return {"verifier": __version__, "python-flint": flint.__version__, "sympy": sympy.__version__}
+    from verifier.report.writer import versions
+    return versions("sympy")
 
 
 def to_json(results, timings: bool = False) -> dict:
@@ -109,8 +105,7 @@ def to_markdown(results, timings: bool = False) -> str:
 
 
 def to_html(results, timings: bool = False) -> str:
-    from verifier import html as H
-
+    from verifier.report import html as H
     s = summary(results)
     v = _versions()
     rows = [(f"<code>{H.esc(c.id)}</code>", H.esc(c.statement), H.verdict(o.verdict))
@@ -140,9 +135,8 @@ def to_html(results, timings: bool = False) -> str:
 
 
 def write(results, out_dir: str, timings: bool = False):
-    from verifier import html as H
-    from verifier.report import dumps, write_atomic
-
+    from verifier.report import html as H
+    from verifier.report.writer import dumps, write_atomic
     j, m = os.path.join(out_dir, "proofs.json"), os.path.join(out_dir, "proofs.md")
     h = os.path.join(out_dir, "proofs.html")
     files = {j: dumps(to_json(results, timings)), m: to_markdown(results, timings),

@@ -9,8 +9,7 @@ from __future__ import annotations
 import sympy as sp
 from flint import arb, ctx
 
-from verifier.symbolic import theorem31 as T31
-
+from verifier.symbolic import terms as T31
 from .framework import (PROVED, REFUTED, UNKNOWN, Outcome, all_proved, check, identity,
                         sign_proved)
 

@@ -10,8 +10,7 @@ from fractions import Fraction
 import sympy as sp
 
 from verifier.symbolic import lognormal as L
-from verifier.symbolic import theorem31 as T31
-
+from verifier.symbolic import terms as T31
 from .framework import (PROVED, REFUTED, UNKNOWN, Outcome, all_proved, check, identity,
                         to_arb_code)
 

@@ -35,8 +35,9 @@ import mpmath as mp  # noqa: E402
 import reference as R  # noqa: E402
 from test_decisions import ref_hypotheses, ref_margin  # noqa: E402
 from verifier import deploy as Dp  # noqa: E402
-from verifier import theorem31 as T  # noqa: E402
-from verifier.cli import main  # noqa: E402
+from verifier.bounds import theorem31 as T  # noqa: E402
+from verifier.bounds import theorem31_steps as TS  # noqa: E402
+from verifier.cli.commands import main  # noqa: E402
 
 BOUNDS = ("theorem31-simplified", "theorem31-exact", "chi-square")
 
@@ -138,7 +139,7 @@ def hunt_steps(rng, tally):
     delta = rand_delta(rng)
     coef = rng.choice(["simplified", "exact"])
     for reading in ("table1", "theorem"):
-        r = T.steps_exact(sigma, delta, coef, 1024, reading)
+        r = TS.steps_exact(sigma, delta, coef, 1024, reading)
         if r.status != "certified":
             tally.add("steps", False, True)
             continue

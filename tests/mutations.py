@@ -55,59 +55,61 @@ def _const_arb(v):
 
 
 def _flip_sign():
-    from verifier.arith import Tri
-    real = _get("verifier.arith:sign_ge0")
+    from verifier.core.arith import Tri
+    real = _get("verifier.core.arith:sign_ge0")
 
     def flipped(g):
         v = real(g)
         return {Tri.HOLDS: Tri.FAILS, Tri.FAILS: Tri.HOLDS}.get(v, v)
-    for site in ("verifier.deploy:sign_ge0", "verifier.theorem31:sign_ge0"):
+    for site in ("verifier.deploy.evaluate:sign_ge0", "verifier.bounds.theorem31:sign_ge0",
+                 "verifier.bounds.theorem31_steps:sign_ge0"):
         _set(site, flipped)
 
 
 def _mean_value_without_radius():
-    from verifier import deploy as Dp
+    from verifier.bounds import theorem31 as T
+    from verifier.symbolic import derived as D
 
-    def mv(bound, Ma, s, lo, hi):
-        from verifier import _derived as D
-        from verifier import theorem31 as T
-        tag = "simplified" if bound == "theorem31-simplified" else "exact"
-        sm = Dp.to_arb((lo + hi) / 2)
-        cm = T.COEFS[tag](sm)
-        tm = D.terms(Ma, sm, cm)
-        d_mid = sum(tm[1:], tm[0])
+    def mv(coef, Ma, s, lo, hi):
+        sm = T.to_arb((lo + hi) / 2)
+        cm = T.COEFS[coef](sm)
+        _, d_mid = T.delta_rhs_ball(Ma, sm, cm)
         return D.hyp_validity(Ma, sm, cm, d_mid), d_mid      # the derivative term dropped
-    Dp._mean_value = mv
+    T._mean_value = mv
 
 
 def _sigma_range(scale_lo=1, scale_hi=1):
     def apply():
-        from verifier import deploy as Dp
-        real = Dp._sigma_range
-        Dp._sigma_range = lambda M: (real(M)[0] * scale_lo, real(M)[1] * scale_hi)
+        from verifier.bounds import REGISTRY
+        for b in REGISTRY.values():
+            if b.sigma_range is not None:
+                real = b.sigma_range
+                object.__setattr__(b, "sigma_range", lambda M, real=real: (
+                    real(M)[0] * scale_lo, real(M)[1] * scale_hi))
     return apply
 
 
 def _search_off_by_one():
-    from verifier import search
+    from verifier.core import search as search
     real = search.smallest_int
 
     def wrong(*a, **k):
         n, at, below, c = real(*a, **k)
         return n + 1, at, below, c                            # not the smallest
-    for site in ("verifier.theorem31:smallest_int", "verifier.deploy:smallest_int"):
+    for site in ("verifier.bounds.theorem31_steps:smallest_int", "verifier.deploy.steps:smallest_int",
+                 "verifier.deploy.sigma:smallest_int"):
         _set(site, wrong)
 
 
 def _undecided_as_fails():
-    from verifier.arith import Tri
-    _set("verifier.search:decided", lambda v, n, ev=None: v is Tri.HOLDS)
+    from verifier.core.arith import Tri
+    _set("verifier.core.search:decided", lambda v, n, ev=None: v is Tri.HOLDS)
 
 
 def _exact_verdict(refused=None, straddle=None):
     def apply():
-        from verifier import deploy as Dp
-        from verifier.arith import Tri
+        from verifier.deploy import sigma as Dp
+        from verifier.core.arith import Tri
         real = Dp.exact_verdict
 
         def v(tv, tau):
@@ -120,19 +122,18 @@ def _exact_verdict(refused=None, straddle=None):
 
 
 def _fails():
-    from verifier.arith import Tri
+    from verifier.core.arith import Tri
     return Tri.FAILS
 
 
 def _chernoff_zero():
-    from verifier import exact_one as X
+    from verifier.bounds.exact_tv import one_epoch as X
     X._chernoff_arb = _const_arb(0)
     X._chernoff_c0 = _const_arb(0)
 
 
 def _tail_integral_capped():
-    from verifier import exact_one as X
-
+    from verifier.bounds.exact_tv import one_epoch as X
     def capped(c0, theta):                      # the old bug: min(1, C0)/theta only
         return X._cap1(c0) / X.to_arb(Fraction(theta).limit_denominator(10**12))
     X.chernoff_tail_integral = capped
@@ -140,19 +141,19 @@ def _tail_integral_capped():
 
 def _spread_at_lower_end():
     from flint import arb
-    from verifier import exact_one as X
+    from verifier.bounds.exact_tv import one_epoch as X
     X.spread_cell = lambda q, m, a, b, ha: (q, arb(0))   # all mass at the lower end
 
 
 def _spread_point_floor():
     from flint import arb
-    from verifier import exact_epochs as XE
+    from verifier.bounds.exact_tv import epochs as XE
     real = XE.spread_point
     XE.spread_point = lambda tu: (real(tu)[0], arb(0))   # rounded down: not a spread
 
 
 def _no_composition():
-    _set("verifier.theorem31:delta_epochs_ball", lambda d, E: d)
+    _set("verifier.bounds.theorem31:delta_epochs_ball", lambda d, E: d)
 
 
 def _accuracy_target_as_delta():
@@ -161,8 +162,8 @@ def _accuracy_target_as_delta():
 
 
 def _widen_rounding():
-    from verifier import audit as A
-    from verifier.arith import Interval
+    from verifier.claims import audit as A
+    from verifier.core.arith import Interval
     real = A.rounding_interval
 
     def wide(printed, digits=None):
@@ -173,14 +174,14 @@ def _widen_rounding():
 
 
 def _at_most_on_lower_end():
-    from verifier import audit as A
+    from verifier.claims import audit as A
     # the inequality flipped: value >= printed taken for value <= printed
     A._at_most = lambda value, b: (A.CONFIRMED if value.lower >= b else
                                    A.REFUTED if value.upper < b else None)
 
 
 def _relative_confirms_loosely():
-    from verifier import audit as A
+    from verifier.claims import audit as A
     A._relative = lambda value, ref, tol: A.CONFIRMED
 
 
@@ -214,22 +215,22 @@ def _all_proved_ignores_unknown():
 
 
 def _reading_ignored():
-    from verifier import theorem31 as T
-    real = T._Predicate.__init__
+    from verifier.bounds import theorem31_steps as TS
+    real = TS._Predicate.__init__
 
     def init(self, sigma, delta, coef, max_prec, reading="table1"):
         real(self, sigma, delta, coef, max_prec, "table1")
-    T._Predicate.__init__ = init
+    TS._Predicate.__init__ = init
 
 
 def _needed_steps_too_high():
-    from verifier import theorem31 as T
-    real = T._needed_steps
-    T._needed_steps = lambda sigma, cf: (lambda n: None if n is None else n * 10**15)(real(sigma, cf))
+    from verifier.bounds import theorem31_steps as TS
+    real = TS.needed_steps
+    TS.needed_steps = lambda sigma, cf: (lambda n: None if n is None else n * 10**15)(real(sigma, cf))
 
 
 def _sigma_range_unbounded():
-    from verifier import arith
+    from verifier.core import arith as arith
     arith.SIGMA_RANGE = (Fraction(1, 10**300), Fraction(10**300))
 
 
@@ -237,25 +238,25 @@ D = "tests/test_decisions.py::"
 MUTATIONS = [
     Mutation("hypothesis.sigma-always-holds", "hypothesis",
              "hypothesis 2 (sigma >= sqrt(3/ln M)) margin replaced by the constant 1",
-             lambda: _set("verifier._derived:hyp_sigma", _const_arb(1)),
+             lambda: _set("verifier.symbolic.derived:hyp_sigma", _const_arb(1)),
              (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
     Mutation("hypothesis.validity-always-holds", "hypothesis",
              "validity condition (2) margin replaced by the constant 1",
-             lambda: _set("verifier._derived:hyp_validity", _const_arb(1)),
+             lambda: _set("verifier.symbolic.derived:hyp_validity", _const_arb(1)),
              (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
     Mutation("hypothesis.steps-always-holds", "hypothesis",
              "hypothesis 1 (M >= 3) margin replaced by the constant 1",
-             lambda: _set("verifier.theorem31:steps_margin", lambda M: 1),
+             lambda: _set("verifier.bounds.theorem31:steps_margin", lambda M: 1),
              (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
     Mutation("hypothesis.sign-flipped", "hypothesis",
              "the certified sign test g >= 0 returns the opposite verdict",
              _flip_sign, (D + "test_hypothesis_verdicts_agree_with_the_reference",)),
     Mutation("box.fails-always", "box", "the box test 'no sigma in [a, b] is feasible' always true",
-             lambda: _set("verifier.deploy:_box_fails", lambda *a: True),
+             lambda: _set("verifier.deploy.sigma:_box_fails", lambda *a: True),
              (D + "test_box_tests_agree_with_the_reference",
               D + "test_coarse_grid_does_not_claim_the_continuum")),
     Mutation("box.holds-always", "box", "the box test 'every sigma in [a, b] is feasible' always true",
-             lambda: _set("verifier.deploy:_box_holds", lambda *a: True),
+             lambda: _set("verifier.deploy.sigma:_box_holds", lambda *a: True),
              (D + "test_box_tests_agree_with_the_reference",)),
     Mutation("box.mean-value-no-radius", "box",
              "the mean-value form drops its derivative term (the box evaluated at its midpoint)",

@@ -7,7 +7,7 @@ from flint import arb, ctx
 from hypothesis import given
 from hypothesis import strategies as st
 
-from verifier.arith import (InputError, Interval, Tri, decimal_str, parse_delta, parse_exact,
+from verifier.core.arith import (InputError, Interval, Tri, decimal_str, parse_delta, parse_exact,
                             parse_sigma, parse_steps, sign_ge0)
 
 

@@ -4,11 +4,10 @@ import os
 
 import pytest
 
-from verifier import audit as A
-from verifier import claims as C
-from verifier.arith import InputError
-from verifier.cli import main
-
+from verifier.claims import audit as A
+from verifier.claims import format as C
+from verifier.core.arith import InputError
+from verifier.cli.commands import main
 HEAD = 'format = "verifier-claims/1"\n[source]\npaper = "test"\n'
 
 
@@ -186,16 +185,16 @@ def test_rounding_interval():
 
 def test_audit_max_prec_reaches_the_m_exact_search(monkeypatch):
     """`verifier audit --max-prec` caps the M_exact search too (it escalates on its own)."""
-    from verifier import quantities as Q
-    from verifier import theorem31 as T
+    from verifier.claims import quantities as Q
+    from verifier.bounds import theorem31_steps as TS
     seen = []
-    real = T.steps_exact
+    real = TS.steps_exact
 
     def spy(sigma, delta, coef="simplified", max_prec=4096, reading="table1"):
         seen.append(max_prec)
         return real(sigma, delta, coef, max_prec, reading)
 
-    monkeypatch.setattr(T, "steps_exact", spy)
+    monkeypatch.setattr(TS, "steps_exact", spy)
     Q._steps_cached.cache_clear()
     from fractions import Fraction as F
     args = {"sigma": F(1), "delta": F(1, 100), "coef": "simplified"}

@@ -17,10 +17,12 @@ from hypothesis import strategies as st
 
 import reference as R
 from verifier import deploy as Dp
-from verifier import theorem31 as T
-from verifier.arith import Interval, InputError
-from verifier.cli import main
-
+from verifier.bounds import REGISTRY
+from verifier.deploy import sigma as Ds
+from verifier.bounds import theorem31 as T
+from verifier.bounds import theorem31_steps as TS
+from verifier.core.arith import Interval, InputError
+from verifier.cli.commands import main
 M6, TAU = 10**6, F(1, 100)
 TARGET = Dp.Target.make(delta=TAU)
 
@@ -101,8 +103,8 @@ def test_box_tests_agree_with_the_reference(bound):
     rng = random.Random(11)
     decided = {"fails": 0, "holds": 0}
     for a, b in BOXES:
-        fails = Dp._box_fails(bound, M6, 1, TARGET, a, b)
-        holds = Dp._box_holds(bound, M6, 1, TARGET, a, b)
+        fails = Ds._box_fails(bound, M6, 1, TARGET, a, b)
+        holds = Ds._box_holds(bound, M6, 1, TARGET, a, b)
         assert not (fails and holds), (a, b)
         for x in _points(a, b, rng):
             m = ref_margin(bound, x, M6, 1, TAU)
@@ -115,8 +117,8 @@ def test_box_tests_agree_with_the_reference(bound):
     # boxes straddling the feasible range's ends are neither (each a real decision)
     for a, b in [(F(85, 100), F(9, 10)), (F(9), F(95, 10))]:
         if bound == "theorem31-exact":
-            assert not Dp._box_fails(bound, M6, 1, TARGET, a, b)
-            assert not Dp._box_holds(bound, M6, 1, TARGET, a, b)
+            assert not Ds._box_fails(bound, M6, 1, TARGET, a, b)
+            assert not Ds._box_holds(bound, M6, 1, TARGET, a, b)
     assert decided["fails"] > 0
     assert decided["holds"] > 0 or bound == "theorem31-simplified"
 
@@ -129,8 +131,8 @@ def test_property_box_verdicts_agree_with_the_reference(lo, width, seed, bound):
     with the 60-digit reference."""
     a, b = F(lo, 100), F(lo + width, 100)
     rng = random.Random(seed)
-    fails = Dp._box_fails(bound, M6, 1, TARGET, a, b)
-    holds = Dp._box_holds(bound, M6, 1, TARGET, a, b)
+    fails = Ds._box_fails(bound, M6, 1, TARGET, a, b)
+    holds = Ds._box_holds(bound, M6, 1, TARGET, a, b)
     if fails or holds:
         for x in _points(a, b, rng, 3):
             m = ref_margin(bound, x, M6, 1, TAU)
@@ -141,7 +143,7 @@ def test_property_box_verdicts_agree_with_the_reference(lo, width, seed, bound):
 def test_sigma_range_ends_are_proofs(M):
     """Every sigma < L fails hypothesis 2 and every sigma >= U fails condition (2) at
     delta_rhs (checked at the ends themselves, where the margin is smallest)."""
-    L, U = Dp._sigma_range(M)
+    L, U = REGISTRY["theorem31-exact"].sigma_range(M)
     with mp.workdps(R.DPS):
         assert R.mpq(L) ** 2 * mp.log(M) - 3 <= 0
     for bound in ("theorem31-exact", "theorem31-simplified"):
@@ -209,7 +211,7 @@ class _FakeEngine:
 
 
 def _exact_cal(monkeypatch, engine, tau):
-    import verifier.exact as X
+    import verifier.bounds.exact_tv.bracket as X
     monkeypatch.setattr(X, "exact_tv", engine)
     chi = Dp.SigmaCalibration("chi-square", "certified", F(2), F(1, 100), None, None)
     return Dp.calibrate_sigma_exact(100, 1, Dp.Target.make(delta=tau), F(1, 100), chi=chi)
@@ -240,7 +242,7 @@ def test_exact_calibration_straddle_is_inconclusive(monkeypatch):
 
 
 def test_inconclusive_exact_keeps_the_bounds_answer(monkeypatch, capsys):
-    import verifier.exact as X
+    import verifier.bounds.exact_tv.bracket as X
     monkeypatch.setattr(X, "exact_tv", _FakeEngine(floor=F(10**6)))     # refuses everything
     rc = main(["calibrate", "sigma", "--steps", "1000000", "--delta", "0.01", "--bound", "exact"])
     out = capsys.readouterr().out
@@ -251,13 +253,13 @@ def test_inconclusive_exact_keeps_the_bounds_answer(monkeypatch, capsys):
 @pytest.mark.parametrize("sigma,delta", [(F(5), F(1, 100)), (F(9, 2), F(1, 100)), (F(1), F(1, 100)),
                                          (F(2), F(1, 1000))])
 def test_steps_and_calibrate_steps_agree(sigma, delta):
-    c = T.steps_exact(sigma, delta, "simplified", reading="theorem")
+    c = TS.steps_exact(sigma, delta, "simplified", reading="theorem")
     k = Dp.calibrate_steps(sigma, 1, Dp.Target.make(delta=delta), "theorem31-simplified")
     assert c.status == k.status == "certified" and c.m_exact == k.steps
     m = c.m_exact
     assert ref_margin("theorem31-simplified", sigma, m, 1, delta) >= 0
     assert ref_margin("theorem31-simplified", sigma, m - 1, 1, delta) < 0
-    t = T.steps_exact(sigma, delta, "simplified", reading="table1")
+    t = TS.steps_exact(sigma, delta, "simplified", reading="table1")
     assert t.status == "infeasible" or t.m_exact >= m
 
 
@@ -269,8 +271,8 @@ def test_steps_sigma_5_certifies_through_the_theorems_reading(capsys):
 
 
 def test_m_exact_table1_row_unchanged():
-    assert T.steps_exact(F(1), TAU, "simplified").m_exact == 1140369
-    assert T.steps_exact(F(1), TAU, "exact").m_exact == 429713
+    assert TS.steps_exact(F(1), TAU, "simplified").m_exact == 1140369
+    assert TS.steps_exact(F(1), TAU, "exact").m_exact == 429713
 
 
 # --- one meaning of --delta (finding 7), files only with --out (finding 8) -----------------
@@ -297,7 +299,7 @@ def test_certify_writes_only_with_out(tmp_path, monkeypatch, capsys):
 
 # --- outward rounding (finding 3) ----------------------------------------------------------
 def test_numbers_after_at_most_are_rounded_up():
-    from verifier.figures import figure_tradeoff
+    from verifier.report.figures import figure_tradeoff
     c = Dp.certify(F(1), M6, 1, TARGET)
     up = c.bounds["theorem31-exact"].delta_epochs.upper
     assert F("0.0065544") < up < F("0.0065545")
@@ -306,7 +308,7 @@ def test_numbers_after_at_most_are_rounded_up():
 
 
 def test_percentages_are_rounded_in_the_safe_direction():
-    from verifier.arith import pct
+    from verifier.core.arith import pct
     assert pct(F(1) - F(39, 87), "down") == "55.1%"       # noise saved: at least
     assert pct(F(462, 10**5), "up", 3) == "0.462%"        # a width: at most
     assert pct(F(4621, 10**6), "up", 3) == "0.463%"
@@ -315,7 +317,7 @@ def test_percentages_are_rounded_in_the_safe_direction():
 # --- the exact-TV engine: the Chernoff constant and the free parameters (finding 5) --------
 def test_chernoff_tail_integral_keeps_the_constant():
     from flint import arb
-    from verifier.exact_one import chernoff_tail_integral
+    from verifier.bounds.exact_tv.one_epoch import chernoff_tail_integral
     for c0, th in [(F(1, 3), 0.5), (F(5), 0.25), (F(10**6), 2.0), (F(1), 1.0)]:
         with mp.workdps(40):
             C, t = R.mpq(c0), R.mpq(F(th))
@@ -333,8 +335,8 @@ M3_REF = {F(1): F("0.2539609391148073327"), F(1, 2): F("0.54954094916226948139")
 def test_forced_small_windows_stay_rigorous(sigma, N, monkeypatch):
     """Small forced DFT windows put the out-of-window mass on the Chernoff charges: the
     bracket must still contain the pinned reference, and its lower end never goes below 0."""
-    import verifier.exact_one as X
-    from verifier.exact import exact_tv
+    import verifier.bounds.exact_tv.one_epoch as X
+    from verifier.bounds.exact_tv.bracket import exact_tv
     monkeypatch.setattr(X, "_window", lambda pts, n, eps, span: N)
     r = exact_tv(sigma, 3)
     assert 0 <= r.tv.lower <= M3_REF[sigma] <= r.tv.upper <= 1
@@ -375,8 +377,8 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
     fuzzed over their allowed ranges: the bracket contains the reference at M = 2 and 3 and
     meets the seeded Monte Carlo interval at M = 1000."""
     sigma, M = case
-    import verifier.exact_one as X
-    from verifier.exact import exact_tv
+    import verifier.bounds.exact_tv.one_epoch as X
+    from verifier.bounds.exact_tv.bracket import exact_tv
     real_plan, real_window, real_choose = X._plan, X._window, X._chernoff_choose
 
     def plan(sg, M, union_loss=None):

@@ -10,8 +10,7 @@ import pytest
 import reference as R
 import verifier
 from verifier import deploy as Dp
-from verifier.cli import main
-
+from verifier.cli.commands import main
 T001 = Dp.Target.make(delta=F(1, 100))
 
 
@@ -104,7 +103,7 @@ def test_api_doctests():
 
 
 def test_api_refuses_floats():
-    with pytest.raises(verifier.arith.InputError, match="binary float"):
+    with pytest.raises(verifier.core.arith.InputError, match="binary float"):
         verifier.certify(1.0, steps=1000, delta="0.01")
 
 
@@ -130,7 +129,7 @@ def test_certify_exit_codes_and_json(tmp_path, capsys):
 def test_certify_inconclusive_exit_3(tmp_path, capsys):
     # a target equal to the chi-square value to 200 digits: undecidable at 64 bits
     from flint import arb, ctx
-    from verifier import _derived as DD
+    from verifier.symbolic import derived as DD
     with ctx.workprec(1000):
         v = DD.chi_square_tv(arb(1000), arb(1), arb(1))
         q = v.mid().fmpq()
@@ -150,7 +149,7 @@ def test_certificate_reproducible_and_atomic(tmp_path, capsys, monkeypatch):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
     before = (tmp_path / "a" / "certificate.json").read_bytes()
     # interrupt the writer while it writes the second file: nothing is replaced
-    import verifier.report as rep
+    import verifier.report.writer as rep
     calls = {"n": 0}
     real_fsync = os.fsync
 
@@ -249,7 +248,7 @@ def test_sigma_derivatives_match_finite_differences(tag):
     """The generated d/dsigma evaluators (mean-value form) agree with a 60-digit central
     difference of the reference."""
     from flint import arb
-    from verifier import _derived as DD
+    from verifier.symbolic import derived as DD
     M = 10**6
     with mp.workdps(R.DPS):
         def d(sg):

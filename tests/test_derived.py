@@ -4,14 +4,12 @@ import sympy as sp
 
 from verifier.symbolic import codegen
 from verifier.symbolic import lognormal as L
-from verifier.symbolic import theorem31 as T
-
-
+from verifier.symbolic import terms as T
 def test_generated_module_is_current():
     with open(codegen.TARGET, encoding="utf-8") as fh:
         committed = fh.read()
     assert committed == codegen.render(), (
-        "verifier/_derived.py is out of date: run python -m verifier.symbolic.codegen")
+        "verifier/symbolic/derived.py is out of date: run python -m verifier.symbolic.codegen")
 
 
 def test_derivations_reproduce_theory_section_2():

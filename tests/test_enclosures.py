@@ -8,10 +8,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import reference as R
-from verifier import _derived as D
-from verifier import theorem31 as T
-from verifier.arith import Interval, to_arb
-
+from verifier.symbolic import derived as D
+from verifier.bounds import theorem31 as T
+from verifier.core.arith import Interval, to_arb
 SIGMAS = ["0.3", "0.5", "0.75", "1", "1.5", "2", "3.7", "10", "25", "50"]
 STEPS = [3, 4, 10, 1000, 10**6, 1140369, 10**9, 2**53 + 1, 10**13]
 

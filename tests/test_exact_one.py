@@ -1,4 +1,4 @@
-"""The tail-split one-epoch engine (verifier/exact_one.py): pinned high-precision
+"""The tail-split one-epoch engine (verifier/bounds/exact_tv/one_epoch.py): pinned high-precision
 references at M = 3, agreement with the truncating engine, monotonicity in M and sigma
 (convex order), and the pieces it is built from (packed DFTs, skipped powers)."""
 from fractions import Fraction as F
@@ -9,9 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truncated_engine import tv_one_epoch
-from verifier.exact import exact_tv
-from verifier.exact_one import _powers, _two_dfts, tv_one
-
+from verifier.bounds.exact_tv.bracket import exact_tv
+from verifier.bounds.exact_tv.one_epoch import _powers, _two_dfts, tv_one
 # E[((Y1 + Y2 + Y3)/3 - 1)_+] by nested mpmath quadrature at 20 digits (the inner expectation
 # in closed form, the two outer integrals split at the kink); reproduced by the slow test below
 M3_REFERENCE = {F(1): "0.2539609391148073327", F(1, 2): "0.54954094916226948139"}
@@ -125,7 +124,7 @@ def test_epochs_at_small_m(sigma, M, E):
 
 
 def test_chernoff_bound_is_a_probability():
-    from verifier.exact_one import _chernoff_arb
+    from verifier.bounds.exact_tv.one_epoch import _chernoff_arb
     pts = [(0, arb("0.5")), (1000, arb("0.5"))]
     assert _chernoff_arb(pts, arb(500), 2, 5.0, 1, arb(1)) == 1      # overflowing: capped at 1
     b = _chernoff_arb(pts, arb(500), 2, 0.001, 1, arb(900))
@@ -141,7 +140,7 @@ def test_chernoff_bound_is_a_probability():
     ["--sigma", "1", "--steps", "2.5"], ["--sigma", "1", "--steps", "10", "--epochs", "0"],
     ["--sigma", "1", "--steps", "10", "--epochs", "-2"]])
 def test_exact_cli_bad_input_one_line_error(argv, capsys):
-    from verifier.cli import main
+    from verifier.cli.commands import main
     assert main(["exact"] + argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("verifier: error:") and "\n" not in err and "Traceback" not in err
@@ -151,7 +150,7 @@ def test_exact_cli_bad_input_one_line_error(argv, capsys):
 @given(st.one_of(st.text(max_size=12), st.floats(0.1, 1000).map(repr),
                  st.floats(allow_nan=True, allow_infinity=True).map(repr)))
 def test_exact_cli_never_crashes(sigma):
-    from verifier.cli import main
+    from verifier.cli.commands import main
     if "\x00" in sigma or sigma.startswith("-"):
         return                                         # argparse territory, tested elsewhere
     try:

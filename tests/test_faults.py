@@ -7,10 +7,8 @@ import time
 
 import pytest
 
-import verifier.report as rep
-from verifier.cli import main
-
-
+import verifier.report.writer as rep
+from verifier.cli.commands import main
 @pytest.fixture
 def reports(tmp_path, capsys):
     out = tmp_path / "reports"
@@ -112,8 +110,8 @@ def test_precision_exhaustion_is_inconclusive_not_a_hang(capsys):
 
     from flint import arb, ctx
 
-    from verifier import _derived as D
-    from verifier import theorem31 as T
+    from verifier.symbolic import derived as D
+    from verifier.bounds import theorem31_steps as TS
     with ctx.workprec(3000):
         d = sum(D.terms(arb(10**6), arb(1), D.coef_simplified(arb(1))))
         q = d.mid().fmpq()
@@ -122,5 +120,5 @@ def test_precision_exhaustion_is_inconclusive_not_a_hang(capsys):
     out = capsys.readouterr().out
     assert rc == 3 and "INCONCLUSIVE" in out
     assert time.perf_counter() - t < 10
-    r = T.steps_exact(Fraction(1), Fraction(int(q.p), int(q.q)), max_prec=256)
+    r = TS.steps_exact(Fraction(1), Fraction(int(q.p), int(q.q)), max_prec=256)
     assert r.status == "inconclusive" and r.m_exact is None

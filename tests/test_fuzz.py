@@ -6,10 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier import claims as C
-from verifier.arith import InputError
-from verifier.cli import main
-
+from verifier.claims import format as C
+from verifier.core.arith import InputError
+from verifier.cli.commands import main
 SHIPPED = C.shipped_claims_files()[0]
 FUZZ = settings(max_examples=int(os.environ.get("VERIFIER_FUZZ", "150")), deadline=None,
                 suppress_health_check=list(HealthCheck))

@@ -8,9 +8,7 @@ from proofs_checks import tail as PT
 from proofs_checks import taylor as PY
 from proofs_checks.framework import PROVED, REFUTED
 from verifier.symbolic import lognormal as L
-from verifier.symbolic import theorem31 as T31
-
-
+from verifier.symbolic import terms as T31
 def test_printed_constants_pass_as_published():
     assert PT.printed_constants_outcome().verdict == PROVED
 

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import reference as R
-from verifier import _derived as D
-from verifier import theorem31 as T
-from verifier.arith import Interval, Tri, to_arb
-
+from verifier.symbolic import derived as D
+from verifier.bounds import theorem31 as T
+from verifier.bounds import theorem31_steps as TS
+from verifier.core.arith import Interval, Tri, to_arb
 SWEEP = int(os.environ.get("VERIFIER_SWEEP", "10000"))
 
 
@@ -166,7 +166,7 @@ def chi_minus(sigma, M, E, tau):
 @SEARCH
 @given(sigma=log_fraction(0.3, 20, 6), delta=log_fraction(1e-9, 0.4, 6), coef=COEF)
 def test_sweep_m_exact_minimal(sigma, delta, coef):
-    r = T.steps_exact(sigma, delta, coef)
+    r = TS.steps_exact(sigma, delta, coef)
     if r.status == "infeasible":
         with mp.workdps(R.DPS):
             assert mp.mpf(1) / 2 - R.mpq(delta) - R.Phi(-R.s2(R.mpq(sigma)) / 2) <= 0

@@ -8,8 +8,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from verifier.exact import exact_tv
-
+from verifier.bounds.exact_tv.bracket import exact_tv
 pytest.importorskip("random_allocation")
 pytestmark = pytest.mark.filterwarnings("ignore")
 

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import reference as R
-from verifier import _derived as D
-from verifier import theorem31 as T
-from verifier.arith import Tri, to_arb
-
+from verifier.symbolic import derived as D
+from verifier.bounds import theorem31 as T
+from verifier.bounds import theorem31_steps as TS
+from verifier.core.arith import Tri, to_arb
 # Table 1 of arXiv 2605.06259 v1 (delta = 1/100): our certified M_exact, whose
 # 3-digit roundings are the published cells.
 TABLE1_M_EXACT = {
@@ -40,7 +40,7 @@ def reference_feasible(M, sigma, delta, coef):
 def test_table1_m_exact_and_minimality(key):
     sigma, coef = key
     want, printed = TABLE1_M_EXACT[key]
-    r = T.steps_exact(Fraction(sigma), Fraction(1, 100), coef)
+    r = TS.steps_exact(Fraction(sigma), Fraction(1, 100), coef)
     assert r.status == "certified" and r.m_exact == want
     assert rounds_to(want, printed)
     # certificate: everything holds at M_exact, something fails at M_exact - 1
@@ -64,12 +64,12 @@ def reference_limit(sigma, delta):
 def test_infeasible_when_condition_2_cannot_hold():
     # tiny sigma: kappa = s2/2 is huge, Phi(-kappa) ~ 0, feasible; but delta close to 1/2
     # makes 1/2 - delta - Phi(-kappa) <= 0 for sigma large (kappa ~ u/2 -> 0, Phi -> 1/2)
-    r = T.steps_exact(Fraction(10), Fraction(1, 2) - Fraction(1, 10**6), "simplified")
+    r = TS.steps_exact(Fraction(10), Fraction(1, 2) - Fraction(1, 10**6), "simplified")
     assert r.status == "infeasible" and r.m_exact is None
     assert reference_limit(10, Fraction(1, 2) - Fraction(1, 10**6)) < 0
     # sigma = 3/2: the limit 1/2 - delta - Phi(-kappa) changes sign near delta = 0.110
-    assert T.steps_exact(Fraction(3, 2), Fraction(11, 100)).status == "certified"
-    assert T.steps_exact(Fraction(3, 2), Fraction(111, 1000)).status == "infeasible"
+    assert TS.steps_exact(Fraction(3, 2), Fraction(11, 100)).status == "certified"
+    assert TS.steps_exact(Fraction(3, 2), Fraction(111, 1000)).status == "infeasible"
     assert reference_limit("1.5", "0.11") > 0 > reference_limit("1.5", "0.111")
 
 
@@ -84,10 +84,10 @@ def _delta_equal_to_rhs(M, sigma, coef, digits=300):
 def test_undecided_becomes_inconclusive_never_a_guess():
     M0, sigma = 987654, Fraction(1)
     delta = _delta_equal_to_rhs(M0, sigma, "simplified")
-    low = T.steps_exact(sigma, delta, "simplified", max_prec=128)
+    low = TS.steps_exact(sigma, delta, "simplified", max_prec=128)
     assert low.status == "inconclusive" and low.m_exact is None
     assert "undecided" in low.message
-    high = T.steps_exact(sigma, delta, "simplified", max_prec=8192)
+    high = TS.steps_exact(sigma, delta, "simplified", max_prec=8192)
     # with enough precision it is decided, and the answer is M0 or M0 + 1
     assert high.status == "certified" and high.m_exact in (M0, M0 + 1)
     assert max(high.at_m.precision, high.below.precision) > 128
@@ -107,7 +107,7 @@ def test_huge_steps_beyond_float_integers():
     coef=st.sampled_from(["simplified", "exact"]),
 )
 def test_property_m_exact_minimal_and_above_closed_form(sigma, delta, coef):
-    r = T.steps_exact(sigma, delta, coef)
+    r = TS.steps_exact(sigma, delta, coef)
     if r.status == "infeasible":  # condition (2) cannot hold for any M: check the limit
         assert reference_limit(sigma, delta) <= 0
         return
@@ -121,7 +121,7 @@ def test_property_m_exact_minimal_and_above_closed_form(sigma, delta, coef):
 
 
 def test_min_samples():
-    assert T.min_samples(1574557422, Fraction(1, 2)) == 7872787110
-    assert T.min_samples(3716108, Fraction(3, 4)) == 27870810
-    assert T.min_samples(3, Fraction(1, 3)) == 10  # ceil(10/1 * 1/3 * 3) = 10
-    assert T.min_samples(7, Fraction(1, 3)) == 24  # ceil(70/3)
+    assert TS.min_samples(1574557422, Fraction(1, 2)) == 7872787110
+    assert TS.min_samples(3716108, Fraction(3, 4)) == 27870810
+    assert TS.min_samples(3, Fraction(1, 3)) == 10  # ceil(10/1 * 1/3 * 3) = 10
+    assert TS.min_samples(7, Fraction(1, 3)) == 24  # ceil(70/3)

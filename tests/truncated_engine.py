@@ -1,7 +1,7 @@
 """An independent construction of the one-epoch exact-TV bracket, kept as a test reference:
 the tail is truncated at T (E[Y 1{Y > T}] below 1e-4 of TV) instead of split off, every
 lattice cell has width h, and the DFT window spans the truncated support.  It is what
-verifier/exact.py computed before the tail-split engine (verifier/exact_one.py); both are
+verifier/bounds/exact_tv/bracket.py computed before the tail-split engine (verifier/bounds/exact_tv/one_epoch.py); both are
 rigorous, so their brackets must intersect (tests/test_exact_one.py).
 
 TV_1(sigma, M) = E_P0[(Ybar_M - 1)_+] (docs/THEORY.md section 1).  Upper end: truncate,
@@ -17,9 +17,8 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx
 
-from verifier import _derived as D
-from verifier.arith import InputError, Interval, to_arb
-
+from verifier.symbolic import derived as D
+from verifier.core.arith import InputError, Interval, to_arb
 MAX_N = 1 << 22
 
 

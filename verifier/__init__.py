@@ -14,32 +14,28 @@ __all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "cal
 
 
 def _exact_args(sigma, delta=None):
-    from .arith import parse_delta, parse_sigma
-
+    from verifier.core.arith import parse_delta, parse_sigma
     return parse_sigma(sigma), (parse_delta(delta) if delta is not None else None)
 
 
 def bound(sigma, steps, coef="simplified", epochs=1, delta=None):
     """Certified delta_rhs of Theorem 3.1 (reconstructed) with hypothesis verdicts."""
-    from . import theorem31 as T
-    from .arith import parse_epochs, parse_steps
-
+    from verifier.bounds import theorem31 as T
+    from verifier.core.arith import parse_epochs, parse_steps
     s, d = _exact_args(sigma, delta)
     return T.bound(s, parse_steps(steps), coef, parse_epochs(epochs), d)
 
 
 def steps_exact(sigma, delta, coef="simplified"):
     """M_exact with its certificate (a ``StepsResult``)."""
-    from . import theorem31 as T
-
+    from verifier.bounds import theorem31_steps as TS
     s, d = _exact_args(sigma, delta)
-    return T.steps_exact(s, d, coef)
+    return TS.steps_exact(s, d, coef)
 
 
 def closed_form(sigma, delta, coef="simplified"):
     """M_BE, closed form (4), as a certified Interval."""
-    from . import theorem31 as T
-
+    from verifier.bounds import theorem31 as T
     s, d = _exact_args(sigma, delta)
     return T.closed_form(s, d, coef)
 
@@ -48,21 +44,20 @@ def min_samples(sigma, delta, coef="simplified", noise_level="0.1"):
     """Min N = ceil(sigma M_exact / noise_level), or None if M_exact is not certified."""
     from fractions import Fraction
 
-    from . import theorem31 as T
-    from .arith import parse_exact
 
+    from verifier.bounds import theorem31_steps as TS
+    from verifier.core.arith import parse_exact
     r = steps_exact(sigma, delta, coef)
     if r.m_exact is None:
         return None
-    return T.min_samples(r.m_exact, r.sigma, Fraction(parse_exact(noise_level, "noise_level")))
+    return TS.min_samples(r.m_exact, r.sigma, Fraction(parse_exact(noise_level, "noise_level")))
 
 
 def _inputs(**kw):
     """Keyword inputs as strings for certificate.parse_inputs; binary floats refused."""
     for k, v in kw.items():
         if isinstance(v, float):
-            from .arith import InputError
-
+            from verifier.core.arith import InputError
             raise InputError(f"{k} must be exact: pass {str(v)!r} (a string), an int or a "
                              f"Fraction, not the binary float {v!r}")
     d = {k: (str(v) if v is not None else None) for k, v in kw.items()}
@@ -88,9 +83,8 @@ def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta
     >>> verifier.certify("1", steps=1000, epochs=5, target_accuracy="0.55").certified
     True
     """
-    from . import deploy as Dp
-    from .certificate import parse_inputs
-
+    from verifier import deploy as Dp
+    from verifier.deploy.inputs import parse_inputs
     inp = parse_inputs(_inputs(sigma=sigma, steps=steps, samples=samples, batch_size=batch_size,
                                epochs=epochs, delta=delta, target_accuracy=target_accuracy,
                                bound=bound, clip=clip))
@@ -109,9 +103,8 @@ def calibrate_steps(sigma, *, epochs=1, delta=None, target_accuracy=None, bound=
     >>> verifier.calibrate_steps("1", delta="0.01").value          # best valid bound: chi-square
     4296
     """
-    from . import deploy as Dp
-    from .certificate import parse_inputs
-
+    from verifier import deploy as Dp
+    from verifier.deploy.inputs import parse_inputs
     inp = parse_inputs(_inputs(sigma=sigma, epochs=epochs, delta=delta,
                                target_accuracy=target_accuracy, bound=bound), need_steps=False)
     res = {b: Dp.calibrate_steps(inp.sigma, inp.epochs, inp.target, b)
@@ -133,9 +126,8 @@ def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound=
     >>> r.value, r.per_bound["theorem31-exact"].sigma_max   # U-shaped: a feasible range
     (Fraction(87, 100), Fraction(921, 100))
     """
-    from . import deploy as Dp
-    from .certificate import parse_inputs
-
+    from verifier import deploy as Dp
+    from verifier.deploy.inputs import parse_inputs
     inp = parse_inputs(_inputs(steps=steps, epochs=epochs, delta=delta,
                                target_accuracy=target_accuracy, bound=bound,
                                resolution=resolution), need_sigma=False)
@@ -152,9 +144,8 @@ def exact_tv(sigma, steps, epochs=1):
     >>> r.relative_width < 0.01, float(r.tv.lower) > 0.0052, float(r.tv.upper) < 0.00525
     (True, True, True)
     """
-    from . import exact as X
-    from .arith import parse_epochs, parse_steps
-
+    from verifier.bounds.exact_tv import bracket as X
+    from verifier.core.arith import parse_epochs, parse_steps
     s, _ = _exact_args(sigma)
     return X.exact_tv(s, parse_steps(steps), parse_epochs(epochs))
 
@@ -169,9 +160,8 @@ def compare(sigma, steps, epochs=1):
     """
     from fractions import Fraction
 
-    from . import deploy as Dp
-    from .arith import Interval
-
+    from verifier import deploy as Dp
+    from verifier.core.arith import Interval
     r = exact_tv(sigma, steps, epochs)
     tgt = Dp.Target.make(delta=Fraction(1, 2))
     out = {}

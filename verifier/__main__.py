@@ -1,3 +1,3 @@
 import sys
-from .cli import main
+from verifier.cli.commands import main
 sys.exit(main())

@@ -1,4 +1,4 @@
-"""Generate ``verifier/_derived.py``: python-flint (arb) evaluators printed
+"""Generate ``verifier/symbolic/derived.py``: python-flint (arb) evaluators printed
 from the SymPy expressions of ``lognormal`` and ``theorem31``.
 
 One source of truth: the proof checks and tests verify the SymPy
@@ -26,10 +26,9 @@ import sys
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from . import comparisons as C
-from . import lognormal as L
-from . import theorem31 as T
-
+from verifier.symbolic import comparisons as C
+from verifier.symbolic import lognormal as L
+from verifier.symbolic import terms as T
 _FUNCS = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", expm1: "expm1",
           log1p: "log1p"}
 
@@ -135,7 +134,7 @@ def _function(printer: ArbPrinter, name: str, args: list[str], exprs, doc: str,
 def _derivative_specs():
     """d/dsigma of delta_rhs and of the margin of condition (2) taken at delta = delta_rhs,
     with coef = coef_S or coef_X substituted: the mean-value form of the sigma
-    calibration's branch and bound (verifier.deploy) uses them."""
+    calibration's branch and bound (verifier.deploy.calibrate) uses them."""
     out = []
     for tag, cx in (("simplified", L.coef_simplified()), ("exact", L.coef_exact())):
         d = sp.Add(*T.terms()).subs(T.coef, cx)
@@ -232,7 +231,7 @@ def _constants():
     return header + "\n\n" + "\n\n\n".join(bodies) + "\n"
 
 
-TARGET = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_derived.py")
+TARGET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "derived.py")
 
 
 def main(argv=None) -> int:

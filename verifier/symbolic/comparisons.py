@@ -9,8 +9,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
-from .lognormal import s2, sigma, u
-
+from verifier.symbolic.lognormal import s2, sigma, u
 M = sp.Symbol("M", positive=True)
 E = sp.Symbol("E", positive=True)
 tau = sp.Symbol("tau", positive=True)

@@ -4,7 +4,7 @@ Every expression here is *derived* from its definition (a Gaussian integral,
 an expansion, a split of |t|^3) and then compared with the statement printed
 in ``docs/THEORY.md`` section 2.  The comparison is exact algebra: a
 ``DerivationError`` is raised if SymPy cannot reduce the difference to 0.
-The numeric evaluators in ``verifier/_derived.py`` are generated from the
+The numeric evaluators in ``verifier/symbolic/derived.py`` are generated from the
 expressions returned here (see ``verifier.symbolic.codegen``).
 
 Notation (docs/THEORY.md section 1): X ~ N(0, 1), Y = exp(X/sigma - u/2), u = 1/sigma^2,

@@ -34,8 +34,8 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx
 
-from .arith import Interval, to_arb
-from .exact_one import (_check_N, _Law, _powers, _setup, _two_dfts, _two_inverse,
+from verifier.core.arith import Interval, to_arb
+from verifier.bounds.exact_tv.one_epoch import (_check_N, _Law, _powers, _setup, _two_dfts, _two_inverse,
                         _upper_one, _window, best_test, check_sigma)
 
 

@@ -48,9 +48,8 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx
 
-from . import _derived as D
-from .arith import InputError, Interval, decimal_str, to_arb
-
+from verifier.symbolic import derived as D
+from verifier.core.arith import InputError, Interval, decimal_str, to_arb
 MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
 BUDGET = 1e-4            # each neglected piece is kept below BUDGET * (scale of TV)
 SIGMA_RANGE = (Fraction(1, 10), Fraction(1000))   # tried: widths <= ~1% at E = 1 in between

@@ -11,17 +11,26 @@ import os
 import tempfile
 from fractions import Fraction
 
-from . import __version__
-from .arith import InputError, decimal_str
-from .audit import VERDICTS, ClaimResult, describe_args, summary, value_text
-from .claims import ClaimsFile
-from .theorem31 import RECONSTRUCTED_NOTE
+from verifier import __version__
+from verifier.core.arith import InputError, decimal_str
+from verifier.claims.audit import VERDICTS, ClaimResult, describe_args, summary, value_text
+from verifier.claims.format import ClaimsFile
+from verifier.bounds.theorem31 import RECONSTRUCTED_NOTE
+def versions(*extra: str) -> dict:
+    """The provenance every report records: the verifier and python-flint, plus the named
+    packages (their installed versions; 'not installed' if absent).  The one version
+    function (audit, proof checks, certificates)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-
-def engine_versions() -> dict:
     import flint
 
-    return {"verifier": __version__, "python-flint": flint.__version__}
+    out = {"verifier": __version__, "python-flint": flint.__version__}
+    for name in extra:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:  # pragma: no cover
+            out[name] = "not installed"
+    return out
 
 
 def frac_str(q) -> str:
@@ -100,7 +109,7 @@ def audit_json(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) -> dic
         "report": "audit",
         "claims_file": cf.name + ".toml",
         "source": cf.source,
-        "generated_by": engine_versions(),
+        "generated_by": versions(),
         "precision_cap_bits": max_prec,
         "summary": summary(results),
         "reconstruction_note": RECONSTRUCTED_NOTE,
@@ -120,7 +129,7 @@ def _md_escape(s: str) -> str:
 
 def audit_markdown(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) -> str:
     s = summary(results)
-    v = engine_versions()
+    v = versions()
     src = cf.source
     lines = [f"# Audit of {cf.name}", ""]
     if src:
@@ -177,8 +186,7 @@ def audit_figures(cf: ClaimsFile) -> dict:
     """Figures for an audit of arXiv 2605.06259: name -> (svg, caption)."""
     if cf.source.get("arxiv") != "2605.06259":
         return {}
-    from . import figures as F
-
+    from verifier.report import figures as F
     return {
         "figure-steps-vs-sigma.svg": (F.figure_steps_vs_sigma(), (
             "Required rounds M vs sigma at delta = 0.01 (the paper's Figure 1): M_exact certified "
@@ -192,10 +200,9 @@ def audit_figures(cf: ClaimsFile) -> dict:
 
 
 def audit_html(cf: ClaimsFile, results, max_prec: int, figs: dict) -> str:
-    from . import html as H
-
+    from verifier.report import html as H
     s = summary(results)
-    v = engine_versions()
+    v = versions()
     src = cf.source
     cite = src.get("paper", cf.name) + (f", arXiv {src['arxiv']} {src.get('version', '')}"
                                         if "arxiv" in src else "")
@@ -241,8 +248,7 @@ def audit_html(cf: ClaimsFile, results, max_prec: int, figs: dict) -> str:
 
 
 def write_audit(cf: ClaimsFile, results, out_dir: str, max_prec: int) -> tuple[str, str]:
-    from . import html as H
-
+    from verifier.report import html as H
     jpath = os.path.join(out_dir, cf.name + ".json")
     mpath = os.path.join(out_dir, cf.name + ".md")
     hpath = os.path.join(out_dir, cf.name + ".html")

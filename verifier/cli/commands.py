@@ -13,8 +13,8 @@ import os
 import sys
 from fractions import Fraction
 
-from . import __version__
-from .arith import (DEFAULT_MAX_PREC, LIMITS_HELP, MAX_EXACT_EPOCHS, InputError, Interval, Tri,
+from verifier import __version__
+from verifier.core.arith import (DEFAULT_MAX_PREC, LIMITS_HELP, MAX_EXACT_EPOCHS, InputError, Interval, Tri,
                     decimal_str, parse_delta, parse_epochs, parse_exact, parse_sigma, parse_steps, pct)
 
 EXIT_OK, EXIT_NEGATIVE, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -172,17 +172,15 @@ def _iv(x: Interval) -> dict:
 
 
 def _print_json(obj):
-    from .report import dumps
-
+    from verifier.report.writer import dumps
     sys.stdout.write(dumps(obj))
 
 
 # ---------------------------------------------------------------------------
 def cmd_audit(args) -> int:
-    from . import audit as A
-    from . import claims as C
-    from .report import write_audit
-
+    from verifier.claims import audit as A
+    from verifier.claims import format as C
+    from verifier.report.writer import write_audit
     files = args.files or C.shipped_claims_files()
     loaded = [C.load(f) for f in files]          # validate everything before writing
     names = [cf.name for cf in loaded]
@@ -198,8 +196,7 @@ def cmd_audit(args) -> int:
         status = max(status, A.exit_status(results))
         out.append((cf, results, paths))
     if args.json:
-        from .report import audit_json
-
+        from verifier.report.writer import audit_json
         _print_json({"reports": [audit_json(cf, r, args.max_prec) for cf, r, _ in out]})
         return status
     for cf, results, paths in out:
@@ -214,9 +211,8 @@ def cmd_audit(args) -> int:
 
 
 def cmd_bound(args) -> int:
-    from . import theorem31 as T
-    from .report import frac_str
-
+    from verifier.bounds import theorem31 as T
+    from verifier.report.writer import frac_str
     sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps)
     epochs, coef = parse_epochs(args.epochs), T.check_coef(args.coef)
     delta = parse_delta(args.delta) if args.delta is not None else None
@@ -297,18 +293,18 @@ def cmd_steps(args) -> int:
     the reading the theorem supports; docs/THEORY.md section 3).  M_certified <= M_exact;
     the exit status and min N follow M_certified, the answer to "which M gives
     f >= 1 - a - delta"."""
-    from . import theorem31 as T
-    from .report import frac_str
-
+    from verifier.bounds import theorem31 as T
+    from verifier.bounds import theorem31_steps as TS
+    from verifier.report.writer import frac_str
     sigma, delta = parse_sigma(args.sigma), parse_delta(args.delta)
     coef = T.check_coef(args.coef)
     level = parse_exact(args.noise_level, "noise-level")
     if level <= 0:
         raise InputError(f"noise-level must be > 0, got {str(args.noise_level)[:40]}")
-    r = T.steps_exact(sigma, delta, coef, args.max_prec, "table1")
-    c = T.steps_exact(sigma, delta, coef, args.max_prec, "theorem")
-    n = T.min_samples(r.m_exact, sigma, level) if r.m_exact is not None else None
-    nc = T.min_samples(c.m_exact, sigma, level) if c.m_exact is not None else None
+    r = TS.steps_exact(sigma, delta, coef, args.max_prec, "table1")
+    c = TS.steps_exact(sigma, delta, coef, args.max_prec, "theorem")
+    n = TS.min_samples(r.m_exact, sigma, level) if r.m_exact is not None else None
+    nc = TS.min_samples(c.m_exact, sigma, level) if c.m_exact is not None else None
     status = {"certified": EXIT_OK, "infeasible": EXIT_NEGATIVE, "inconclusive": EXIT_INCONCLUSIVE,
               "beyond-range": EXIT_INCONCLUSIVE}[c.status]
     if args.json:
@@ -323,8 +319,8 @@ def cmd_steps(args) -> int:
                 "monotonicity": "each term decreases in M and each hypothesis persists: "
                                 "proof checks monotonicity.* (proofs_checks/)",
             },
-            "m_exact_reading": T.READINGS["table1"],
-            "m_certified": {**_steps_block(c, nc), "reading": T.READINGS["theorem"]},
+            "m_exact_reading": TS.READINGS["table1"],
+            "m_certified": {**_steps_block(c, nc), "reading": TS.READINGS["theorem"]},
             "message": r.message, "source": T.SOURCE, "reconstructed": T.RECONSTRUCTED_NOTE,
         })
         return status
@@ -350,8 +346,7 @@ def cmd_steps(args) -> int:
 
 
 def _deploy_inputs(args, need_sigma, need_steps):
-    from .certificate import load_config, merge, parse_inputs
-
+    from verifier.deploy.inputs import load_config, merge, parse_inputs
     keys = ("sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
             "target_accuracy", "bound", "noise_level", "resolution")
     flags = {k: getattr(args, k, None) for k in keys}
@@ -360,10 +355,9 @@ def _deploy_inputs(args, need_sigma, need_steps):
 
 
 def cmd_certify(args) -> int:
-    from . import deploy as Dp
-    from .certificate import certificate_json, write_certificate
-    from .report import frac_str
-
+    from verifier import deploy as Dp
+    from verifier.report.certificate import certificate_json, write_certificate
+    from verifier.report.writer import frac_str
     inp = _deploy_inputs(args, True, True)
     c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
                    inp.clip, args.max_prec)
@@ -392,9 +386,8 @@ def cmd_certify(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from . import deploy as Dp
-    from .report import frac_str
-
+    from verifier import deploy as Dp
+    from verifier.report.writer import frac_str
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
     with_exact = args.what == "sigma" and inp.bound == "exact"
     # --bound exact: the three bounds' answers too, and the noise saved against each
@@ -504,8 +497,7 @@ def cmd_calibrate(args) -> int:
 
 
 def _exact_json(r) -> dict:
-    from .report import frac_str
-
+    from verifier.report.writer import frac_str
     return {"sigma": frac_str(r.sigma), "steps": r.steps, "epochs": r.epochs,
             "tv": r.tv.to_json(), "accuracy": r.accuracy.to_json(),
             "relative_width": ("inf" if r.relative_width is None
@@ -517,9 +509,8 @@ def _exact_json(r) -> dict:
 
 
 def cmd_exact(args) -> int:
-    from .exact import exact_tv
-    from .report import frac_str
-
+    from verifier.bounds.exact_tv.bracket import exact_tv
+    from verifier.report.writer import frac_str
     sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps, minimum=2)
     epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     r = exact_tv(sigma, steps, epochs)
@@ -556,10 +547,9 @@ def _ratio_text(r) -> str:
 
 
 def cmd_compare(args) -> int:
-    from . import deploy as Dp
-    from .exact import exact_tv
-    from .report import frac_str
-
+    from verifier import deploy as Dp
+    from verifier.bounds.exact_tv.bracket import exact_tv
+    from verifier.report.writer import frac_str
     sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps, minimum=2)
     epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     ex = exact_tv(sigma, steps, epochs)

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from . import quantities as Q
-from .arith import DEFAULT_MAX_PREC, Interval, Tri, decimal_str, parse_exact, precisions
-from .claims import Claim, ClaimsFile
-
+from verifier.claims import quantities as Q
+from verifier.core.arith import DEFAULT_MAX_PREC, Interval, Tri, decimal_str, parse_exact, precisions
+from verifier.claims.format import Claim, ClaimsFile
 CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE = (
     "confirmed", "refuted", "inconclusive", "not-applicable")
 VERDICTS = (CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE)

@@ -16,8 +16,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy.codegen.cfunctions import expm1
 
-from .lognormal import DerivationError, is_zero, s2, sigma, u
-
+from verifier.symbolic.lognormal import DerivationError, is_zero, s2, sigma, u
 M = sp.Symbol("M", positive=True)
 coef = sp.Symbol("coef", positive=True)
 delta = sp.Symbol("delta", positive=True)

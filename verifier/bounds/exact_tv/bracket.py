@@ -3,9 +3,9 @@
 TV_E(sigma, M) = E_P0[(prod_e Ybar_e - 1)_+] (docs/THEORY.md section 1), Ybar_e the mean of M
 i.i.d. lognormals Y = exp(X/sigma - u/2); attack accuracy 1/2 + TV_E/2.
 
-- one epoch: verifier/exact_one.py (the lognormal's heavy tail split off at T1 and handled
+- one epoch: verifier/bounds/exact_tv/one_epoch.py (the lognormal's heavy tail split off at T1 and handled
   by conditioning on the number of items above it; the body through one packed DFT pair);
-- E epochs: verifier/exact_epochs.py (log-grid spread of each epoch's mean for the upper
+- E epochs: verifier/bounds/exact_tv/epochs.py (log-grid spread of each epoch's mean for the upper
   end, a likelihood-ratio test on the epochs' label sums for the lower end).
 
 Every approximation step is one-sided (the docstrings of those modules say which way and
@@ -19,11 +19,9 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from .arith import Interval, to_arb
-from .exact_epochs import tv_epochs
-from .exact_one import tv_one
-
-
+from verifier.core.arith import Interval, to_arb
+from verifier.bounds.exact_tv.epochs import tv_epochs
+from verifier.bounds.exact_tv.one_epoch import tv_one
 @dataclass(frozen=True)
 class ExactResult:
     sigma: Fraction

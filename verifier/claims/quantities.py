@@ -17,9 +17,10 @@ from typing import Callable
 
 from flint import ctx
 
-from . import _derived as D
-from . import theorem31 as T
-from .arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta, parse_epochs,
+from verifier.symbolic import derived as D
+from verifier.bounds import theorem31 as T
+from verifier.bounds import theorem31_steps as TS
+from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta, parse_epochs,
                     parse_exact, parse_sigma, parse_steps, to_arb)
 
 
@@ -125,7 +126,7 @@ def _closed_form(a, prec, max_prec=None):
 
 @lru_cache(maxsize=256)
 def _steps_cached(sigma, delta, coef, max_prec, reading="table1"):
-    return T.steps_exact(sigma, delta, coef, max_prec, reading)
+    return TS.steps_exact(sigma, delta, coef, max_prec, reading)
 
 
 def steps_result(a, max_prec=DEFAULT_MAX_PREC, reading="table1"):
@@ -152,7 +153,7 @@ def _m_certified(a, prec, max_prec=DEFAULT_MAX_PREC):
 
 
 def _min_n(a, prec, max_prec=DEFAULT_MAX_PREC):
-    return _steps_eval(a, lambda r: T.min_samples(r.m_exact, a["sigma"], a["noise_level"]),
+    return _steps_eval(a, lambda r: TS.min_samples(r.m_exact, a["sigma"], a["noise_level"]),
                        max_prec)
 
 

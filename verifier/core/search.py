@@ -17,9 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .arith import Tri
-
-
+from verifier.core.arith import Tri
 class Undecided(Exception):
     def __init__(self, n, ev=None):
         super().__init__(n)

@@ -34,9 +34,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from importlib import resources
 
-from . import quantities as Q
-from .arith import MAX_FILE_BYTES, InputError, parse_exact, read_bounded
-
+from verifier.claims import quantities as Q
+from verifier.core.arith import MAX_FILE_BYTES, InputError, parse_exact, read_bounded
 FORMAT = "verifier-claims/1"
 JUDGES = ("rounded", "relative-difference", "at-most", "at-least")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,119}")
@@ -212,7 +211,7 @@ def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
             raise InputError(f"{where}: printed value {printed!r:.40} is not a number") from None
     if judge == "rounded":
         # the printed digits set the rounding: a decimal is needed, not a ratio like 6/11
-        from .arith import _DECIMAL
+        from verifier.core.arith import _DECIMAL
         if not _DECIMAL.fullmatch(printed.strip()):
             raise InputError(f"{where}: printed value {printed!r:.40} must be a decimal for "
                              "judge 'rounded' (its digits set the rounding)")

@@ -12,8 +12,7 @@ from __future__ import annotations
 import io
 from fractions import Fraction
 
-from .arith import decimal_str
-
+from verifier.core.arith import decimal_str
 RC = {
     "svg.hashsalt": "verifier",
     "svg.fonttype": "none",
@@ -65,15 +64,14 @@ def _mid(iv) -> float:
 def figure_steps_vs_sigma(delta: Fraction = Fraction(1, 100)) -> str:
     """Figure 1 of the paper: required rounds M vs sigma, both factors; M_exact
     certified at every plotted sigma, closed form (4) dashed, Table 1 as markers."""
-    from . import theorem31 as T
-
+    from verifier.bounds import theorem31_steps as TS
     plt = _plt()
     sigmas = [Fraction(45, 100) + Fraction(k, 20) for k in range(0, 52)]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for coef, colour in (("simplified", "#1f77b4"), ("exact", "#d62728")):
         xs, ms, cf = [], [], []
         for s in sigmas:
-            r = T.steps_exact(s, delta, coef)
+            r = TS.steps_exact(s, delta, coef)
             if r.status != "certified":
                 continue
             xs.append(float(s))
@@ -98,10 +96,9 @@ def figure_delta_vs_steps(sigma: Fraction = Fraction(1), epochs: int = 1) -> str
     """delta vs M at fixed sigma: Theorem 3.1 (both factors) and the chi-square bound."""
     from flint import arb, ctx
 
-    from . import _derived as D
-    from . import theorem31 as T
-    from .arith import Interval, to_arb
-
+    from verifier.symbolic import derived as D
+    from verifier.bounds import theorem31 as T
+    from verifier.core.arith import Interval, to_arb
     plt = _plt()
     Ms = [int(10 ** (1 + k / 4)) for k in range(0, 4 * 10 + 1)]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
@@ -120,8 +117,7 @@ def figure_delta_vs_steps(sigma: Fraction = Fraction(1), epochs: int = 1) -> str
                 ys.append(_mid(Interval.of(v)))
         ax.plot(Ms, ys, color=colour, label=name)
     if epochs == 1:   # the exact TV bracket (rigorous; its width is below the marker size)
-        from .exact import exact_tv
-
+        from verifier.bounds.exact_tv.bracket import exact_tv
         pts = [(M, exact_tv(sigma, M)) for M in (10, 100)]
         ax.errorbar([M for M, _ in pts], [_mid(r.tv) for _, r in pts],
                     yerr=[[_mid(r.tv) - float(r.tv.lower) for _, r in pts],
@@ -171,8 +167,7 @@ def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comp
 def figure_feasibility(sigma: Fraction, steps: int, epochs: int, target, bound_names) -> str:
     """Where (sigma, M) sits: the certified smallest M meeting the target, per bound,
     across sigma (feasible above each curve); the user's point marked."""
-    from . import deploy as Dp
-
+    from verifier import deploy as Dp
     plt = _plt()
     s0 = float(sigma)
     sig = sorted({Fraction(round(s0 * 10 ** (k / 12), 3)).limit_denominator(1000)

@@ -37,7 +37,7 @@ from test_decisions import ref_hypotheses, ref_margin  # noqa: E402
 from verifier import deploy as Dp  # noqa: E402
 from verifier.bounds import theorem31 as T  # noqa: E402
 from verifier.bounds import theorem31_steps as TS  # noqa: E402
-from verifier.cli.commands import main  # noqa: E402
+from verifier.cli import main  # noqa: E402
 
 BOUNDS = ("theorem31-simplified", "theorem31-exact", "chi-square")
 

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from verifier.cli.commands import main
+from verifier.cli import main
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="headless Chromium not installed (apt-get install chromium; "

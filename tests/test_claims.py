@@ -7,7 +7,7 @@ import pytest
 from verifier.claims import audit as A
 from verifier.claims import format as C
 from verifier.core.arith import InputError
-from verifier.cli.commands import main
+from verifier.cli import main
 HEAD = 'format = "verifier-claims/1"\n[source]\npaper = "test"\n'
 
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from verifier.cli.commands import main
+from verifier.cli import main
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -22,7 +22,7 @@ from verifier.deploy import sigma as Ds
 from verifier.bounds import theorem31 as T
 from verifier.bounds import theorem31_steps as TS
 from verifier.core.arith import Interval, InputError
-from verifier.cli.commands import main
+from verifier.cli import main
 M6, TAU = 10**6, F(1, 100)
 TARGET = Dp.Target.make(delta=TAU)
 

@@ -10,7 +10,7 @@ import pytest
 import reference as R
 import verifier
 from verifier import deploy as Dp
-from verifier.cli.commands import main
+from verifier.cli import main
 T001 = Dp.Target.make(delta=F(1, 100))
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier import deploy as Dp
-from verifier.cli.commands import main
+from verifier.cli import main
 from verifier.bounds.exact_tv.bracket import exact_tv
 def tv_two_by_quadrature(sigma: F) -> arb:
     """E[((Y1 + Y2)/2 - 1)_+] by certified quadrature (Arb), independent of the lattice:

@@ -140,7 +140,7 @@ def test_chernoff_bound_is_a_probability():
     ["--sigma", "1", "--steps", "2.5"], ["--sigma", "1", "--steps", "10", "--epochs", "0"],
     ["--sigma", "1", "--steps", "10", "--epochs", "-2"]])
 def test_exact_cli_bad_input_one_line_error(argv, capsys):
-    from verifier.cli.commands import main
+    from verifier.cli import main
     assert main(["exact"] + argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("verifier: error:") and "\n" not in err and "Traceback" not in err
@@ -150,7 +150,7 @@ def test_exact_cli_bad_input_one_line_error(argv, capsys):
 @given(st.one_of(st.text(max_size=12), st.floats(0.1, 1000).map(repr),
                  st.floats(allow_nan=True, allow_infinity=True).map(repr)))
 def test_exact_cli_never_crashes(sigma):
-    from verifier.cli.commands import main
+    from verifier.cli import main
     if "\x00" in sigma or sigma.startswith("-"):
         return                                         # argparse territory, tested elsewhere
     try:

@@ -8,7 +8,7 @@ import time
 import pytest
 
 import verifier.report.writer as rep
-from verifier.cli.commands import main
+from verifier.cli import main
 @pytest.fixture
 def reports(tmp_path, capsys):
     out = tmp_path / "reports"

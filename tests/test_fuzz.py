@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from verifier.claims import format as C
 from verifier.core.arith import InputError
-from verifier.cli.commands import main
+from verifier.cli import main
 SHIPPED = C.shipped_claims_files()[0]
 FUZZ = settings(max_examples=int(os.environ.get("VERIFIER_FUZZ", "150")), deadline=None,
                 suppress_health_check=list(HealthCheck))

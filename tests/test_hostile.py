@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from verifier.cli.commands import main
+from verifier.cli import main
 BIG = "1." + "1" * 5000
 HUGE_INT = "1" * 5000
 

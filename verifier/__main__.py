@@ -1,3 +1,3 @@
 import sys
-from verifier.cli.commands import main
+from verifier.cli import main
 sys.exit(main())

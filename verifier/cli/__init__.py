@@ -1,4 +1,52 @@
-"""The command line (entry point ``verifier.cli:main``)."""
-from verifier.cli.commands import main
+"""Command line: ``verifier audit | bound | steps | certify | calibrate | exact | compare |
+check-proofs``, one thin module per command (parse, call the API, print).  The entry point
+is ``verifier.cli:main``.
 
-__all__ = ["main"]
+Exit status: 0 success; 1 a certified negative answer; 2 bad input or unusable files
+(one-line message, nothing written); 3 inconclusive at the precision cap, or beyond the
+supported range; 4 internal error (VERIFIER_DEBUG=1 shows the traceback).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from verifier.cli import audit, bound, calibrate, certify, check_proofs, exact, steps
+from verifier.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+from verifier.cli.parser import build_parser
+from verifier.core.arith import InputError
+
+COMMANDS = {"audit": audit.cmd_audit, "bound": bound.cmd_bound, "steps": steps.cmd_steps,
+            "certify": certify.cmd_certify, "calibrate": calibrate.cmd_calibrate,
+            "exact": exact.cmd_exact, "compare": exact.cmd_compare,
+            "check-proofs": check_proofs.cmd_check_proofs}
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_INPUT
+        return COMMANDS[args.command](args)
+    except InputError as e:
+        msg = str(e).replace("\n", " ")
+        print(f"verifier: error: {msg}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("verifier: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as e:  # never a traceback for users; VERIFIER_DEBUG=1 shows it
+        if os.environ.get("VERIFIER_DEBUG"):
+            raise
+        print(f"verifier: internal error: {e.__class__.__name__}: {str(e)[:200]} "
+              "(set VERIFIER_DEBUG=1 for a traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""verifier audit: judge every claim of claims files; write the reports."""
+from __future__ import annotations
+
+from verifier.core.arith import InputError
+from verifier.cli.common import EXIT_OK, _print_json
+
+
+def cmd_audit(args) -> int:
+    from verifier.claims import audit as A
+    from verifier.claims import format as C
+    from verifier.report.writer import write_audit
+    files = args.files or C.shipped_claims_files()
+    loaded = [C.load(f) for f in files]          # validate everything before writing
+    names = [cf.name for cf in loaded]
+    if len(set(names)) != len(names):
+        raise InputError("two claims files have the same name; their reports would collide")
+    status = EXIT_OK
+    # every claim of every file judged before anything is written: a run that fails
+    # (exit 4) or is interrupted leaves the report folder as it was
+    judged = [(cf, A.audit(cf, args.max_prec)) for cf in loaded]
+    out = []
+    for cf, results in judged:
+        paths = write_audit(cf, results, args.out, args.max_prec)
+        status = max(status, A.exit_status(results))
+        out.append((cf, results, paths))
+    if args.json:
+        from verifier.report.writer import audit_json
+        _print_json({"reports": [audit_json(cf, r, args.max_prec) for cf, r, _ in out]})
+        return status
+    for cf, results, paths in out:
+        s = A.summary(results)
+        print(f"{cf.name}: {s['total']} claims: " + ", ".join(f"{s[k]} {k}" for k in A.VERDICTS))
+        for r in results:
+            vals = "; ".join(A.value_text(c) for c in r.cases[:1])
+            more = f" (+{len(r.cases) - 1} cases)" if len(r.cases) > 1 else ""
+            print(f"  {r.verdict:<15} {r.claim.id:<48} printed {r.claim.printed:<8} certified {vals}{more}")
+        print(f"  wrote {paths[0]} and {paths[1]}")
+    return status

@@ -1,0 +1,27 @@
+"""What every command shares: exit codes, JSON output, the deploy inputs (flags + config)."""
+from __future__ import annotations
+
+import sys
+
+from verifier.core.arith import Interval
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+def _iv(x: Interval) -> dict:
+    return x.to_json()
+
+
+def _print_json(obj):
+    from verifier.report.writer import dumps
+    sys.stdout.write(dumps(obj))
+
+
+# ---------------------------------------------------------------------------
+def _deploy_inputs(args, need_sigma, need_steps):
+    from verifier.deploy.inputs import load_config, merge, parse_inputs
+    keys = ("sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
+            "target_accuracy", "bound", "noise_level", "resolution")
+    flags = {k: getattr(args, k, None) for k in keys}
+    config = load_config(args.config) if args.config else {}
+    return parse_inputs(merge(flags, config), need_sigma, need_steps)

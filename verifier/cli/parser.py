@@ -1,0 +1,154 @@
+"""The argument parser of every command (one line and exit 2 on a usage error); the
+input limits of verifier.core.arith in every --help."""
+from __future__ import annotations
+
+import argparse
+from verifier import __version__
+from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, InputError
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but every usage error is one line and exit status 2."""
+
+    def error(self, message):
+        raise InputError(f"{self.prog}: {message}")
+
+
+def _max_prec(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 64 <= v <= 1 << 20:
+        raise argparse.ArgumentTypeError(f"must be between 64 and 1048576 bits, got {v}")
+    return v
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="verifier",
+        description="Certified (Arb interval arithmetic) checks of Theorem 3.1 of "
+                    "van Dijk & Ertan, arXiv 2605.06259 v1 (as reconstructed in docs/THEORY.md): "
+                    "DP-SGD with random-allocation sampling.",
+        epilog="Exit status: 0 ok; 1 refuted / hypothesis fails / infeasible; 2 bad input; "
+               "3 inconclusive at the precision cap; 4 internal error.")
+    p.add_argument("--version", action="version", version=f"verifier {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def common(sp):
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
+                        help=f"precision cap in bits (default {DEFAULT_MAX_PREC}); past it an "
+                             "undecided comparison is reported as inconclusive")
+
+    a = sub.add_parser("audit", help="judge every claim of claims files; write reports",
+                       description="Recompute every claim of each claims file with certified "
+                                   "error bounds; write OUT/<name>.json and OUT/<name>.md. "
+                                   "Default: the claims shipped with the verifier "
+                                   "(Table 1 of arXiv 2605.06259).")
+    a.add_argument("files", nargs="*", metavar="CLAIMS_FILE", help="TOML claims files")
+    a.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
+    common(a)
+
+    b = sub.add_parser("bound", help="enclose delta_rhs(M, sigma) and check the hypotheses",
+                       description="Certified delta_rhs of Theorem 3.1 with every term, "
+                                   "delta_E over E epochs and each hypothesis verdict.")
+    b.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+    b.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 3")
+    b.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+    b.add_argument("--coef", default="simplified", metavar="simplified|exact",
+                   help="Berry-Esseen factor: coef_S (simplified, default) or coef_X (exact)")
+    b.add_argument("--delta", default=None, metavar="D",
+                   help="target over all epochs: also check delta_E <= D (delta_rhs <= D when "
+                        "E = 1); condition (2) is always checked at delta = delta_rhs, the "
+                        "reading the theorem supports (docs/THEORY.md section 3)")
+    common(b)
+
+    s = sub.add_parser("steps", help="M_BE, certified M_exact and min N for a target delta",
+                       description="Closed form M_BE, the certified smallest M (M_exact) with "
+                                   "its certificate, and the minimum dataset size N.")
+    s.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+    s.add_argument("--delta", required=True, metavar="D", help="target delta in (0, 1)")
+    s.add_argument("--coef", default="simplified", metavar="simplified|exact",
+                   help="Berry-Esseen factor (default simplified)")
+    s.add_argument("--noise-level", default="0.1", metavar="L",
+                   help="per-round noise level sigma M / N for min N (default 0.1)")
+    common(s)
+
+    def deploy_inputs(sp, what):
+        sp.add_argument("--sigma", metavar="S", help="noise multiplier (exact decimal)")
+        sp.add_argument("--steps", metavar="M", help="steps per epoch (integer >= 3)")
+        sp.add_argument("--samples", metavar="N", help="dataset size N")
+        sp.add_argument("--batch-size", metavar="b", dest="batch_size",
+                        help="expected batch size; M = N / b (must divide N)")
+        sp.add_argument("--epochs", metavar="E", help="epochs (default 1)")
+        sp.add_argument("--clip", metavar="C", help="clipping norm C (default 1)")
+        sp.add_argument("--delta", metavar="D", help="target: f >= 1 - a - D over all epochs")
+        sp.add_argument("--target-accuracy", metavar="A", dest="target_accuracy",
+                        help="target: membership-inference accuracy <= A (equal priors)")
+        sp.add_argument("--bound", metavar="NAME",
+                        help="all (default), theorem31-simplified, theorem31-exact, chi-square")
+        sp.add_argument("--config", metavar="FILE", help="TOML or JSON file with the same keys")
+        sp.add_argument("--json", action="store_true", help="print one JSON object")
+        sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
+                        help=f"precision cap in bits (default {DEFAULT_MAX_PREC})")
+
+    ce = sub.add_parser("certify", help="certify deployed parameters against a target",
+                        description="Every applicable bound (Theorem 3.1 with both factors, the "
+                                    "chi-square bound) over E epochs, certified; the target is "
+                                    "met when at least one valid bound meets it. Writes "
+                                    "OUT/certificate.json and OUT/certificate.md.",
+                        epilog="Exit status: 0 certified; 1 not certified; 2 bad input; "
+                               "3 inconclusive.")
+    deploy_inputs(ce, "certify")
+    ce.add_argument("--out", default=None, metavar="DIR",
+                    help="write the certificate files (JSON, Markdown, HTML, figures) into DIR; "
+                         "without it nothing is written")
+
+    ca = sub.add_parser("calibrate", help="smallest sigma, steps M or samples N for a target",
+                        description="The inverse questions, certified: the smallest M (certified "
+                                    "minimal), the smallest sigma on a grid (feasible there, "
+                                    "infeasible one step below), the smallest N for a per-round "
+                                    "noise level.",
+                        epilog="Exit status: 0 found; 1 infeasible; 2 bad input; 3 inconclusive.")
+    ca.add_argument("what", choices=["sigma", "steps", "samples"], help="what to calibrate")
+    deploy_inputs(ca, "calibrate")
+    ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
+    ca.add_argument("--noise-level", metavar="L", dest="noise_level",
+                    help="per-round noise level C sigma M / N for samples (default 0.1)")
+
+    ex = sub.add_parser("exact", help="rigorous bracket of the exact total variation (attack accuracy)",
+                        description="Two-sided rigorous bracket lower <= TV <= upper of the "
+                                    "random-allocation pair (E = 1: E|Ybar_M - 1|/2) by lattice "
+                                    "discretisation in convex order and ball-arithmetic DFTs; "
+                                    "attack accuracy = 1/2 + TV/2; E epochs by a log-grid "
+                                    "discretisation of the product, also rigorous.")
+    ex.add_argument("--sigma", required=True, metavar="S")
+    ex.add_argument("--steps", required=True, metavar="M")
+    ex.add_argument("--epochs", default="1", metavar="E")
+    ex.add_argument("--json", action="store_true", help="print one JSON object")
+
+    co = sub.add_parser("compare", help="Theorem 3.1, chi-square and the exact bracket side by side",
+                        description="One table for the same inputs: each bound on delta_E (TV) "
+                                    "and its ratio to the upper end of the exact bracket.")
+    co.add_argument("--sigma", required=True, metavar="S")
+    co.add_argument("--steps", required=True, metavar="M")
+    co.add_argument("--epochs", default="1", metavar="E")
+    co.add_argument("--json", action="store_true", help="print one JSON object")
+
+    c = sub.add_parser("check-proofs", help="re-derive / re-check every identity, constant and "
+                                            "monotonicity step behind Theorem 3.1",
+                       description="Run the proof-consistency checks (proofs_checks/): each "
+                                   "check is proved (exact algebra or a covering certified "
+                                   "argument), refuted (certified counterexample) or unknown. "
+                                   "Writes OUT/proofs.json and OUT/proofs.md; exits 1 if any "
+                                   "check is refuted or unknown.")
+    c.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
+    c.add_argument("--only", default=None, metavar="PREFIX", help="run only checks whose id starts so")
+    c.add_argument("--timings", action="store_true",
+                   help="also write wall times into the reports (then not byte-reproducible)")
+    c.add_argument("--json", action="store_true", help="print one JSON object")
+    p.epilog = f"{p.epilog} {LIMITS_HELP}"
+    for sp_ in sub.choices.values():
+        sp_.epilog = f"{sp_.epilog} {LIMITS_HELP}" if sp_.epilog else LIMITS_HELP
+    return p

@@ -37,7 +37,8 @@ def float_tv_one(sigma: F, M: int):
 
     import numpy as np
 
-    from verifier.bounds.exact_tv.one_epoch import _plan, _window
+    from verifier.bounds.exact_tv.lattice import _window
+    from verifier.bounds.exact_tv.one_epoch import _plan
     h, J1, bounds, scale = _plan(sigma, M)
     hf, sf = float(h), float(sigma)
     u = 1 / sf**2

@@ -127,13 +127,13 @@ def _fails():
 
 
 def _chernoff_zero():
-    from verifier.bounds.exact_tv import one_epoch as X
+    from verifier.bounds.exact_tv import lattice as X
     X._chernoff_arb = _const_arb(0)
     X._chernoff_c0 = _const_arb(0)
 
 
 def _tail_integral_capped():
-    from verifier.bounds.exact_tv import one_epoch as X
+    from verifier.bounds.exact_tv import lattice as X
     def capped(c0, theta):                      # the old bug: min(1, C0)/theta only
         return X._cap1(c0) / X.to_arb(Fraction(theta).limit_denominator(10**12))
     X.chernoff_tail_integral = capped

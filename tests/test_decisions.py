@@ -317,7 +317,7 @@ def test_percentages_are_rounded_in_the_safe_direction():
 # --- the exact-TV engine: the Chernoff constant and the free parameters (finding 5) --------
 def test_chernoff_tail_integral_keeps_the_constant():
     from flint import arb
-    from verifier.bounds.exact_tv.one_epoch import chernoff_tail_integral
+    from verifier.bounds.exact_tv.lattice import chernoff_tail_integral
     for c0, th in [(F(1, 3), 0.5), (F(5), 0.25), (F(10**6), 2.0), (F(1), 1.0)]:
         with mp.workdps(40):
             C, t = R.mpq(c0), R.mpq(F(th))
@@ -377,9 +377,10 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
     fuzzed over their allowed ranges: the bracket contains the reference at M = 2 and 3 and
     meets the seeded Monte Carlo interval at M = 1000."""
     sigma, M = case
+    import verifier.bounds.exact_tv.lattice as XL
     import verifier.bounds.exact_tv.one_epoch as X
     from verifier.bounds.exact_tv.bracket import exact_tv
-    real_plan, real_window, real_choose = X._plan, X._window, X._chernoff_choose
+    real_plan, real_window, real_choose = X._plan, X._window, XL._chernoff_choose
 
     def plan(sg, M, union_loss=None):
         h, J1, _, scale = real_plan(sg, M, union_loss)
@@ -396,11 +397,11 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
         return tl * th_scale, tu * th_scale, ll, lu
 
     ref_lo, ref_hi = _reference_interval(sigma, M)
-    X._plan, X._window, X._chernoff_choose = plan, window, choose
+    X._plan, X._window, XL._chernoff_choose = plan, window, choose
     try:
         r = exact_tv(sigma, M)
     finally:
-        X._plan, X._window, X._chernoff_choose = real_plan, real_window, real_choose
+        X._plan, X._window, XL._chernoff_choose = real_plan, real_window, real_choose
     assert 0 <= r.tv.lower <= ref_hi and ref_lo <= r.tv.upper <= 1, (case, r.tv, ref_lo, ref_hi)
 
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from truncated_engine import tv_one_epoch
 from verifier.bounds.exact_tv.bracket import exact_tv
-from verifier.bounds.exact_tv.one_epoch import _powers, _two_dfts, tv_one
+from verifier.bounds.exact_tv.lattice import _powers, _two_dfts
+from verifier.bounds.exact_tv.one_epoch import tv_one
 # E[((Y1 + Y2 + Y3)/3 - 1)_+] by nested mpmath quadrature at 20 digits (the inner expectation
 # in closed form, the two outer integrals split at the kink); reproduced by the slow test below
 M3_REFERENCE = {F(1): "0.2539609391148073327", F(1, 2): "0.54954094916226948139"}
@@ -124,7 +125,7 @@ def test_epochs_at_small_m(sigma, M, E):
 
 
 def test_chernoff_bound_is_a_probability():
-    from verifier.bounds.exact_tv.one_epoch import _chernoff_arb
+    from verifier.bounds.exact_tv.lattice import _chernoff_arb
     pts = [(0, arb("0.5")), (1000, arb("0.5"))]
     assert _chernoff_arb(pts, arb(500), 2, 5.0, 1, arb(1)) == 1      # overflowing: capped at 1
     b = _chernoff_arb(pts, arb(500), 2, 0.001, 1, arb(900))

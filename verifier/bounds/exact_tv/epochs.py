@@ -35,8 +35,8 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from verifier.core.arith import Interval, to_arb
-from verifier.bounds.exact_tv.one_epoch import (_check_N, _Law, _powers, _setup, _two_dfts, _two_inverse,
-                        _upper_one, _window, best_test, check_sigma)
+from verifier.bounds.exact_tv.lattice import _Law, _powers, _two_dfts, _two_inverse, _window
+from verifier.bounds.exact_tv.one_epoch import _check_N, _setup, _upper_one, best_test, check_sigma
 
 
 # grid points per standard deviation: of one epoch's log-mean (upper end) and of the

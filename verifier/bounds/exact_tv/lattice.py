@@ -1,0 +1,247 @@
+"""Lattice variables and their sums, bracketed: the Chernoff bounds of the mass outside a
+DFT window (with the constant kept in every integrated tail), the window choice, the law of a
+sum on a window (suffix sums, tail probabilities, stop-loss transforms) and the packed
+ball-arithmetic DFTs.  Used by the one-epoch and E-epoch engines (one_epoch.py, epochs.py).
+
+Floats only choose free parameters (theta, window length); every bound is an Arb ball."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import acb, arb
+
+from verifier.core.arith import Interval, to_arb
+
+MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
+
+
+def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
+    """Float choice of theta for the two tails of the sum of n i.i.d. copies of the lattice
+    variable with (position, probability) pairs ``pts`` [plus one copy of ``extra``]:
+    returns (theta_lo, theta_up, log bound lo, log bound up).  Any theta > 0 is valid; the
+    bound is recomputed in Arb."""
+    import numpy as np
+
+    def arrays(pp):             # the support only (entries of mass 0 would not count)
+        pos = np.array([float(p) for p, _ in pp])
+        pr = np.array([float(v) for _, v in pp])
+        keep = pr > 0
+        pos, pr = pos[keep], pr[keep]
+        return pos, pr, float(np.dot(pos, pr) / pr.sum())
+
+    pos, pr, mu = arrays(pts)
+    ex = arrays(extra) if extra else None
+    var = max(float(np.dot((pos - mu) ** 2, pr) / pr.sum()), 1e-30)
+    sd = math.sqrt(var * n)
+
+    def lmgf(pos, pr, mu, th):
+        z = th * (pos - mu)
+        zm = z.max()
+        with np.errstate(divide="ignore"):
+            return zm + math.log(float(np.dot(pr, np.exp(z - zm))))
+
+    res = []
+    for sign, t in ((-1.0, t_lo), (1.0, t_up)):
+        best = (math.inf, 0.0)
+        for k in np.linspace(-14, 6, 81):
+            th = 2.0 ** k / sd
+            val = n * lmgf(pos, pr, mu, sign * th) - th * t
+            if ex is not None:
+                val += lmgf(ex[0], ex[1], ex[2], sign * th)
+            if val < best[0]:
+                best = (val, th)
+        res.append(best)
+    return res[0][1], res[1][1], res[0][0], res[1][0]
+
+
+def _chernoff_c0(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
+    """The uncapped Chernoff constant C0 = e^{-theta t} (E e^{sign theta (L - mu)})^n
+    [E e^{sign theta (L' - mu')}] for S the sum of n copies of L [plus one independent
+    L' = ``extra`` = (pts', mu')], in Arb: P(sign (S - ES) >= t + x) <= C0 e^{-theta x} for
+    every x >= 0.  It may exceed 1 (then the bound at x = 0 is only the trivial 1)."""
+    th = to_arb(Fraction(theta).limit_denominator(10**12))
+    mg = sum(((sign * th * (p - mu)).exp() * v for p, v in pts), arb(0))
+    lg = n * mg.log()
+    if extra is not None:
+        pe, me = extra
+        lg = lg + sum(((sign * th * (p - me)).exp() * v for p, v in pe), arb(0)).log()
+    return (lg - th * t).exp()
+
+
+def _cap1(c0: arb) -> arb:
+    """min(1, C0), upper end: a probability is never above 1."""
+    return c0 if (c0.is_finite() and c0 < 1) else arb(1)
+
+
+def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
+    """P(sign (S - ES) >= t) <= min(1, C0) (Chernoff; ``_chernoff_c0``)."""
+    if theta <= 0:
+        return arb(1)
+    return _cap1(_chernoff_c0(pts, mu, n, theta, sign, t, extra))
+
+
+def chernoff_tail_integral(c0: arb, theta: float) -> arb:
+    """An upper bound of int_0^inf min(1, C0 e^{-theta x}) dx = (min(1, C0) + max(0, ln C0))/theta:
+    the integrated tail beyond the window edge (``min(1, C0)/theta`` alone under-counts by
+    ln(C0)/theta when the cap fires)."""
+    th = to_arb(Fraction(theta).limit_denominator(10**12))
+    if not c0.is_finite():
+        return arb("inf")
+    excess = arb(0) if c0 <= 1 else c0.log() if c0 >= 1 else arb(0).union(c0.log())
+    return (_cap1(c0) + arb(excess.upper())) / th
+
+
+def _window(pts, n: int, eps_target: float, span: int):
+    """Smallest N on a ladder of smooth lengths whose window of half-width N/2 around the mean
+    of the sum of n copies leaves a (float-estimated) Chernoff mass below eps_target on each
+    side; or one covering the whole support n * span (no aliasing)."""
+    import numpy as np
+
+    pos = np.array([float(p) for p, _ in pts])
+    pr = np.array([float(v) for _, v in pts])
+    mu = float(np.dot(pos, pr))
+    sd = math.sqrt(max(float(np.dot((pos - mu) ** 2, pr)) * n, 1.0))
+    # lengths 2^k, 5 2^(k-2), 3 2^(k-1): Arb's DFT handles these smooth lengths as fast per
+    # element, and the finer ladder saves up to a third of the work over powers of two
+    ladder = sorted({c << k for k in range(2, 24) for c in (4, 5, 6)})
+    log_eps = math.log(eps_target)
+    for N in ladder:
+        if N < 16 or N < 4 * sd:
+            continue
+        if N > n * span or N > MAX_N:
+            return N
+        _, _, llo, lup = _chernoff_choose(pts, n, N / 2 - 2, N / 2 - 2)
+        if max(llo, lup) < log_eps:
+            return N
+    return ladder[-1]
+
+
+class _Law:
+    """The law of the sum B of n i.i.d. copies of a lattice variable, on a window
+    [start, start + N): masses c_i >= P(B = start + i) (aliasing only adds mass), plus
+    certified Chernoff bounds on the mass below and above the window."""
+
+    def __init__(self, y, part: str, n: int, N: int, pts, mu: arb, span: int, extra=None):
+        """``y``: the inverse DFT (values mod N) holding this law in its ``part`` ("real" or
+        "imag"); the sum of n copies of ``pts`` (mean mu, support [0, span]) plus, with
+        ``extra`` = (pts', mu', span'), one independent copy of another lattice variable."""
+        self.n, self.N = n, N
+        self.mean = n * mu + (extra[1] if extra else 0)
+        full = n * span + (extra[2] if extra else 0)
+        self.alias = full >= N
+        self.start = (0 if not self.alias else
+                      max(0, int(math.floor(Interval.of(self.mean).lower)) - N // 2))
+        r0 = self.start % N
+        self.c = [getattr(z, part) for z in y[r0:] + y[:r0]]
+        self.b = self.start + N
+        if self.alias:
+            ex = (extra[0], extra[1]) if extra else None
+            t_lo = float(Interval.of(self.mean).lower) - self.start
+            t_up = self.b - float(Interval.of(self.mean).upper)
+            th_lo, th_up, _, _ = _chernoff_choose(pts, n, t_lo, t_up, extra and extra[0])
+            self.theta_up = th_up
+            self.eps_lo = (arb(0) if self.start == 0 else
+                           _chernoff_arb(pts, mu, n, th_lo, -1, self.mean - self.start, ex))
+            if th_up > 0:
+                c0 = _chernoff_c0(pts, mu, n, th_up, 1, self.b - self.mean, ex)
+                self.eps_up = _cap1(c0)
+                # int_b^inf P(B >= v) dv, the C0 of the Chernoff bound kept in the integral
+                self.tail_up = chernoff_tail_integral(c0, th_up)
+            else:
+                self.eps_up, self.tail_up = arb(1), arb("inf")
+        else:
+            self.theta_up, self.eps_lo, self.eps_up, self.tail_up = 0.0, arb(0), arb(0), arb(0)
+        self._A = self._B = None
+
+    def _suffix_A(self):
+        # A_i = sum_{j >= i} c_j
+        A = [arb(0)] * (len(self.c) + 1)
+        a = arb(0)
+        for i in range(len(self.c) - 1, -1, -1):
+            a = a + self.c[i]
+            A[i] = a
+        self._A = A
+
+    def _suffix_B(self):
+        # B_i = sum_{j >= i} (j - o) c_j with o the window's centre (centred, so that
+        # B_i - (k - start - o) A_i does not cancel large numbers); stop-loss values only
+        o = len(self.c) // 2
+        B = [arb(0)] * (len(self.c) + 1)
+        b = arb(0)
+        for i in range(len(self.c) - 1, -1, -1):
+            b = b + (i - o) * self.c[i]
+            B[i] = b
+        self._B, self._o = B, o
+
+    def tail_ge(self, k: int) -> arb:
+        """An enclosure of P(B >= k)."""
+        if self._A is None:
+            self._suffix_A()
+        eps = self.eps_lo + self.eps_up
+        if k <= self.start:
+            base = arb(1) if self.start == 0 else self._A[0]
+        elif k >= self.b:
+            return arb(0).union(self.eps_up)
+        else:
+            base = self._A[k - self.start]
+        return base + arb(0, arb(eps.upper()))
+
+    def stop_loss(self, k: Fraction) -> arb:
+        """An upper bound of pi(k) = E[(B - k)_+] for real k (the ball's upper end counts)."""
+        if k < 0:
+            return self.mean - to_arb(k)
+        if k < self.start:
+            ka = to_arb(k)
+            return self.mean - ka + ka * self.eps_lo
+        if self._A is None:
+            self._suffix_A()
+        if self._B is None:
+            self._suffix_B()
+        i = math.floor(k) + 1                      # values v > k are v >= floor(k) + 1
+        ka = to_arb(k)
+        j = i - self.start
+        inside = (arb(0) if i >= self.b else
+                  self._B[j] - (ka - (self.start + self._o)) * self._A[j])
+        if self.alias:   # beyond the window: (b - k) P(B >= b) + int_b^inf P(B >= v) dv
+            gap = max(self.b - k, 0)
+            inside = inside + to_arb(gap) * self.eps_up + self.tail_up
+        return inside
+
+
+def _two_dfts(pts1, pts2, N: int):
+    """DFTs (k = 0 .. N/2) of two real lattice pmfs by one complex DFT of x1 + i x2:
+    X1[k] = (X[k] + conj X[N-k]) / 2, X2[k] = (X[k] - conj X[N-k]) / 2i."""
+    x = [acb(0)] * N
+    for p, v in pts1:
+        x[p % N] = x[p % N] + v
+    for p, v in pts2:
+        x[p % N] = x[p % N] + acb(0, v)
+    X = acb.dft(x)
+    del x
+    X1, X2 = [], []
+    half_i = acb(0, -0.5)
+    for k in range(N // 2 + 1):
+        a, b = X[k], X[(N - k) % N].conjugate()
+        X1.append((a + b) / 2)
+        X2.append((a - b) * half_i)
+    return X1, X2
+
+
+def _powers(X, n: int, prec: int):
+    """[z ** n for z in X], with the terms below 2^-(prec + 10) replaced by the ball
+    0 +- 2^-(prec + 10) (certified: |z| <= r and r^n <= 2^-(prec + 10), r checked in Arb)."""
+    eps = arb(2) ** (-(prec + 10))
+    r = arb(math.exp(-(prec + 10) * math.log(2) / n) * (1 - 1e-9))
+    if not r ** n <= eps:          # cannot happen with the margin above; be safe
+        return [z ** n for z in X]
+    tiny = acb(arb(0, eps), arb(0, eps))
+    return [tiny if z.abs_upper() <= r else z ** n for z in X]
+
+
+def _two_inverse(Y1, Y2, N: int):
+    """Inverse DFTs of two Hermitian spectra (given for k = 0 .. N/2) by one complex
+    inverse DFT of Y1 + i Y2: the real part is the first sequence, the imaginary the second."""
+    Z = [a + b * acb(0, 1) for a, b in zip(Y1, Y2)]
+    Z += [(Y1[N - k].conjugate() + Y2[N - k].conjugate() * acb(0, 1)) for k in range(N // 2 + 1, N)]
+    return acb.dft(Z, inverse=True)

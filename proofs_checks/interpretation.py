@@ -190,7 +190,7 @@ def condition_2_at_delta_rhs():
        "chain: Phi(kappa) - 1/2 <= kappa/sqrt(2 pi) (g = kappa/sqrt(2 pi) - Phi(kappa) + 1/2 has "
        "g(0) = 0, g' = (1 - e^{-kappa^2/2})/sqrt(2 pi) >= 0); eps > 0; so the margin is "
        "< (s2/2 - mu)/sqrt(2 pi) <= 0 iff s2 <= 4/(M-1). Used by the sigma calibration "
-       "(verifier.deploy.calibrate) to bound its search", SRC)
+       "(verifier.deploy.sigma) to bound its search", SRC)
 def large_sigma_infeasible():
     k = sp.Symbol("kappa", positive=True)
     w = sp.Symbol("w", positive=True)

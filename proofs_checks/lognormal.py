@@ -150,7 +150,7 @@ def coef_x_asymptotic():
        "Lyapunov's inequality (Jensen for the convex t -> t^{3/2} applied to (Y-1)^2) with "
        "mu2 = s2 (lognormal.central-moments); coef_S >= coef_X is lognormal.coef-X-le-coef-S; "
        "the exponent identity (s2^{3/2})/s2^2 = s2^{-1/2} by exact algebra. Used by the sigma "
-       "calibration (verifier.deploy.calibrate) to bound delta_rhs from below on wide boxes",
+       "calibration (verifier.deploy.sigma) to bound delta_rhs from below on wide boxes",
        "Lyapunov's inequality; " + SRC)
 def coef_lyapunov():
     return all_proved([

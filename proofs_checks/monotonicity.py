@@ -1,5 +1,5 @@
 """Monotonicity in M: the facts the certified M_exact bisection relies on
-(``verifier.bounds.theorem31._Predicate``).
+(``verifier.bounds.theorem31_steps._Predicate``).
 
 For all real M >= 3 (hence all integers), all sigma > 0 and coef > 0: each of
 T1..T6 decreases in M, and each hypothesis of Theorem 3.1, once true, stays
@@ -67,7 +67,7 @@ def t6_decreasing():
        "dg/ddelta = -1, and delta_rhs decreases in M, so d/dM g(M, delta_rhs(M)) = dg/dM - "
        "delta_rhs'(M) > 0", "M, sigma, coef", ASSUME,
        "exact algebra: the chain rule with the signs of each factor; the M_certified search "
-       "(verifier.bounds.theorem31, reading 'theorem') and the calibration of steps rely on it", SRC)
+       "(verifier.bounds.theorem31_steps, reading 'theorem') and the calibration of steps rely on it", SRC)
 def condition_2_at_delta_rhs_persists():
     H = T31.hypotheses()
     h3 = reparametrise(H["validity_condition_2"])

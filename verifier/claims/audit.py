@@ -197,3 +197,12 @@ def value_text(c: CaseResult) -> str:
         q = c.value.lower
         return str(q.numerator) if q.denominator == 1 else decimal_str(q, 25)
     return c.value.short(8)
+
+
+def figure_data(cf) -> dict | None:
+    """The figures' data of an audit of arXiv 2605.06259 (the paper's Figure 1 and delta vs M
+    at sigma = 1), computed here, in the pipeline; None for other papers."""
+    if cf.source.get("arxiv") != "2605.06259":
+        return None
+    from verifier.deploy import series
+    return {"steps_vs_sigma": series.steps_vs_sigma(), "delta_vs_steps": series.delta_vs_steps()}

@@ -17,10 +17,10 @@ def cmd_audit(args) -> int:
     status = EXIT_OK
     # every claim of every file judged before anything is written: a run that fails
     # (exit 4) or is interrupted leaves the report folder as it was
-    judged = [(cf, A.audit(cf, args.max_prec)) for cf in loaded]
+    judged = [(cf, A.audit(cf, args.max_prec), A.figure_data(cf)) for cf in loaded]
     out = []
-    for cf, results in judged:
-        paths = write_audit(cf, results, args.out, args.max_prec)
+    for cf, results, data in judged:
+        paths = write_audit(cf, results, args.out, args.max_prec, data)
         status = max(status, A.exit_status(results))
         out.append((cf, results, paths))
     if args.json:

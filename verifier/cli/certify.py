@@ -12,7 +12,11 @@ def cmd_certify(args) -> int:
     inp = _deploy_inputs(args, True, True)
     c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
                    inp.clip, args.max_prec)
-    paths = write_certificate(c, args.out) if args.out is not None else None
+    paths = None
+    if args.out is not None:   # the figures' data computed here, the renderer only draws
+        from verifier.deploy import series
+        feas = series.feasibility(c.sigma, c.epochs, c.target, list(c.bounds))
+        paths = write_certificate(c, args.out, feas)
     status = {"certified": EXIT_OK, "not-certified": EXIT_NEGATIVE,
               "inconclusive": EXIT_INCONCLUSIVE}[c.status]
     if args.json:

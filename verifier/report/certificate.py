@@ -77,7 +77,8 @@ def certificate_markdown(c: Certificate) -> str:
     return "\n".join(lines)
 
 
-def certificate_figures(c: Certificate) -> dict:
+def certificate_figures(c: Certificate, feasibility: dict) -> dict:
+    """name -> (svg, caption); ``feasibility``: verifier.deploy.series.feasibility for c."""
     from verifier.report import figures as F
     return {
         "certificate-tradeoff.svg": (F.figure_tradeoff(
@@ -85,8 +86,7 @@ def certificate_figures(c: Certificate) -> dict:
             c.comparisons), "Trade-off curves implied by each bound (f(a) >= 1 - a - delta_E) "
                             "against 1 - a; Gaussian trade-offs G_mu dotted (asymptotic comparison, "
                             "not a certified bound)."),
-        "certificate-feasibility.svg": (F.figure_feasibility(
-            c.sigma, c.steps, c.epochs, c.target, list(c.bounds)),
+        "certificate-feasibility.svg": (F.figure_feasibility(c.sigma, c.steps, feasibility),
             "Feasibility map: the certified smallest M meeting the target for each bound across "
             "sigma; the target is met above a curve. The star is your (sigma, M)."),
     }
@@ -129,11 +129,11 @@ def certificate_html(c: Certificate, figs: dict) -> str:
     return H.page("Privacy certificate: DP-SGD with random allocation", H.esc(summ), body)
 
 
-def write_certificate(c: Certificate, out_dir: str):
+def write_certificate(c: Certificate, out_dir: str, feasibility: dict):
     from verifier.report import html as H
     from verifier.report.writer import dumps, write_atomic
     j, m = os.path.join(out_dir, "certificate.json"), os.path.join(out_dir, "certificate.md")
-    figs = certificate_figures(c)
+    figs = certificate_figures(c, feasibility)
     files = {j: dumps(certificate_json(c)), m: certificate_markdown(c),
              os.path.join(out_dir, "certificate.html"): certificate_html(c, figs)}
     for name, (svg, _) in figs.items():

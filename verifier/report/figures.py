@@ -61,25 +61,19 @@ def _mid(iv) -> float:
     return float((iv.lower + iv.upper) / 2)
 
 
-def figure_steps_vs_sigma(delta: Fraction = Fraction(1, 100)) -> str:
-    """Figure 1 of the paper: required rounds M vs sigma, both factors; M_exact
-    certified at every plotted sigma, closed form (4) dashed, Table 1 as markers."""
-    from verifier.bounds import theorem31_steps as TS
+def figure_steps_vs_sigma(data: dict, delta: Fraction = Fraction(1, 100)) -> str:
+    """Figure 1 of the paper from ``verifier.deploy.series.steps_vs_sigma``: required rounds
+    M vs sigma, both factors; M_exact certified at every plotted sigma, closed form (4)
+    dashed, Table 1 as markers."""
     plt = _plt()
-    sigmas = [Fraction(45, 100) + Fraction(k, 20) for k in range(0, 52)]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for coef, colour in (("simplified", "#1f77b4"), ("exact", "#d62728")):
-        xs, ms, cf = [], [], []
-        for s in sigmas:
-            r = TS.steps_exact(s, delta, coef)
-            if r.status != "certified":
-                continue
-            xs.append(float(s))
-            ms.append(r.m_exact)
-            cf.append(_mid(r.closed_form))
+        ms, cf = data[coef]
+        xs = [float(s) for s, _ in ms.points]
         label = "coef_S (simplified)" if coef == "simplified" else "coef_X (exact)"
-        ax.plot(xs, ms, color=colour, label=f"M_exact, {label} (certified)")
-        ax.plot(xs, cf, color=colour, linestyle="--", linewidth=1, label=f"closed form (4), {label}")
+        ax.plot(xs, [m for _, m in ms.points], color=colour, label=f"M_exact, {label} (certified)")
+        ax.plot(xs, [_mid(v) for _, v in cf.points], color=colour, linestyle="--", linewidth=1,
+                label=f"closed form (4), {label}")
         pts = TABLE1[coef]
         ax.scatter([float(k) for k in pts], [float(v) for v in pts.values()], color=colour,
                    marker="o", facecolors="none", s=60, zorder=5,
@@ -92,42 +86,29 @@ def figure_steps_vs_sigma(delta: Fraction = Fraction(1, 100)) -> str:
     return _svg(fig)
 
 
-def figure_delta_vs_steps(sigma: Fraction = Fraction(1), epochs: int = 1) -> str:
-    """delta vs M at fixed sigma: Theorem 3.1 (both factors) and the chi-square bound."""
-    from flint import arb, ctx
+COLOURS = {"theorem31-simplified": "#1f77b4", "theorem31-exact": "#d62728",
+           "chi-square": "#2ca02c"}
 
-    from verifier.symbolic import derived as D
-    from verifier.bounds import theorem31 as T
-    from verifier.core.arith import Interval, to_arb
+
+def figure_delta_vs_steps(data: dict) -> str:
+    """delta vs M at fixed sigma from ``verifier.deploy.series.delta_vs_steps``: every bound
+    (curves through ball midpoints) and the exact TV's rigorous bracket."""
     plt = _plt()
-    Ms = [int(10 ** (1 + k / 4)) for k in range(0, 4 * 10 + 1)]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for name, colour in (("theorem31-simplified", "#1f77b4"), ("theorem31-exact", "#d62728"),
-                         ("chi-square", "#2ca02c")):
-        ys = []
-        for M in Ms:
-            with ctx.workprec(64):
-                s = to_arb(sigma)
-                if name == "chi-square":
-                    v = D.chi_square_tv(arb(M), s, arb(epochs))
-                else:
-                    c = T.COEFS[name.split("-")[1]](s)
-                    ts = D.terms(arb(M), s, c)
-                    v = T.delta_epochs_ball(sum(ts[1:], ts[0]), epochs)
-                ys.append(_mid(Interval.of(v)))
-        ax.plot(Ms, ys, color=colour, label=name)
-    if epochs == 1:   # the exact TV bracket (rigorous; its width is below the marker size)
-        from verifier.bounds.exact_tv.bracket import exact_tv
-        pts = [(M, exact_tv(sigma, M)) for M in (10, 100)]
-        ax.errorbar([M for M, _ in pts], [_mid(r.tv) for _, r in pts],
-                    yerr=[[_mid(r.tv) - float(r.tv.lower) for _, r in pts],
-                          [float(r.tv.upper) - _mid(r.tv) for _, r in pts]],
+    for curve in data["bounds"]:
+        ax.plot([M for M, _ in curve.points], [_mid(v) for _, v in curve.points],
+                color=COLOURS.get(curve.name, "gray"), label=curve.name)
+    pts = data["exact"].points
+    if pts:   # the exact TV bracket (rigorous; its width is below the marker size)
+        ax.errorbar([M for M, _ in pts], [_mid(tv) for _, tv in pts],
+                    yerr=[[_mid(tv) - float(tv.lower) for _, tv in pts],
+                          [float(tv.upper) - _mid(tv) for _, tv in pts]],
                     fmt="s", color="black", markersize=4, label="exact TV (rigorous bracket)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("steps per epoch M")
-    ax.set_ylabel(f"delta (TV bound), E = {epochs}")
-    ax.set_title(f"Bounds on delta vs M at sigma = {float(sigma)}")
+    ax.set_ylabel(f"delta (TV bound), E = {data['epochs']}")
+    ax.set_title(f"Bounds on delta vs M at sigma = {float(data['sigma'])}")
     ax.legend(fontsize=8)
     return _svg(fig)
 
@@ -139,12 +120,10 @@ def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comp
     a = [k / 200 for k in range(201)]
     fig, ax = plt.subplots(figsize=(4.8, 4.6))
     ax.plot(a, [1 - x for x in a], color="black", linewidth=1, label="1 - a (perfect privacy)")
-    colours = {"theorem31-simplified": "#1f77b4", "theorem31-exact": "#d62728",
-               "chi-square": "#2ca02c"}
     for name, dE in bounds.items():
         up = decimal_str(dE.upper, 3, "up")     # after '<=': rounded up
         d = float(up)
-        ax.plot(a, [max(0.0, 1 - x - d) for x in a], color=colours.get(name, "gray"),
+        ax.plot(a, [max(0.0, 1 - x - d) for x in a], color=COLOURS.get(name, "gray"),
                 label=f"{name}: delta_E <= {up}")
     if comparisons:
         from statistics import NormalDist
@@ -164,27 +143,15 @@ def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comp
     return _svg(fig)
 
 
-def figure_feasibility(sigma: Fraction, steps: int, epochs: int, target, bound_names) -> str:
-    """Where (sigma, M) sits: the certified smallest M meeting the target, per bound,
-    across sigma (feasible above each curve); the user's point marked."""
-    from verifier import deploy as Dp
+def figure_feasibility(sigma: Fraction, steps: int, data: dict) -> str:
+    """Where (sigma, M) sits, from ``verifier.deploy.series.feasibility``: the certified
+    smallest M meeting the target, per bound, across sigma (feasible above each curve)."""
     plt = _plt()
     s0 = float(sigma)
-    sig = sorted({Fraction(round(s0 * 10 ** (k / 12), 3)).limit_denominator(1000)
-                  for k in range(-6, 13)} | {sigma})
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    colours = {"theorem31-simplified": "#1f77b4", "theorem31-exact": "#d62728",
-               "chi-square": "#2ca02c"}
-    for name in bound_names:
-        xs, ys = [], []
-        for s in sig:
-            if s <= 0:
-                continue
-            r = Dp.calibrate_steps(s, epochs, target, name)
-            if r.status == "certified":
-                xs.append(float(s))
-                ys.append(r.steps)
-        ax.plot(xs, ys, color=colours.get(name, "gray"), marker=".", label=f"{name}: smallest M")
+    for name, curve in data.items():
+        ax.plot([float(s) for s, _ in curve.points], [m for _, m in curve.points],
+                color=COLOURS.get(name, "gray"), marker=".", label=f"{name}: smallest M")
     ax.scatter([s0], [steps], color="black", marker="*", s=150, zorder=6, label="your (sigma, M)")
     ax.set_xscale("log")
     ax.set_yscale("log")

@@ -182,17 +182,17 @@ def audit_markdown(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) ->
     return "\n".join(lines)
 
 
-def audit_figures(cf: ClaimsFile) -> dict:
-    """Figures for an audit of arXiv 2605.06259: name -> (svg, caption)."""
-    if cf.source.get("arxiv") != "2605.06259":
+def audit_figures(data: dict | None) -> dict:
+    """Figures of an audit (data: verifier.claims.audit.figure_data): name -> (svg, caption)."""
+    if not data:
         return {}
     from verifier.report import figures as F
     return {
-        "figure-steps-vs-sigma.svg": (F.figure_steps_vs_sigma(), (
+        "figure-steps-vs-sigma.svg": (F.figure_steps_vs_sigma(data["steps_vs_sigma"]), (
             "Required rounds M vs sigma at delta = 0.01 (the paper's Figure 1): M_exact certified "
             "at every plotted sigma (solid), closed form (4) dashed, Table 1's published M_exact "
             "as circles.")),
-        "figure-delta-vs-steps.svg": (F.figure_delta_vs_steps(), (
+        "figure-delta-vs-steps.svg": (F.figure_delta_vs_steps(data["delta_vs_steps"]), (
             "delta vs M at sigma = 1 for Theorem 3.1 (both factors) and the chi-square bound "
             "(curves through ball midpoints), and the exact TV's rigorous bracket at M = 10 "
             "and 100.")),
@@ -247,12 +247,13 @@ def audit_html(cf: ClaimsFile, results, max_prec: int, figs: dict) -> str:
     return H.page(f"Audit of {cf.name}", H.esc(summ), body)
 
 
-def write_audit(cf: ClaimsFile, results, out_dir: str, max_prec: int) -> tuple[str, str]:
+def write_audit(cf: ClaimsFile, results, out_dir: str, max_prec: int,
+                figure_data: dict | None = None) -> tuple[str, str]:
     from verifier.report import html as H
     jpath = os.path.join(out_dir, cf.name + ".json")
     mpath = os.path.join(out_dir, cf.name + ".md")
     hpath = os.path.join(out_dir, cf.name + ".html")
-    figs = audit_figures(cf)
+    figs = audit_figures(figure_data)
     files = {jpath: dumps(audit_json(cf, results, max_prec)),
              mpath: audit_markdown(cf, results, max_prec),
              hpath: audit_html(cf, results, max_prec, figs)}

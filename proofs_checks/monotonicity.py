@@ -3,7 +3,7 @@
 
 For all real M >= 3 (hence all integers), all sigma > 0 and coef > 0: each of
 T1..T6 decreases in M, and each hypothesis of Theorem 3.1, once true, stays
-true as M grows.  Terms are the expressions of ``verifier.symbolic.theorem31``.
+true as M grows.  Terms are the expressions of ``verifier.symbolic.terms``.
 """
 from __future__ import annotations
 

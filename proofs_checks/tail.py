@@ -2,7 +2,7 @@
 
 T6 bounds the Gaussian tail Phi(-t) at the worst admissible sigma = sqrt(3/ln M),
 t = sigma ln(M/2) - 1/(2 sigma).  The printed constants 4.52, 2.88, 2.41 enter
-as exact decimals (the ones of ``verifier.symbolic.theorem31``).
+as exact decimals (the ones of ``verifier.symbolic.terms``).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Taylor remainders and the assembly of T3..T5 (Appendix E.4 of arXiv 2605.06259 v1).
 
-The T-terms are the expressions of ``verifier.symbolic.theorem31`` (the ones
+The T-terms are the expressions of ``verifier.symbolic.terms`` (the ones
 the numeric evaluators are printed from).
 """
 from __future__ import annotations

@@ -150,5 +150,5 @@ def test_calibrate_sigma_against_exact(capsys):
     assert exact_tv(r.sigma - r.resolution, 10**4).tv.lower > t.delta
     assert "less noise" in r.branch
     assert main(["calibrate", "sigma", "--steps", "10000", "--target-accuracy", "0.505",
-                 "--bound", "exact", "--json"]) == 0
+                 "--bound", "exact-tv", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["sigma"] == str(float(r.sigma))

@@ -169,5 +169,5 @@ def compare(sigma, steps, epochs=1):
         ev = Dp.evaluate(b, r.sigma, r.steps, r.epochs, tgt)
         out[b] = (ev.delta_epochs, Interval(ev.delta_epochs.lower / r.tv.upper,
                                             ev.delta_epochs.upper / r.tv.lower))
-    out["exact"] = (r.tv, Interval(Fraction(1), Fraction(1)))
+    out["exact-tv"] = (r.tv, Interval(Fraction(1), Fraction(1)))
     return out

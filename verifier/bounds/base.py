@@ -51,3 +51,21 @@ def box_ball(lo: Fraction, hi: Fraction) -> arb:
     """The ball [lo, hi] at the current precision."""
     from verifier.core.arith import to_arb
     return to_arb(lo).union(to_arb(hi))
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """A two-sided rigorous bracket of the exact quantity (not an upper bound on it):
+    ``bracket(sigma, M, E)`` returns an object with ``tv`` (an Interval).  Decreasing in
+    sigma (``monotonicity``: why), so its calibration is the certified integer search."""
+
+    name: str
+    title: str
+    source: str
+    monotonicity: str
+    bracket: Callable
+    aliases: tuple = field(default=())
+
+    def names(self) -> tuple:
+        return (self.name,) + self.aliases
+

@@ -16,7 +16,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 from verifier.claims import quantities as Q
-from verifier.core.arith import DEFAULT_MAX_PREC, Interval, Tri, decimal_str, parse_exact, precisions
+from verifier.core.decide import decide
+from verifier.core.arith import DEFAULT_MAX_PREC, Interval, Tri, decimal_str, parse_exact
 from verifier.claims.format import Claim, ClaimsFile
 CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE = (
     "confirmed", "refuted", "inconclusive", "not-applicable")
@@ -115,18 +116,21 @@ def _relative(value: Interval, ref: Interval, tol: Fraction) -> str | None:
 
 
 def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
+    """One case of a claim, the precision raised (core.decide) until the judge decides or
+    the evaluation is final (inconclusive, not applicable)."""
     q = Q.get(claim.quantity)
     args, raw = claim.cases[idx], claim.raw_cases[idx]
     acc = rounding_interval(claim.printed, claim.digits) if claim.judge == "rounded" else None
     b = parse_exact(claim.printed, "printed") if claim.judge in ("at-most", "at-least") else None
-    last = None
-    for p in precisions(max_prec):
+
+    def at(p):
+        """(CaseResult at precision p, final?)."""
         ev = q.evaluate(args, p, max_prec)
         if ev.status == "inconclusive":
-            return CaseResult(raw, INCONCLUSIVE, None, None, acc, p, ev.exact, ev.failed)
+            return CaseResult(raw, INCONCLUSIVE, None, None, acc, p, ev.exact, ev.failed), True
         if ev.applicable is Tri.FAILS:
             return CaseResult(raw, NOT_APPLICABLE, ev.value if ev.status == "ok" else None,
-                              None, acc, p, ev.exact, ev.failed)
+                              None, acc, p, ev.exact, ev.failed), True
         ref_iv = None
         verdict = None
         if ev.applicable is Tri.HOLDS and ev.value.finite:
@@ -140,19 +144,19 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                 rq = Q.get(claim.reference)
                 rev = rq.evaluate(claim.reference_cases[idx], p, max_prec)
                 if rev.status == "inconclusive":
-                    return CaseResult(raw, INCONCLUSIVE, ev.value, None, None, p, ev.exact, rev.failed)
+                    return CaseResult(raw, INCONCLUSIVE, ev.value, None, None, p, ev.exact,
+                                      rev.failed), True
                 if rev.applicable is Tri.FAILS:
                     return CaseResult(raw, NOT_APPLICABLE, ev.value, rev.value, None, p, ev.exact,
-                                      rev.failed)
+                                      rev.failed), True
                 if rev.applicable is Tri.HOLDS and rev.value.finite:
                     ref_iv = rev.value
                     verdict = _relative(ev.value, ref_iv, claim.tolerance)
-        last = CaseResult(raw, verdict or INCONCLUSIVE, ev.value, ref_iv,
+        return CaseResult(raw, verdict or INCONCLUSIVE, ev.value, ref_iv,
                           acc if claim.judge == "rounded" else None, p, ev.exact,
-                          "" if verdict else f"undecided at the precision cap ({max_prec} bits)")
-        if verdict is not None:
-            return last
-    return last
+                          "" if verdict else f"undecided at the precision cap ({max_prec} bits)"
+                          ), verdict is not None
+    return decide(at, lambda r: r[1], max_prec)[0]
 
 
 def _aggregate(verdicts) -> str:

@@ -1,6 +1,7 @@
 """verifier calibrate sigma | steps | samples."""
 from __future__ import annotations
 
+from verifier.bounds.exact_tv import EXACT_TV
 from verifier.core.arith import pct
 from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _deploy_inputs,
                                  _print_json)
@@ -10,8 +11,8 @@ def cmd_calibrate(args) -> int:
     from verifier import deploy as Dp
     from verifier.report.writer import frac_str
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
-    with_exact = args.what == "sigma" and inp.bound == "exact"
-    # --bound exact: the three bounds' answers too, and the noise saved against each
+    with_exact = args.what == "sigma" and inp.bound == EXACT_TV.name
+    # --bound exact-tv: the registry bounds' answers too, and the noise saved against each
     names = Dp.BOUNDS if with_exact else Dp.check_bounds(inp.bound)
     out = {"what": args.what, "target": {"kind": inp.target.kind,
                                          "value": frac_str(inp.target.value)},
@@ -68,7 +69,7 @@ def cmd_calibrate(args) -> int:
             else:   # the exact calibration did not decide: the bounds' certified answers stand
                 lines.append("  (the exact-TV calibration is inconclusive: the result is the "
                              "smallest answer the bounds certify)")
-            out["bounds"]["exact"] = e
+            out["bounds"][EXACT_TV.name] = e
         if found:
             out["sigma"] = frac_str(min(found))
     else:

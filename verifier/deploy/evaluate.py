@@ -22,7 +22,6 @@ from verifier.core.decide import decide
 from verifier.symbolic import derived as D
 
 BOUNDS = tuple(REGISTRY)          # names, in registry order
-ALIASES = {"exact-tv": "exact"}   # the exact-TV bracket (calibrate sigma --bound)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from fractions import Fraction
 
 from verifier.core.arith import (InputError, parse_epochs, parse_exact, parse_sigma, parse_steps,
                                  read_bounded)
-from verifier.deploy.evaluate import ALIASES, Target, check_bounds
+from verifier.bounds import BRACKETS
+from verifier.deploy.evaluate import Target, check_bounds
 
 CONFIG_KEYS = {"sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
                "target_accuracy", "bound", "noise_level", "resolution"}
@@ -118,8 +119,15 @@ def parse_inputs(d: dict, need_sigma=True, need_steps=True) -> Inputs:
            if d.get("target_accuracy") is not None else None)
     target = Target.make(delta, acc)
     bound = d.get("bound") or "all"
-    if bound not in ALIASES.values() and bound not in ALIASES:
-        check_bounds(bound)       # the exact-TV bracket ("exact"): only for calibrate sigma
+    brackets = {n: b.name for b in BRACKETS.values() for n in b.names()}
+    if bound in brackets:         # the exact-TV bracket: only for calibrate sigma
+        if bound != brackets[bound]:
+            import sys
+            print(f"verifier: note: --bound {bound} is deprecated; use --bound {brackets[bound]}",
+                  file=sys.stderr)
+        bound = brackets[bound]
+    else:
+        check_bounds(bound)
     return Inputs(sigma, steps, samples, batch, epochs,
                   _positive(d.get("clip", "1"), "clip"), target, bound,
                   _positive(d.get("noise_level", "0.1"), "noise-level"),

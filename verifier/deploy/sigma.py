@@ -305,11 +305,13 @@ def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
     the pair at a smaller one: rescale and add independent Gaussian noise), and it is
     below the chi-square bound, so the chi-square answer is feasible and the search
     bisects below it."""
+    from verifier.bounds.chisquare import CHI_SQUARE
+    from verifier.bounds.exact_tv import EXACT_TV
     from verifier.bounds.exact_tv import bracket as XB
     if chi is None:      # the chi-square answer at this resolution (callers may pass theirs)
-        chi = calibrate_sigma(steps, epochs, target, "chi-square", resolution)
+        chi = calibrate_sigma(steps, epochs, target, CHI_SQUARE, resolution)
     if chi.status != "certified":
-        return SigmaCalibration("exact", "inconclusive", None, resolution, None, None,
+        return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
                                 message="the chi-square calibration did not succeed")
     tau = target.delta
 
@@ -326,15 +328,15 @@ def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
     except Undecided as u:
         why = ("the engine's range (sigma >= 0.1) ends there" if u.ev is None else
                "the exact bracket straddles the target there; a finer lattice would decide it")
-        return SigmaCalibration("exact", "inconclusive", None, resolution, None, None,
+        return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
                                 message=f"undecided at sigma = {u.n * resolution}: {why}")
     except SearchLimit as e:
-        return SigmaCalibration("exact", "inconclusive", None, resolution, None, None,
+        return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
                                 message=str(e))
     saved = 1 - Fraction(k) * resolution / chi.sigma
     below = ("" if k == 1 else f"; sigma = {_exact((k - 1) * resolution)} certified infeasible (the "
              "bracket's lower end exceeds the target), hence every sigma below it")
-    return SigmaCalibration("exact", "certified", k * resolution, resolution, None, None,
+    return SigmaCalibration(EXACT_TV.name, "certified", k * resolution, resolution, None, None,
                             branch=(f"exact TV decreases in sigma{below}; "
                                     f"{pct(saved, 'down')} less noise than the chi-square "
                                     f"calibration ({_exact(chi.sigma)}); {n} bracket evaluations"),

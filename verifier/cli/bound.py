@@ -7,7 +7,7 @@ from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _iv, 
 
 def cmd_bound(args) -> int:
     from verifier.bounds import theorem31 as T
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps)
     epochs, coef = parse_epochs(args.epochs), T.check_coef(args.coef)
     delta = parse_delta(args.delta) if args.delta is not None else None

@@ -9,7 +9,7 @@ from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _dep
 
 def cmd_calibrate(args) -> int:
     from verifier import deploy as Dp
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
     with_exact = args.what == "sigma" and inp.bound == EXACT_TV.name
     # --bound exact-tv: the registry bounds' answers too, and the noise saved against each

@@ -8,7 +8,7 @@ from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _dep
 def cmd_certify(args) -> int:
     from verifier import deploy as Dp
     from verifier.report.certificate import certificate_json, write_certificate
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     inp = _deploy_inputs(args, True, True)
     c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
                    inp.clip, args.max_prec)

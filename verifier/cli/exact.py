@@ -9,7 +9,7 @@ from verifier.cli.common import EXIT_OK, _print_json
 
 
 def _exact_json(r) -> dict:
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     return {"sigma": frac_str(r.sigma), "steps": r.steps, "epochs": r.epochs,
             "tv": r.tv.to_json(), "accuracy": r.accuracy.to_json(),
             "relative_width": ("inf" if r.relative_width is None
@@ -22,7 +22,7 @@ def _exact_json(r) -> dict:
 
 def cmd_exact(args) -> int:
     from verifier.bounds.exact_tv.bracket import exact_tv
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps, minimum=2)
     epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     r = exact_tv(sigma, steps, epochs)
@@ -61,7 +61,7 @@ def _ratio_text(r) -> str:
 def cmd_compare(args) -> int:
     from verifier import deploy as Dp
     from verifier.bounds.exact_tv.bracket import exact_tv
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     sigma, steps = parse_sigma(args.sigma), parse_steps(args.steps, minimum=2)
     epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     ex = exact_tv(sigma, steps, epochs)

@@ -33,7 +33,7 @@ def cmd_steps(args) -> int:
     f >= 1 - a - delta"."""
     from verifier.bounds import theorem31 as T
     from verifier.bounds import theorem31_steps as TS
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     sigma, delta = parse_sigma(args.sigma), parse_delta(args.delta)
     coef = T.check_coef(args.coef)
     level = parse_exact(args.noise_level, "noise-level")

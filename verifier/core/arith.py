@@ -227,6 +227,19 @@ def decimal_str(q: Fraction, digits: int = 17, direction: str = "down") -> str:
     return f"{sign}{mant}e{exp10}"
 
 
+def frac_str(q) -> str:
+    """Exact text of a rational: a finite decimal when there is one, else p/q."""
+    q = Fraction(q)
+    d = q.denominator
+    while d % 2 == 0:
+        d //= 2
+    while d % 5 == 0:
+        d //= 5
+    if d != 1:
+        return f"{q.numerator}/{q.denominator}"
+    return decimal_str(q, len(str(abs(q.numerator))) + len(str(q.denominator)) + 2, "down")
+
+
 @dataclass(frozen=True)
 class Interval:
     """A closed interval with exact rational endpoints (a ball, read off)."""

@@ -263,7 +263,7 @@ def _short_in(a: Fraction, b: Fraction) -> Fraction:
 
 def _exact(q: Fraction) -> str:
     """A short decimal exactly (the witnesses are chosen short)."""
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     return frac_str(q)
 
 

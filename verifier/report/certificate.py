@@ -9,7 +9,7 @@ from verifier.bounds import REGISTRY
 from verifier.deploy import Certificate
 from verifier.report.writer import versions
 def _fs(q) -> str:
-    from verifier.report.writer import frac_str
+    from verifier.core.arith import frac_str
     return frac_str(q)
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from fractions import Fraction
 
 from verifier import __version__
-from verifier.core.arith import InputError, decimal_str
+from verifier.core.arith import InputError, frac_str
 from verifier.claims.audit import VERDICTS, ClaimResult, describe_args, summary, value_text
 from verifier.claims.format import ClaimsFile
 from verifier.bounds.theorem31 import RECONSTRUCTED_NOTE
@@ -31,19 +30,6 @@ def versions(*extra: str) -> dict:
         except PackageNotFoundError:  # pragma: no cover
             out[name] = "not installed"
     return out
-
-
-def frac_str(q) -> str:
-    """Exact text of a rational: a finite decimal when there is one, else p/q."""
-    q = Fraction(q)
-    d = q.denominator
-    while d % 2 == 0:
-        d //= 2
-    while d % 5 == 0:
-        d //= 5
-    if d != 1:
-        return f"{q.numerator}/{q.denominator}"
-    return decimal_str(q, len(str(abs(q.numerator))) + len(str(q.denominator)) + 2, "down")
 
 
 def write_atomic(files: dict[str, str]) -> None:

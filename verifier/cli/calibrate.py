@@ -22,77 +22,44 @@ def cmd_calibrate(args) -> int:
     if args.what == "sigma":
         out["steps"] = inp.steps
         out["resolution"] = frac_str(inp.resolution)
-        cal = {}
-        for b in names:
-            r = cal[b] = Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution,
-                                            args.max_prec)
-            e = {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma else None,
-                 "message": r.message, "branch": r.branch}
-            if r.at:
-                e["at_sigma"] = r.at.to_json()
-            if r.below:
-                e["at_sigma_minus_resolution"] = r.below.to_json()
-            if r.sigma_max is not None:
-                e["sigma_max"] = frac_str(r.sigma_max)
-                e["at_sigma_max_plus_resolution"] = r.above.to_json() if r.above else None
-            if r.closed_form:
-                e["closed_form_sigma"] = r.closed_form.to_json()
-            out["bounds"][b] = e
-            if r.status == "certified":
-                found.append(r.sigma)
-            inconclusive |= r.status == "inconclusive"
+        res = Dp.calibrate_sigma_over(inp.steps, inp.epochs, inp.target, names, inp.resolution,
+                                      args.max_prec, with_exact)
+        out.update(res.to_json())
+        for b, r in res.per_bound.items():
             rng = f" .. {frac_str(r.sigma_max)}" if r.sigma_max is not None else " and above"
             lines.append(f"  {b:<22} {r.status:<13} "
                          + (f"sigma = {frac_str(r.sigma)}{rng}" if r.sigma else "")
                          + (f"  ({r.message})" if r.message else ""))
             if r.branch and r.status == "certified":
                 lines.append(f"      {r.branch}")
-        if with_exact:
-            r = Dp.calibrate_sigma_exact(inp.steps, inp.epochs, inp.target, inp.resolution,
-                                         chi=cal["chi-square"])
-            e = {"status": r.status, "sigma": frac_str(r.sigma) if r.sigma else None,
-                 "message": r.message, "branch": r.branch}
-            lines.append(f"  {'exact TV (bracket)':<22} {r.status:<13} "
+        r = res.exact
+        if r is not None:
+            lines.append(f"  {EXACT_TV.title:<22} {r.status:<13} "
                          + (f"sigma = {frac_str(r.sigma)}" if r.sigma else "")
                          + (f"  ({r.message})" if r.message else ""))
-            if r.sigma:
-                # the exact answer is the smallest certified one (TV <= every bound)
-                found, inconclusive = [r.sigma], False
-                saved = {}
-                for b, rb in cal.items():
-                    if rb.status == "certified":
-                        # exact rationals of grid values, printed rounded down
-                        saved[b] = pct(1 - r.sigma / rb.sigma, "down")
-                        lines.append(f"  noise saved against {b}: {saved[b]} "
-                                     f"(sigma {frac_str(r.sigma)} instead of {frac_str(rb.sigma)})")
-                e["noise_saved"] = saved
-            else:   # the exact calibration did not decide: the bounds' certified answers stand
+            for b, q in (r.noise_saved or {}).items():
+                lines.append(f"  noise saved against {b}: {pct(q, 'down')} "
+                             f"(sigma {frac_str(r.sigma)} instead of "
+                             f"{frac_str(res.per_bound[b].sigma)})")
+            if r.sigma is None:   # the exact calibration did not decide: the bounds' answers stand
                 lines.append("  (the exact-TV calibration is inconclusive: the result is the "
                              "smallest answer the bounds certify)")
-            out["bounds"][EXACT_TV.name] = e
-        if found:
-            out["sigma"] = frac_str(min(found))
+        found = [res.value] if res.value is not None else []
+        inconclusive = res.status == "inconclusive"
     else:
         steps = inp.steps
         if args.what == "steps" or steps is None:
-            for b in names:
-                r = Dp.calibrate_steps(inp.sigma, inp.epochs, inp.target, b, args.max_prec)
-                e = {"status": r.status, "steps": r.steps, "evaluations": r.evaluations,
-                     "message": r.message}
-                if r.at:
-                    e["at_steps"] = r.at.to_json()
-                if r.below:
-                    e["at_steps_minus_1"] = r.below.to_json()
-                if r.closed_form:
-                    e["closed_form_steps"] = r.closed_form.to_json()
-                out["bounds"][b] = e
-                if r.status == "certified":
-                    found.append(r.steps)
-                inconclusive |= r.status == "inconclusive"
+            cal = {b: Dp.calibrate_steps(inp.sigma, inp.epochs, inp.target, b, args.max_prec)
+                   for b in names}
+            c = Dp.combine("steps", cal)
+            out["bounds"] = {b: r.to_json() for b, r in cal.items()}
+            for b, r in cal.items():
                 lines.append(f"  {b:<22} {r.status:<13} "
                              + (f"M = {r.steps}" if r.steps else "")
                              + (f"  ({r.message})" if r.message else ""))
-            steps = min(found) if found else None
+            steps = c.value
+            found = [steps] if steps is not None else []
+            inconclusive = c.status == "inconclusive"
             if steps is not None:
                 out["steps"] = steps
         else:

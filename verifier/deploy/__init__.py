@@ -3,12 +3,14 @@ the bounds of the registry (verifier.bounds).  The names below are the stage's A
 from verifier.deploy.certify import Certificate, certify
 from verifier.deploy.evaluate import (BOUNDS, BoundEval, Target, check_bounds, clamp_tv,
                                       comparisons, evaluate, resolve)
-from verifier.deploy.sigma import (SigmaCalibration, calibrate_sigma, calibrate_sigma_exact,
-                                   exact_verdict)
+from verifier.deploy.sigma import SigmaCalibration, calibrate_sigma
+from verifier.deploy.sigma_exact import (SigmaCalibrations, calibrate_sigma_exact,
+                                         calibrate_sigma_over, exact_verdict)
 from verifier.deploy.steps import (Calibration, StepsCalibration, calibrate_steps, combine,
                                    min_samples)
 
 __all__ = ["BOUNDS", "BoundEval", "Calibration", "Certificate", "SigmaCalibration",
+           "SigmaCalibrations", "calibrate_sigma_over",
            "StepsCalibration", "Target", "calibrate_sigma", "calibrate_sigma_exact",
            "calibrate_steps", "certify", "check_bounds", "clamp_tv", "combine", "comparisons",
            "evaluate", "exact_verdict", "min_samples", "resolve"]

@@ -13,7 +13,8 @@ from flint import arb, ctx
 
 from verifier.bounds.base import Bound, box_ball
 from verifier.core import search
-from verifier.core.arith import InputError, Interval, Tri, decimal_str, pct, to_arb, DEFAULT_MAX_PREC
+from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, decimal_str, frac_str,
+                                 pct, to_arb)
 from verifier.core.search import Cover, SearchLimit, Undecided, cover, smallest_int
 from verifier.deploy.evaluate import BoundEval, Target, evaluate, resolve
 
@@ -33,6 +34,23 @@ class SigmaCalibration:
     branch: str = ""
     closed_form: Interval | None = None  # chi-square: sigma* of the inversion
     message: str = ""
+    noise_saved: dict | None = None      # exact TV: bound name -> 1 - sigma / its sigma
+
+    def to_json(self) -> dict:
+        e = {"status": self.status, "sigma": frac_str(self.sigma) if self.sigma else None,
+             "message": self.message, "branch": self.branch}
+        if self.at:
+            e["at_sigma"] = self.at.to_json()
+        if self.below:
+            e["at_sigma_minus_resolution"] = self.below.to_json()
+        if self.sigma_max is not None:
+            e["sigma_max"] = frac_str(self.sigma_max)
+            e["at_sigma_max_plus_resolution"] = self.above.to_json() if self.above else None
+        if self.closed_form:
+            e["closed_form_sigma"] = self.closed_form.to_json()
+        if self.noise_saved is not None:   # exact rationals of grid values, rounded down
+            e["noise_saved"] = {b: pct(q, "down") for b, q in self.noise_saved.items()}
+        return e
 
 
 def _grid_pred(bound, M, E, target, res, max_prec):
@@ -285,59 +303,3 @@ def calibrate_sigma(steps: int, epochs: int, target: Target, bound: str,
     b = resolve(bound)
     search_of = {"decreasing": _decreasing_sigma, "u-shaped": _u_shaped_sigma}[b.sigma_shape]
     return search_of(b, steps, epochs, target, resolution, max_prec)
-
-
-def exact_verdict(tv: Interval | None, tau: Fraction) -> Tri:
-    """Certified: HOLDS if the bracket's upper end meets tau, FAILS if its lower end exceeds
-    it; otherwise, or when the engine refused (tv None: sigma outside its range), UNDECIDED."""
-    if tv is None:
-        return Tri.UNDECIDED
-    return Tri.HOLDS if tv.upper <= tau else Tri.FAILS if tv.lower > tau else Tri.UNDECIDED
-
-
-def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
-                          resolution: Fraction = Fraction(1, 100),
-                          chi: SigmaCalibration | None = None) -> SigmaCalibration:
-    """Smallest grid sigma whose *upper* end of the exact-TV bracket meets the target
-    (verifier.exact), certified infeasible one grid step below by the *lower* end.
-
-    The exact TV decreases in sigma (the pair at a larger sigma is a post-processing of
-    the pair at a smaller one: rescale and add independent Gaussian noise), and it is
-    below the chi-square bound, so the chi-square answer is feasible and the search
-    bisects below it."""
-    from verifier.bounds.chisquare import CHI_SQUARE
-    from verifier.bounds.exact_tv import EXACT_TV
-    from verifier.bounds.exact_tv import bracket as XB
-    if chi is None:      # the chi-square answer at this resolution (callers may pass theirs)
-        chi = calibrate_sigma(steps, epochs, target, CHI_SQUARE, resolution)
-    if chi.status != "certified":
-        return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
-                                message="the chi-square calibration did not succeed")
-    tau = target.delta
-
-    def pred(k):
-        try:
-            r = XB.exact_tv(k * resolution, steps, epochs)
-        except InputError:
-            return exact_verdict(None, tau), None
-        return exact_verdict(r.tv, tau), r
-
-    k_chi = int(chi.sigma / resolution)
-    try:   # TV decreases in sigma: the predicate is false, then true
-        k, _, _, n = smallest_int(pred, max(1, (k_chi * 19) // 20), 1, 200)
-    except Undecided as u:
-        why = ("the engine's range (sigma >= 0.1) ends there" if u.ev is None else
-               "the exact bracket straddles the target there; a finer lattice would decide it")
-        return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
-                                message=f"undecided at sigma = {u.n * resolution}: {why}")
-    except SearchLimit as e:
-        return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
-                                message=str(e))
-    saved = 1 - Fraction(k) * resolution / chi.sigma
-    below = ("" if k == 1 else f"; sigma = {_exact((k - 1) * resolution)} certified infeasible (the "
-             "bracket's lower end exceeds the target), hence every sigma below it")
-    return SigmaCalibration(EXACT_TV.name, "certified", k * resolution, resolution, None, None,
-                            branch=(f"exact TV decreases in sigma{below}; "
-                                    f"{pct(saved, 'down')} less noise than the chi-square "
-                                    f"calibration ({_exact(chi.sigma)}); {n} bracket evaluations"),
-                            message="")

@@ -25,6 +25,17 @@ class StepsCalibration:
     closed_form: Interval | None = None   # chi-square: the real M* of the inversion
     message: str = ""
 
+    def to_json(self) -> dict:
+        e = {"status": self.status, "steps": self.steps, "evaluations": self.evaluations,
+             "message": self.message}
+        if self.at:
+            e["at_steps"] = self.at.to_json()
+        if self.below:
+            e["at_steps_minus_1"] = self.below.to_json()
+        if self.closed_form:
+            e["closed_form_steps"] = self.closed_form.to_json()
+        return e
+
 
 def calibrate_steps(sigma: Fraction, epochs: int, target: Target, bound: str,
                     max_prec: int = DEFAULT_MAX_PREC) -> StepsCalibration:

@@ -68,6 +68,14 @@ class StepsResult:
     message: str = ""
     reading: str = "table1"
 
+    def to_json(self, min_n: int | None = None) -> dict:
+        return {"status": self.status, "value": self.m_exact, "reading": self.reading,
+                "min_n": min_n,
+                "certificate": {"at_m": self.at_m.to_json() if self.at_m else None,
+                                "at_m_minus_1": self.below.to_json() if self.below else None,
+                                "evaluations": self.evaluations},
+                "message": self.message}
+
 
 class _Predicate:
     """P(M) = [delta_rhs(M) <= delta] and every hypothesis of Theorem 3.1.

@@ -32,13 +32,13 @@ class CaseResult:
     reference: Interval | None
     accepted: Interval | None
     precision: int
-    exact: bool
+    integer: bool            # the value is an integer, known exactly
     note: str = ""
 
     def to_json(self) -> dict:
         out = {"args": self.args, "verdict": self.verdict, "precision_bits": self.precision}
         if self.value is not None:
-            out["value"] = _ivjson(self.value, self.exact)
+            out["value"] = _ivjson(self.value, self.integer)
         if self.reference is not None:
             out["reference_value"] = _ivjson(self.reference, True)
         if self.accepted is not None:
@@ -48,8 +48,10 @@ class CaseResult:
         return out
 
 
-def _ivjson(iv: Interval, exact: bool):
-    if exact and iv.lower == iv.upper and iv.lower.denominator == 1:
+def _ivjson(iv: Interval, integer: bool):
+    """An integer known exactly is written {"exact": "<digits>"} (the reports' JSON key, kept);
+    anything else as an outward-rounded interval."""
+    if integer and iv.lower == iv.upper and iv.lower.denominator == 1:
         return {"exact": str(iv.lower.numerator)}
     return iv.to_json()
 
@@ -127,10 +129,10 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
         """(CaseResult at precision p, final?)."""
         ev = q.evaluate(args, p, max_prec)
         if ev.status == "inconclusive":
-            return CaseResult(raw, INCONCLUSIVE, None, None, acc, p, ev.exact, ev.failed), True
+            return CaseResult(raw, INCONCLUSIVE, None, None, acc, p, ev.integer, ev.failed), True
         if ev.applicable is Tri.FAILS:
             return CaseResult(raw, NOT_APPLICABLE, ev.value if ev.status == "ok" else None,
-                              None, acc, p, ev.exact, ev.failed), True
+                              None, acc, p, ev.integer, ev.failed), True
         ref_iv = None
         verdict = None
         if ev.applicable is Tri.HOLDS and ev.value.finite:
@@ -144,16 +146,16 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                 rq = Q.get(claim.reference)
                 rev = rq.evaluate(claim.reference_cases[idx], p, max_prec)
                 if rev.status == "inconclusive":
-                    return CaseResult(raw, INCONCLUSIVE, ev.value, None, None, p, ev.exact,
+                    return CaseResult(raw, INCONCLUSIVE, ev.value, None, None, p, ev.integer,
                                       rev.failed), True
                 if rev.applicable is Tri.FAILS:
-                    return CaseResult(raw, NOT_APPLICABLE, ev.value, rev.value, None, p, ev.exact,
+                    return CaseResult(raw, NOT_APPLICABLE, ev.value, rev.value, None, p, ev.integer,
                                       rev.failed), True
                 if rev.applicable is Tri.HOLDS and rev.value.finite:
                     ref_iv = rev.value
                     verdict = _relative(ev.value, ref_iv, claim.tolerance)
         return CaseResult(raw, verdict or INCONCLUSIVE, ev.value, ref_iv,
-                          acc if claim.judge == "rounded" else None, p, ev.exact,
+                          acc if claim.judge == "rounded" else None, p, ev.integer,
                           "" if verdict else f"undecided at the precision cap ({max_prec} bits)"
                           ), verdict is not None
     return decide(at, lambda r: r[1], max_prec)[0]
@@ -197,7 +199,7 @@ def describe_args(args: dict) -> str:
 def value_text(c: CaseResult) -> str:
     if c.value is None:
         return "-"
-    if c.exact and c.value.lower == c.value.upper:
+    if c.integer and c.value.lower == c.value.upper:
         q = c.value.lower
         return str(q.numerator) if q.denominator == 1 else decimal_str(q, 25)
     return c.value.short(8)

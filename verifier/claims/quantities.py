@@ -28,7 +28,7 @@ from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, pa
 class Evaluation:
     value: Interval
     applicable: Tri = Tri.HOLDS
-    exact: bool = False
+    integer: bool = False      # the value is an integer, known exactly
     precision: int = 0
     details: dict = field(default_factory=dict)
     failed: str = ""          # why not applicable / not computed
@@ -137,10 +137,10 @@ def _steps_eval(a, value_of, max_prec, reading="table1"):
     r = steps_result(a, max_prec, reading)
     details = {"status": r.status, "evaluations": r.evaluations}
     if r.status == "certified":
-        return Evaluation(Interval.of(value_of(r)), exact=True, details=details)
+        return Evaluation(Interval.of(value_of(r)), integer=True, details=details)
     status = "not-applicable" if r.status == "infeasible" else "inconclusive"
     applicable = Tri.FAILS if r.status == "infeasible" else Tri.UNDECIDED
-    return Evaluation(Interval(Fraction(0), Fraction(0)), applicable, exact=True,
+    return Evaluation(Interval(Fraction(0), Fraction(0)), applicable, integer=True,
                       details=details, failed=r.message, status=status)
 
 

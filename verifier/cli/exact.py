@@ -8,18 +8,6 @@ from verifier.core.arith import (MAX_EXACT_EPOCHS, Interval, decimal_str, parse_
 from verifier.cli.common import EXIT_OK, _print_json
 
 
-def _exact_json(r) -> dict:
-    from verifier.core.arith import frac_str
-    return {"sigma": frac_str(r.sigma), "steps": r.steps, "epochs": r.epochs,
-            "tv": r.tv.to_json(), "accuracy": r.accuracy.to_json(),
-            "relative_width": ("inf" if r.relative_width is None
-                               else decimal_str(r.relative_width, 6, "up")),
-            "certified": "rigorous bracket: every approximation step is one-sided and every "
-                         "number an Arb ball (DFTs included)",
-            "lattice_step": frac_str(r.lattice_step),
-            "cells": r.cells, "dft_length": r.dft_length, "seconds": round(r.seconds, 3)}
-
-
 def cmd_exact(args) -> int:
     from verifier.bounds.exact_tv.bracket import exact_tv
     from verifier.core.arith import frac_str
@@ -27,7 +15,7 @@ def cmd_exact(args) -> int:
     epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     r = exact_tv(sigma, steps, epochs)
     if args.json:
-        _print_json(_exact_json(r))
+        _print_json(r.to_json())
         return EXIT_OK
     print(f"exact total variation, sigma = {frac_str(sigma)}, M = {steps}, E = {epochs}")
     rw = r.relative_width
@@ -76,7 +64,7 @@ def cmd_compare(args) -> int:
         rows[b] = (ev, ratio)
     if args.json:
         _print_json({"sigma": frac_str(sigma), "steps": steps, "epochs": epochs,
-                     "exact": _exact_json(ex),
+                     "exact": ex.to_json(),
                      "bounds": {b: {"delta_epochs": ev.delta_epochs.to_json(),
                                     "applicable": ev.applicable.value,
                                     "ratio_to_exact": _ratio_json(r)}

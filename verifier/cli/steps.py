@@ -5,14 +5,6 @@ from verifier.core.arith import InputError, parse_delta, parse_exact, parse_sigm
 from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _iv, _print_json
 
 
-def _steps_block(r, n) -> dict:
-    return {"status": r.status, "value": r.m_exact, "reading": r.reading, "min_n": n,
-            "certificate": {"at_m": r.at_m.to_json() if r.at_m else None,
-                            "at_m_minus_1": r.below.to_json() if r.below else None,
-                            "evaluations": r.evaluations},
-            "message": r.message}
-
-
 def _print_steps_certificate(r, label):
     print(f"certificate of {label} at M = {r.m_exact} (every condition holds):")
     for c in r.at_m.checks:
@@ -58,7 +50,7 @@ def cmd_steps(args) -> int:
                                 "proof checks monotonicity.* (proofs_checks/)",
             },
             "m_exact_reading": TS.READINGS["table1"],
-            "m_certified": {**_steps_block(c, nc), "reading": TS.READINGS["theorem"]},
+            "m_certified": {**c.to_json(nc), "reading": TS.READINGS["theorem"]},
             "message": r.message, "source": T.SOURCE, "reconstructed": T.RECONSTRUCTED_NOTE,
         })
         return status

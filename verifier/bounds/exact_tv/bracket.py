@@ -35,6 +35,18 @@ class ExactResult:
     dft_length: int
     seconds: float
 
+    def to_json(self) -> dict:
+        from verifier.core.arith import decimal_str, frac_str
+        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
+                "tv": self.tv.to_json(), "accuracy": self.accuracy.to_json(),
+                "relative_width": ("inf" if self.relative_width is None
+                                   else decimal_str(self.relative_width, 6, "up")),
+                "certified": "rigorous bracket: every approximation step is one-sided and every "
+                             "number an Arb ball (DFTs included)",
+                "lattice_step": frac_str(self.lattice_step),
+                "cells": self.cells, "dft_length": self.dft_length,
+                "seconds": round(self.seconds, 3)}
+
     @property
     def relative_width(self) -> Fraction | None:
         """(upper - lower) / lower, exactly (None when the lower end is 0: unbounded)."""

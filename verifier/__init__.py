@@ -125,12 +125,19 @@ def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound=
     >>> r = verifier.calibrate_sigma(10**6, delta="0.01", bound="theorem31-exact")
     >>> r.value, r.per_bound["theorem31-exact"].sigma_max   # U-shaped: a feasible range
     (Fraction(87, 100), Fraction(921, 100))
+    >>> verifier.calibrate_sigma(10**6, delta="0.01", bound="exact-tv").value   # the exact TV
+    Fraction(39, 100)
     """
     from verifier import deploy as Dp
     from verifier.deploy.inputs import parse_inputs
     inp = parse_inputs(_inputs(steps=steps, epochs=epochs, delta=delta,
                                target_accuracy=target_accuracy, bound=bound,
                                resolution=resolution), need_sigma=False)
+    from verifier.bounds.exact_tv import EXACT_TV
+    if inp.bound == EXACT_TV.name:    # against the exact-TV bracket, beside every bound
+        r = Dp.calibrate_sigma_over(inp.steps, inp.epochs, inp.target, Dp.BOUNDS,
+                                    inp.resolution, with_exact=True)
+        return Dp.Calibration("sigma", r.value, r.status, {**r.per_bound, EXACT_TV.name: r.exact})
     res = {b: Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution)
            for b in Dp.check_bounds(inp.bound)}
     return Dp.combine("sigma", res)

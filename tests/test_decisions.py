@@ -31,11 +31,12 @@ def ref_margin(bound: str, sigma: F, M: int, E: int, tau: F):
     """The smallest margin of the bound's feasibility at sigma (>= 0: feasible), at 60 digits,
     typed from docs/THEORY.md (sections 3, 5, 7), sharing no code with the verifier:
     hypotheses, condition (2) at delta = delta_rhs, and delta_E = 1 - (1 - delta_rhs)^E <= tau."""
-    with mp.workdps(R.DPS):
+    # at huge M the margin of the smallest feasible M is ~ value / M: carry 2 log10(M) more digits
+    with mp.workdps(R.DPS + 2 * len(str(M))):
         s, t = R.mpq(sigma), R.mpq(tau)
         v = R.s2(s)
-        if bound == "chi-square":
-            return t - min(mp.mpf(1), mp.sqrt((1 + v / M) ** E - 1) / 2)
+        if bound == "chi-square":   # expm1/log1p: (1 + v/M)^E - 1 without cancellation
+            return t - min(mp.mpf(1), mp.sqrt(mp.expm1(E * mp.log1p(v / M))) / 2)
         c = R.coef_of(s, "simplified" if bound == "theorem31-simplified" else "exact")
         Mm = mp.mpf(M)
         d = mp.fsum(R.terms(Mm, s, c))

@@ -39,7 +39,7 @@ from verifier.bounds import theorem31 as T  # noqa: E402
 from verifier.bounds import theorem31_steps as TS  # noqa: E402
 from verifier.cli import main  # noqa: E402
 
-BOUNDS = ("theorem31-simplified", "theorem31-exact", "chi-square")
+BOUNDS = ("theorem31-simplified", "theorem31-rho3", "chi-square")
 
 
 def _dec(rng, lo_exp, hi_exp, digits=4) -> F:
@@ -172,7 +172,7 @@ def hunt_calibrate(rng, tally):
     if rng.random() < 0.25:
         M = max(3, int(_dec(rng, 1, 9)))
         d2 = _dec(rng, -3, -0.5)
-        for b in ("chi-square", "theorem31-exact"):
+        for b in ("chi-square", "theorem31-rho3"):
             r = Dp.calibrate_sigma(M, 1, Dp.Target.make(delta=d2), b, F(1, 100))
             if r.status != "certified":
                 tally.add("calibrate-sigma", False, True)
@@ -202,7 +202,7 @@ def hunt_cli(rng, tally):
             "certify": ["certify", "--sigma", vals["sigma"], "--steps", vals["steps"], "--delta", vals["delta"]],
             "calibrate-steps": ["calibrate", "steps", "--sigma", vals["sigma"], "--delta", vals["delta"]],
             "calibrate-sigma": ["calibrate", "sigma", "--steps", vals["steps"], "--delta", vals["delta"],
-                                "--bound", rng.choice(["chi-square", "theorem31-exact"])],
+                                "--bound", rng.choice(["chi-square", "theorem31-rho3"])],
             "compare": ["compare", "--sigma", vals["sigma"], "--steps", str(min(M, 10**5))]}[cmd]
     if cmd == "compare" and not (F(1, 10) <= F(vals["sigma"]) <= 1000 if vals["sigma"] not in HOSTILE else True):
         return

@@ -108,7 +108,7 @@ def _undecided_as_fails():
 
 def _exact_verdict(refused=None, straddle=None):
     def apply():
-        from verifier.deploy import sigma_exact as Dp
+        from verifier.deploy import sigma_exact_tv as Dp
         from verifier.core.arith import Tri
         real = Dp.exact_verdict
 

@@ -65,7 +65,7 @@ HYP_POINTS = [(F(1), 10**6), (F(3, 10), 1000), (F(46, 100), 10**6), (F(5), 1000)
               (F(1), 2), (F(2), 3), (F(12, 10), 10**4), (F(9), 10**6), (F(3, 2), 10**9)]
 
 
-@pytest.mark.parametrize("bound", ["theorem31-exact", "theorem31-simplified"])
+@pytest.mark.parametrize("bound", ["theorem31-rho3", "theorem31-simplified"])
 def test_hypothesis_verdicts_agree_with_the_reference(bound):
     """Each hypothesis verdict (both code paths: deploy.evaluate and theorem31.bound) has the
     sign of the 60-digit reference margin; each kind of verdict occurs."""
@@ -99,7 +99,7 @@ BOXES = [(F(3, 10), F(46, 100)), (F(45, 100), F(6, 10)), (F(6, 10), F(8, 10)), (
          (F(10), F(20)), (F(100), F(500)), (F(1), F(1) + F(1, 10**6))]
 
 
-@pytest.mark.parametrize("bound", ["theorem31-exact", "theorem31-simplified"])
+@pytest.mark.parametrize("bound", ["theorem31-rho3", "theorem31-simplified"])
 def test_box_tests_agree_with_the_reference(bound):
     rng = random.Random(11)
     decided = {"fails": 0, "holds": 0}
@@ -117,7 +117,7 @@ def test_box_tests_agree_with_the_reference(bound):
                 decided["holds"] += 1
     # boxes straddling the feasible range's ends are neither (each a real decision)
     for a, b in [(F(85, 100), F(9, 10)), (F(9), F(95, 10))]:
-        if bound == "theorem31-exact":
+        if bound == "theorem31-rho3":
             assert not Ds._box_fails(bound, M6, 1, TARGET, a, b)
             assert not Ds._box_holds(bound, M6, 1, TARGET, a, b)
     assert decided["fails"] > 0
@@ -126,7 +126,7 @@ def test_box_tests_agree_with_the_reference(bound):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(lo=st.integers(30, 1200), width=st.integers(1, 400), seed=st.integers(0, 10**6),
-       bound=st.sampled_from(["theorem31-exact", "theorem31-simplified"]))
+       bound=st.sampled_from(["theorem31-rho3", "theorem31-simplified"]))
 def test_property_box_verdicts_agree_with_the_reference(lo, width, seed, bound):
     """Whenever a box test says fails/holds on [a, b], random exact sigmas in the box agree
     with the 60-digit reference."""
@@ -144,43 +144,43 @@ def test_property_box_verdicts_agree_with_the_reference(lo, width, seed, bound):
 def test_sigma_range_ends_are_proofs(M):
     """Every sigma < L fails hypothesis 2 and every sigma >= U fails condition (2) at
     delta_rhs (checked at the ends themselves, where the margin is smallest)."""
-    L, U = REGISTRY["theorem31-exact"].sigma_range(M)
+    L, U = REGISTRY["theorem31-rho3"].sigma_range(M)
     with mp.workdps(R.DPS):
         assert R.mpq(L) ** 2 * mp.log(M) - 3 <= 0
-    for bound in ("theorem31-exact", "theorem31-simplified"):
+    for bound in ("theorem31-rho3", "theorem31-simplified"):
         for x in (U, U * 2, U * 10):
             assert ref_margin(bound, x, M, 1, F(1, 2)) < 0, (bound, M, x)
 
 
 # --- the sigma calibration: grid and continuum statements (finding 1) -----------------------
 def test_coarse_grid_does_not_claim_the_continuum():
-    r = Dp.calibrate_sigma(M6, 1, TARGET, "theorem31-exact", F(10))
+    r = Dp.calibrate_sigma(M6, 1, TARGET, "theorem31-rho3", F(10))
     assert r.status == "infeasible"
     assert "no grid sigma" in r.message and "every sigma > 0" not in r.message
     w = F(r.message.split("sigma = ")[1].split(" ")[0])
-    assert ref_margin("theorem31-exact", w, M6, 1, TAU) >= 0          # the witness is feasible
-    assert Dp.evaluate("theorem31-exact", F(1), M6, 1, TARGET).verdict.value == "holds"
+    assert ref_margin("theorem31-rho3", w, M6, 1, TAU) >= 0          # the witness is feasible
+    assert Dp.evaluate("theorem31-rho3", F(1), M6, 1, TARGET).verdict.value == "holds"
 
 
 def test_first_grid_point_does_not_claim_below_it():
-    r = Dp.calibrate_sigma(M6, 1, TARGET, "theorem31-exact", F(5))
+    r = Dp.calibrate_sigma(M6, 1, TARGET, "theorem31-rho3", F(5))
     assert r.status == "certified" and r.sigma == 5
     assert "every sigma outside" not in r.branch
     assert "not proved infeasible" in r.branch
 
 
 def test_continuum_statements_hold_at_random_points():
-    r = Dp.calibrate_sigma(M6, 1, TARGET, "theorem31-exact", F(1, 100))
+    r = Dp.calibrate_sigma(M6, 1, TARGET, "theorem31-rho3", F(1, 100))
     assert (r.status, r.sigma, r.sigma_max) == ("certified", F(87, 100), F(921, 100))
     assert "every sigma in (0, 0.86] certified infeasible" in r.branch
     assert "every sigma >= 9.22 certified infeasible" in r.branch
     rng = random.Random(5)
     for x in [F(5, 100), F(3, 10), F(86, 100)] + [F(rng.randrange(5000, 86000), 10**5) for _ in range(8)]:
-        assert ref_margin("theorem31-exact", x, M6, 1, TAU) < 0, x
+        assert ref_margin("theorem31-rho3", x, M6, 1, TAU) < 0, x
     for x in [F(922, 100), F(20), F(600)] + [F(rng.randrange(922, 60000), 100) for _ in range(8)]:
-        assert ref_margin("theorem31-exact", x, M6, 1, TAU) < 0, x
-    assert ref_margin("theorem31-exact", F(87, 100), M6, 1, TAU) >= 0
-    assert ref_margin("theorem31-exact", F(921, 100), M6, 1, TAU) >= 0
+        assert ref_margin("theorem31-rho3", x, M6, 1, TAU) < 0, x
+    assert ref_margin("theorem31-rho3", F(87, 100), M6, 1, TAU) >= 0
+    assert ref_margin("theorem31-rho3", F(921, 100), M6, 1, TAU) >= 0
 
 
 def test_simplified_infeasible_everywhere_is_a_continuum_proof():
@@ -302,7 +302,7 @@ def test_certify_writes_only_with_out(tmp_path, monkeypatch, capsys):
 def test_numbers_after_at_most_are_rounded_up():
     from verifier.report.figures import figure_tradeoff
     c = Dp.certify(F(1), M6, 1, TARGET)
-    up = c.bounds["theorem31-exact"].delta_epochs.upper
+    up = c.bounds["theorem31-rho3"].delta_epochs.upper
     assert F("0.0065544") < up < F("0.0065545")
     svg = figure_tradeoff(F(1), M6, 1, {b: e.delta_epochs for b, e in c.bounds.items()})
     assert "delta_E &lt;= 0.00656" in svg and "0.00655<" not in svg

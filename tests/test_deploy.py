@@ -43,7 +43,7 @@ def test_certify_contains_references():
     assert R.contains(c.bounds["chi-square"].delta_epochs, ref_chi("1.5", 10**5, 7))
     with mp.workdps(R.DPS):
         d = R.delta_rhs(10**5, "1.5", "exact")
-        assert R.contains(c.bounds["theorem31-exact"].delta_epochs, 1 - (1 - d) ** 7)
+        assert R.contains(c.bounds["theorem31-rho3"].delta_epochs, 1 - (1 - d) ** 7)
 
 
 @pytest.mark.parametrize("E", [1, 3])
@@ -73,7 +73,7 @@ def test_calibrate_steps_minimal(bound):
 
 
 def test_calibrate_sigma_u_shape_endpoints():
-    r = Dp.calibrate_sigma(10**5, 1, T001, "theorem31-exact")
+    r = Dp.calibrate_sigma(10**5, 1, T001, "theorem31-rho3")
     assert r.status == "certified" and "U-shaped" in r.branch
     lo, hi, res = r.sigma, r.sigma_max, r.resolution
     assert ref_theorem_feasible(lo, 10**5, 1, "0.01", "exact")
@@ -260,14 +260,15 @@ def test_sigma_derivatives_match_finite_differences(tag):
             return mp.mpf(1) / 2 - eps - dd - R.Phi(-R.s2(sg) / 2)
         x = mp.mpf(3) / 2
         dd_ref, dg_ref = mp.diff(d, x), mp.diff(g3, x)
-    got_d = getattr(DD, f"delta_rhs_dsigma_{tag}")(arb(M), arb(3) / 2)
-    got_g = getattr(DD, f"validity_dsigma_{tag}")(arb(M), arb(3) / 2)
+    suffix = {"simplified": "simplified", "exact": "rho3"}[tag]   # the reference's coef_X
+    got_d = getattr(DD, f"delta_rhs_dsigma_{suffix}")(arb(M), arb(3) / 2)
+    got_g = getattr(DD, f"validity_dsigma_{suffix}")(arb(M), arb(3) / 2)
     assert abs(float(got_d.mid()) - float(dd_ref)) < 1e-12 * abs(float(dd_ref)) + 1e-15
     assert abs(float(got_g.mid()) - float(dg_ref)) < 1e-12 * abs(float(dg_ref)) + 1e-15
 
 
 def test_calibrate_sigma_exact_large_m_certified():
-    r = Dp.calibrate_sigma(10**8, 1, T001, "theorem31-exact")
+    r = Dp.calibrate_sigma(10**8, 1, T001, "theorem31-rho3")
     assert r.status == "certified"
     assert ref_theorem_feasible(r.sigma, 10**8, 1, "0.01", "exact")
     assert not ref_theorem_feasible(r.sigma - r.resolution, 10**8, 1, "0.01", "exact")

@@ -43,7 +43,7 @@ def check_point(sigma, M, delta, coef, prec=53, funcs=D):
     """Every enclosure at (sigma, M) contains the reference; every decided verdict agrees."""
     with ctx.workprec(prec):
         s, Ma = to_arb(sigma), arb(M)
-        c = funcs.coef_simplified(s) if coef == "simplified" else funcs.coef_exact(s)
+        c = funcs.coef_simplified(s) if coef == "simplified" else funcs.coef_rho3(s)
         ts = funcs.terms(Ma, s, c)
         g2 = funcs.hyp_sigma(Ma, s)
         g3 = funcs.hyp_validity(Ma, s, c, to_arb(delta))
@@ -209,7 +209,7 @@ def test_sample_bound_monotone_in_steps(sigma, M):
     """delta_rhs and the chi-square bound decrease in M (certified comparison at 256 bits)."""
     with ctx.workprec(256):
         s = to_arb(sigma)
-        for c in (D.coef_simplified(s), D.coef_exact(s)):
+        for c in (D.coef_simplified(s), D.coef_rho3(s)):
             a = sum(D.terms(arb(M), s, c))
             b = sum(D.terms(arb(M + 1), s, c))
             assert b < a

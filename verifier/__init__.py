@@ -122,8 +122,8 @@ def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound=
     >>> r = verifier.calibrate_sigma(10**6, delta="0.01", bound="chi-square")
     >>> r.value
     Fraction(41, 100)
-    >>> r = verifier.calibrate_sigma(10**6, delta="0.01", bound="theorem31-exact")
-    >>> r.value, r.per_bound["theorem31-exact"].sigma_max   # U-shaped: a feasible range
+    >>> r = verifier.calibrate_sigma(10**6, delta="0.01", bound="theorem31-rho3")
+    >>> r.value, r.per_bound["theorem31-rho3"].sigma_max   # U-shaped: a feasible range
     (Fraction(87, 100), Fraction(921, 100))
     >>> verifier.calibrate_sigma(10**6, delta="0.01", bound="exact-tv").value   # the exact TV
     Fraction(39, 100)
@@ -136,7 +136,7 @@ def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound=
     from verifier.bounds.exact_tv import EXACT_TV
     if inp.bound == EXACT_TV.name:    # against the exact-TV bracket, beside every bound
         r = Dp.calibrate_sigma_over(inp.steps, inp.epochs, inp.target, Dp.BOUNDS,
-                                    inp.resolution, with_exact=True)
+                                    inp.resolution, with_exact_tv=True)
         return Dp.Calibration("sigma", r.value, r.status, {**r.per_bound, EXACT_TV.name: r.exact})
     res = {b: Dp.calibrate_sigma(inp.steps, inp.epochs, inp.target, b, inp.resolution)
            for b in Dp.check_bounds(inp.bound)}
@@ -162,7 +162,7 @@ def compare(sigma, steps, epochs=1):
 
     >>> import verifier
     >>> out = verifier.compare("1", 10**5)
-    >>> float(out["chi-square"][1].lower) > 1.2, float(out["theorem31-exact"][1].lower) > 12
+    >>> float(out["chi-square"][1].lower) > 1.2, float(out["theorem31-rho3"][1].lower) > 12
     (True, True)
     """
     from fractions import Fraction

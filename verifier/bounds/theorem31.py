@@ -19,7 +19,8 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from verifier.bounds.base import Bound
-from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, sign_ge0, to_arb
+from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, deprecated,
+                                 sign_ge0, to_arb)
 from verifier.core.decide import decide
 from verifier.symbolic import derived as D
 
@@ -32,9 +33,12 @@ RECONSTRUCTED_NOTE = (
 COEFS = {
     # simplification (22): coef_S = (e^{3u} + 4)/s2^2  (the theorem as stated)
     "simplified": D.coef_simplified,
-    # Section 3.1: the exact factor coef_X = rho3/s2^2 "in both places"
-    "exact": D.coef_exact,
+    # Section 3.1: the paper's "exact factor" coef_X = rho3/s2^2 "in both places", rho3 the
+    # third absolute central moment itself (named rho3 here: "exact" means the exact TV)
+    "rho3": D.coef_rho3,
 }
+# the former spelling, accepted for one release with a deprecation note
+COEF_ALIASES = {"exact": "rho3"}
 
 TERM_NAMES = ("T1", "T2", "T3", "T4", "T5", "T6")
 HYPOTHESES = ("steps_at_least_3", "sigma_at_least_sqrt_3_over_ln_M", "validity_condition_2")
@@ -46,8 +50,12 @@ REPORT_ACCURACY_BITS = 60
 
 
 def check_coef(coef: str) -> str:
+    """The canonical factor name ('simplified' or 'rho3'; 'exact' a deprecated alias)."""
+    if coef in COEF_ALIASES:
+        deprecated(f"coef {coef}", f"coef {COEF_ALIASES[coef]}")
+        coef = COEF_ALIASES[coef]
     if coef not in COEFS:
-        raise InputError(f"unknown coef {coef!r} (expected 'simplified' or 'exact')")
+        raise InputError(f"unknown coef {str(coef)!r:.40} (expected 'simplified' or 'rho3')")
     return coef
 
 
@@ -158,7 +166,7 @@ def bound(sigma: Fraction, steps: int, coef: str = "simplified", epochs: int = 1
     and delta_rhs is known to REPORT_ACCURACY_BITS, or the cap; once a hypothesis certainly
     fails (the theorem says nothing) a 64-bit enclosure is reported as it is.
     """
-    check_coef(coef)
+    coef = check_coef(coef)
     if steps < 3:
         raise InputError(f"steps must be >= 3 (Theorem 3.1 needs M >= 3), got {steps}")
 
@@ -307,7 +315,7 @@ THEOREM31_SIMPLIFIED = _theorem_bound(
     "E epochs: Dong, Roth & Su 2019, Lemma C.2",
     "Theorem 3.1, simplified factor coef_S")
 THEOREM31_EXACT = _theorem_bound(
-    "theorem31-exact", "exact",
+    "theorem31-rho3", "rho3",
     "Theorem 3.1 with the exact factor coef_X, Section 3.1 of arXiv 2605.06259 v1 "
     "(reconstructed); E epochs: Dong, Roth & Su 2019, Lemma C.2",
-    "Theorem 3.1, third-moment factor coef_X")
+    "Theorem 3.1, third-moment factor coef_X", aliases=("theorem31-exact",))

@@ -141,7 +141,7 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
     Theorem 3.1 holding, with its certificate.  ``reading``: "table1" (condition (2) at the
     target delta: Table 1's M_exact) or "theorem" (at delta_rhs(M): the smallest M the
     theorem certifies, M_certified <= M_exact); see READINGS."""
-    check_coef(coef)
+    coef = check_coef(coef)
     if reading not in READINGS:
         raise InputError(f"unknown reading {reading!r} (expected one of {', '.join(READINGS)})")
     cf = closed_form(sigma, delta, coef, max_prec)

@@ -37,7 +37,7 @@ class Evaluation:
 
 def _coef_arg(v):
     if not isinstance(v, str):
-        raise InputError(f"coef must be 'simplified' or 'exact', got {v!r:.40}")
+        raise InputError(f"coef must be 'simplified' or 'rho3', got {v!r:.40}")
     return T.check_coef(v)
 
 
@@ -166,7 +166,7 @@ def _coef(a, prec, max_prec=None):
 def _coef_ratio(a, prec, max_prec=None):
     with ctx.workprec(prec):
         s = to_arb(a["sigma"])
-        x = D.coef_simplified(s) / D.coef_exact(s)
+        x = D.coef_simplified(s) / D.coef_rho3(s)
     return Evaluation(Interval.of(x), precision=prec)
 
 

@@ -23,6 +23,19 @@ COMMANDS = {"audit": audit.cmd_audit, "bound": bound.cmd_bound, "steps": steps.c
 
 
 def main(argv=None) -> int:
+    """Run one command; former spellings (DeprecationWarning) are noted on stderr."""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DeprecationWarning)
+        status = _main(argv)
+    for msg in dict.fromkeys(str(w.message) for w in caught
+                             if issubclass(w.category, DeprecationWarning)
+                             and "is deprecated; use" in str(w.message)):
+        print(f"verifier: note: {msg}", file=sys.stderr)
+    return status
+
+
+def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         parser = build_parser()

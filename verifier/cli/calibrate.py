@@ -11,9 +11,9 @@ def cmd_calibrate(args) -> int:
     from verifier import deploy as Dp
     from verifier.core.arith import frac_str
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
-    with_exact = args.what == "sigma" and inp.bound == EXACT_TV.name
+    with_exact_tv = args.what == "sigma" and inp.bound == EXACT_TV.name
     # --bound exact-tv: the registry bounds' answers too, and the noise saved against each
-    names = Dp.BOUNDS if with_exact else Dp.check_bounds(inp.bound)
+    names = Dp.BOUNDS if with_exact_tv else Dp.check_bounds(inp.bound)
     out = {"what": args.what, "target": {"kind": inp.target.kind,
                                          "value": frac_str(inp.target.value)},
            "epochs": inp.epochs, "bounds": {}}
@@ -23,7 +23,7 @@ def cmd_calibrate(args) -> int:
         out["steps"] = inp.steps
         out["resolution"] = frac_str(inp.resolution)
         res = Dp.calibrate_sigma_over(inp.steps, inp.epochs, inp.target, names, inp.resolution,
-                                      args.max_prec, with_exact)
+                                      args.max_prec, with_exact_tv)
         out.update(res.to_json())
         for b, r in res.per_bound.items():
             rng = f" .. {frac_str(r.sigma_max)}" if r.sigma_max is not None else " and above"

@@ -56,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
     b.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 3")
     b.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
-    b.add_argument("--coef", default="simplified", metavar="simplified|exact",
-                   help="Berry-Esseen factor: coef_S (simplified, default) or coef_X (exact)")
+    b.add_argument("--coef", default="simplified", metavar="simplified|rho3",
+                   help="Berry-Esseen factor: coef_S (simplified, default) or coef_X = rho3/s2^2 (rho3; former spelling: exact)")
     b.add_argument("--delta", default=None, metavar="D",
                    help="target over all epochs: also check delta_E <= D (delta_rhs <= D when "
                         "E = 1); condition (2) is always checked at delta = delta_rhs, the "
@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "its certificate, and the minimum dataset size N.")
     s.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
     s.add_argument("--delta", required=True, metavar="D", help="target delta in (0, 1)")
-    s.add_argument("--coef", default="simplified", metavar="simplified|exact",
+    s.add_argument("--coef", default="simplified", metavar="simplified|rho3",
                    help="Berry-Esseen factor (default simplified)")
     s.add_argument("--noise-level", default="0.1", metavar="L",
                    help="per-round noise level sigma M / N for min N (default 0.1)")
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--target-accuracy", metavar="A", dest="target_accuracy",
                         help="target: membership-inference accuracy <= A (equal priors)")
         sp.add_argument("--bound", metavar="NAME",
-                        help="all (default), theorem31-simplified, theorem31-exact, chi-square")
+                        help="all (default), theorem31-simplified, theorem31-rho3, chi-square; calibrate sigma also takes exact-tv")
         sp.add_argument("--config", metavar="FILE", help="TOML or JSON file with the same keys")
         sp.add_argument("--json", action="store_true", help="print one JSON object")
         sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",

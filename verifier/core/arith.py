@@ -40,6 +40,13 @@ LIMITS_HELP = (f"Input limits: sigma in [0.01, 1e6]; steps M integer in [3, 1e18
                f"within +-{MAX_DECIMAL_EXPONENT}; files at most {MAX_FILE_BYTES} bytes.")
 
 
+def deprecated(old: str, new: str) -> None:
+    """A former spelling, accepted for one release: a DeprecationWarning, which the CLI prints
+    as one line 'verifier: note: ... is deprecated; use ...' on stderr."""
+    import warnings
+    warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
+
+
 class InputError(ValueError):
     """Bad user input; the CLI prints the message on one line and exits 2."""
 

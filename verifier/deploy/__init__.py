@@ -4,7 +4,7 @@ from verifier.deploy.certify import Certificate, certify
 from verifier.deploy.evaluate import (BOUNDS, BoundEval, Target, check_bounds, clamp_tv,
                                       comparisons, evaluate, resolve)
 from verifier.deploy.sigma import SigmaCalibration, calibrate_sigma
-from verifier.deploy.sigma_exact import (SigmaCalibrations, calibrate_sigma_exact,
+from verifier.deploy.sigma_exact_tv import (SigmaCalibrations, calibrate_sigma_exact,
                                          calibrate_sigma_over, exact_verdict)
 from verifier.deploy.steps import (Calibration, StepsCalibration, calibrate_steps, combine,
                                    min_samples)

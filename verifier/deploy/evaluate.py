@@ -16,8 +16,8 @@ from flint import arb, ctx
 from verifier.bounds import REGISTRY
 from verifier.bounds.base import Bound
 from verifier.bounds.theorem31 import Check
-from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta,
-                                 parse_exact, sign_ge0, to_arb)
+from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, deprecated,
+                                 parse_delta, parse_exact, sign_ge0, to_arb)
 from verifier.core.decide import decide
 from verifier.symbolic import derived as D
 
@@ -51,6 +51,10 @@ def resolve(bound) -> Bound:
     """A registry Bound from a Bound or a name (the one place a name becomes a bound)."""
     if isinstance(bound, Bound):
         return bound
+    for b in REGISTRY.values():
+        if bound in b.aliases:
+            deprecated(f"bound {bound}", f"bound {b.name}")
+            return b
     if bound not in REGISTRY:
         raise InputError(f"unknown bound {bound!r:.40} (expected all, {', '.join(BOUNDS)})")
     return REGISTRY[bound]

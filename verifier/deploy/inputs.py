@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
-from verifier.core.arith import (InputError, parse_epochs, parse_exact, parse_sigma, parse_steps,
+from verifier.core.arith import (InputError, deprecated, parse_epochs, parse_exact, parse_sigma, parse_steps,
                                  read_bounded)
 from verifier.bounds import BRACKETS
 from verifier.deploy.evaluate import Target, check_bounds
@@ -122,9 +122,7 @@ def parse_inputs(d: dict, need_sigma=True, need_steps=True) -> Inputs:
     brackets = {n: b.name for b in BRACKETS.values() for n in b.names()}
     if bound in brackets:         # the exact-TV bracket: only for calibrate sigma
         if bound != brackets[bound]:
-            import sys
-            print(f"verifier: note: --bound {bound} is deprecated; use --bound {brackets[bound]}",
-                  file=sys.stderr)
+            deprecated(f"bound {bound}", f"bound {brackets[bound]}")
         bound = brackets[bound]
     else:
         check_bounds(bound)

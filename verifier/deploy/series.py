@@ -34,7 +34,7 @@ class Series:
 def steps_vs_sigma(delta: Fraction = Fraction(1, 100)) -> dict:
     """coef -> (Series of M_exact, Series of the closed form (4)) over FIGURE1_SIGMAS."""
     out = {}
-    for coef in ("simplified", "exact"):
+    for coef in ("simplified", "rho3"):
         ms, cf = [], []
         for s in FIGURE1_SIGMAS:
             r = TS.steps_exact(s, delta, coef)

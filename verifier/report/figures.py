@@ -26,7 +26,7 @@ RC = {
 TABLE1 = {  # Table 1 of arXiv 2605.06259 v1 (delta = 0.01): M_exact as printed
     "simplified": {"0.50": "1.57e9", "0.75": "3.72e6", "1.00": "1.14e6", "1.50": "3.23e6",
                    "2.00": "1.49e7"},
-    "exact": {"0.50": "1.57e9", "0.75": "3.10e6", "1.00": "4.30e5", "1.50": "1.03e5",
+    "rho3": {"0.50": "1.57e9", "0.75": "3.10e6", "1.00": "4.30e5", "1.50": "1.03e5",
               "2.00": "5.91e4"},
 }
 
@@ -67,10 +67,10 @@ def figure_steps_vs_sigma(data: dict, delta: Fraction = Fraction(1, 100)) -> str
     dashed, Table 1 as markers."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for coef, colour in (("simplified", "#1f77b4"), ("exact", "#d62728")):
+    for coef, colour in (("simplified", "#1f77b4"), ("rho3", "#d62728")):
         ms, cf = data[coef]
         xs = [float(s) for s, _ in ms.points]
-        label = "coef_S (simplified)" if coef == "simplified" else "coef_X (exact)"
+        label = "coef_S (simplified)" if coef == "simplified" else "coef_X (rho3)"
         ax.plot(xs, [m for _, m in ms.points], color=colour, label=f"M_exact, {label} (certified)")
         ax.plot(xs, [_mid(v) for _, v in cf.points], color=colour, linestyle="--", linewidth=1,
                 label=f"closed form (4), {label}")
@@ -86,7 +86,7 @@ def figure_steps_vs_sigma(data: dict, delta: Fraction = Fraction(1, 100)) -> str
     return _svg(fig)
 
 
-COLOURS = {"theorem31-simplified": "#1f77b4", "theorem31-exact": "#d62728",
+COLOURS = {"theorem31-simplified": "#1f77b4", "theorem31-rho3": "#d62728",
            "chi-square": "#2ca02c"}
 
 

@@ -136,7 +136,7 @@ def _derivative_specs():
     with coef = coef_S or coef_X substituted: the mean-value form of the sigma
     calibration's branch and bound (verifier.deploy.calibrate) uses them."""
     out = []
-    for tag, cx in (("simplified", L.coef_simplified()), ("exact", L.coef_exact())):
+    for tag, cx in (("simplified", L.coef_simplified()), ("rho3", L.coef_rho3())):
         d = sp.Add(*T.terms()).subs(T.coef, cx)
         g3 = T.hypotheses()["validity_condition_2"].subs(T.delta, d).subs(T.coef, cx)
         out.append((f"delta_rhs_dsigma_{tag}", ["M", "sigma"], [sp.diff(d, L.sigma)],
@@ -157,7 +157,7 @@ def specs():
          "rho3 = E|Y - 1|^3, Proposition D.2 of arXiv 2605.06259 v1.", False),
         ("coef_simplified", ["sigma"], [L.coef_simplified()],
          "coef_S = (e^{3u} + 4)/s2^2, simplification (22) of arXiv 2605.06259 v1.", False),
-        ("coef_exact", ["sigma"], [L.coef_exact()],
+        ("coef_rho3", ["sigma"], [L.coef_rho3()],
          "coef_X = rho3/s2^2, Section 3.1 of arXiv 2605.06259 v1.", False),
         ("terms", ["M", "sigma", "coef"], list(T.terms()),
          "(T1, ..., T6) of Theorem 3.1, arXiv 2605.06259 v1 (reconstructed).", True),

@@ -181,6 +181,6 @@ def coef_simplified():
 
 
 @lru_cache(maxsize=None)
-def coef_exact():
+def coef_rho3():
     """coef_X(sigma) = rho3 / s2^2 (Section 3.1: the exact factor)."""
     return rho3() / s2**2

@@ -92,16 +92,16 @@ class SigmaCalibrations:
 
 
 def calibrate_sigma_over(steps: int, epochs: int, target: Target, names, resolution: Fraction,
-                         max_prec: int = DEFAULT_MAX_PREC, with_exact: bool = False
+                         max_prec: int = DEFAULT_MAX_PREC, with_exact_tv: bool = False
                          ) -> SigmaCalibrations:
-    """calibrate_sigma for each named bound, then (with_exact) the exact-TV calibration from
+    """calibrate_sigma for each named bound, then (with_exact_tv) the exact-TV calibration from
     the chi-square answer, and the combination (verifier.deploy.steps.combine's rule)."""
     from verifier.bounds.chisquare import CHI_SQUARE
     from verifier.deploy.steps import combine
     cal = {b: calibrate_sigma(steps, epochs, target, b, resolution, max_prec) for b in names}
     c = combine("sigma", cal)
     exact = None
-    if with_exact:
+    if with_exact_tv:
         exact = calibrate_sigma_exact(steps, epochs, target, resolution, chi=cal.get(CHI_SQUARE.name))
         if exact.sigma:
             saved = {b: 1 - exact.sigma / rb.sigma for b, rb in cal.items()

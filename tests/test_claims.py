@@ -201,3 +201,32 @@ def test_audit_max_prec_reaches_the_m_exact_search(monkeypatch):
     Q.get("m_exact").evaluate(args, 64, 256)
     assert seen == [256]
     Q._steps_cached.cache_clear()
+
+
+def test_claims_reach_every_registry_bound(tmp_path):
+    """quantity bound_delta: delta_E of any bound of the registry, hypotheses checked."""
+    path = write(tmp_path, '''
+[[claims]]
+id = "chi"
+where = "mine"
+quantity = "bound_delta"
+args = { bound = "chi-square", sigma = "1", steps = 1000000 }
+printed = "0.00066"
+judge = "at-most"
+[[claims]]
+id = "rho3"
+where = "mine"
+quantity = "bound_delta"
+args = { bound = "theorem31-rho3", sigma = "1", steps = 1000000, epochs = 3 }
+printed = "0.0195"
+judge = "rounded"
+[[claims]]
+id = "below-hypothesis-2"
+where = "mine"
+quantity = "bound_delta"
+args = { bound = "theorem31-simplified", sigma = "0.4", steps = 1000000 }
+printed = "1"
+judge = "at-most"
+''')
+    assert verdicts(path) == {"chi": "confirmed", "rho3": "confirmed",
+                              "below-hypothesis-2": "not-applicable"}

@@ -62,7 +62,16 @@ ARG_PARSERS: dict[str, Callable] = {
     "coef": _coef_arg,
     "term": _term_arg,
     "noise_level": _level_arg,
+    "bound": lambda v: _bound_arg(v),
 }
+
+
+def _bound_arg(v):
+    """A registry bound by name (verifier.bounds.REGISTRY)."""
+    from verifier.deploy.evaluate import resolve
+    if not isinstance(v, str):
+        raise InputError(f"bound must be a name, got {v!r:.40}")
+    return resolve(v).name
 
 
 @dataclass(frozen=True)
@@ -111,6 +120,23 @@ def _delta_rhs(a, prec, max_prec=None):
 
 def _delta_epochs(a, prec, max_prec=None):
     return _bound_eval(a, prec, lambda r: r.delta_epochs)
+
+
+def _bound_delta(a, prec, max_prec=None):
+    """delta_E of any registry bound at one precision, with its hypotheses (verifier.bounds)."""
+    from flint import ctx
+
+    from verifier.bounds import REGISTRY
+    b = REGISTRY[a["bound"]]
+    with ctx.workprec(prec):
+        v, hyps = b.ball(to_arb(a["sigma"]), a["steps"], a.get("epochs", 1))
+        verdicts = {n: ("holds" if g >= 0 else "fails" if g < 0 else "undecided") for n, g in hyps}
+        value = Interval.of(v)
+    vs = set(verdicts.values())
+    app = Tri.FAILS if "fails" in vs else Tri.UNDECIDED if "undecided" in vs else Tri.HOLDS
+    failed = [n for n, x in verdicts.items() if x == "fails"]
+    return Evaluation(value, app, precision=prec, details={"hypotheses": verdicts},
+                      failed=("hypothesis fails: " + ", ".join(failed)) if failed else "")
 
 
 def _term(a, prec, max_prec=None):
@@ -183,6 +209,9 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("delta_epochs", "1 - (1 - delta_rhs)^E over E epochs",
              ("sigma", "steps", "epochs"), {"coef": "simplified"},
              _TH + "; composition: Dong, Roth & Su 2019, Lemma C.2", True, _delta_epochs),
+    Quantity("bound_delta", "delta_E of any bound of the registry (its hypotheses checked)",
+             ("bound", "sigma", "steps"), {"epochs": "1"},
+             "the bound's own source (verifier.bounds.REGISTRY)", True, _bound_delta),
     Quantity("term", "one of the six terms T1..T6 of delta_rhs",
              ("sigma", "steps", "term"), {"coef": "simplified"}, _TH, True, _term),
     Quantity("m_closed_form", "M_BE, the closed form (4) for the number of steps",

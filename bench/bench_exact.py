@@ -128,9 +128,10 @@ def our_grid(big: bool):
     worst = 0.0
     for s, M, E in cases:
         r, t = timed(lambda: exact_tv(F(s), M, E))
-        worst = max(worst, r.relative_width)
+        rw = float(r.relative_width) if r.relative_width is not None else float("inf")
+        worst = max(worst, rw)
         print(f"{s:>6} {M:>11} {E:>4} {float(r.tv.lower):>14.8g} {float(r.tv.upper):>14.8g} "
-              f"{r.relative_width:>8.3%} {t:>8.2f}", flush=True)
+              f"{rw:>8.3%} {t:>8.2f}", flush=True)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     print(f"worst relative width {worst:.3%}; peak memory {peak:.2f} GiB")
 

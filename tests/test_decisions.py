@@ -11,6 +11,7 @@ from fractions import Fraction as F
 from functools import lru_cache
 
 import mpmath as mp
+from flint import arb
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -372,11 +373,13 @@ def _reference_interval(sigma: F, M: int):
           suppress_health_check=list(HealthCheck))
 @given(case=st.sampled_from([(F(1), 3), (F(1, 2), 3), (F(1), 2), (F(1, 2), 2), (F(1), 1000)]),
        h_shift=st.integers(-1, 1), j_add=st.integers(0, 6),
-       n_pow=st.integers(7, 11), th_scale=st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0]))
-def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow, th_scale):
-    """The exact-TV free parameters (lattice step, body threshold, DFT window, Chernoff theta)
-    fuzzed over their allowed ranges: the bracket contains the reference at M = 2 and 3 and
-    meets the seeded Monte Carlo interval at M = 1000."""
+       n_pow=st.integers(7, 11), th_scale=st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0]),
+       merge=st.integers(0, 3), k_shift=st.integers(-6, 6))
+def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow, th_scale,
+                                                     merge, k_shift):
+    """The exact-TV free parameters (lattice step, body threshold, cells, DFT window, Chernoff
+    theta, the test's threshold K) fuzzed over their allowed ranges: the bracket contains the
+    reference at M = 2 and 3 and meets the seeded Monte Carlo interval at M = 1000."""
     sigma, M = case
     import verifier.bounds.exact_tv.lattice as XL
     import verifier.bounds.exact_tv.one_epoch as X
@@ -388,7 +391,17 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
         h2 = h * F(2) ** h_shift
         J = max(4, math.ceil(J1 * h / h2)) + j_add
         s2 = math.expm1(float(1 / sg**2))
-        return h2, J, X._boundaries(float(sg), float(h2), J, s2), scale
+        cells = X._boundaries(float(sg), float(h2), J, s2)
+        if merge:   # coarser cells: drop every other interior boundary, `merge` times
+            for _ in range(merge):
+                cells = [cells[0]] + cells[1:-1:2] + [cells[-1]] if len(cells) > 3 else cells
+        return h2, J, cells, scale
+
+    real_best = X.best_test
+
+    def best(S, value):    # one threshold K, shifted from the natural one
+        K0 = int(round(float(Interval.of(S.M * S.mu_l).lower)))
+        return real_best(S, value) if k_shift == 0 else arb(value(K0 + k_shift).lower())
 
     def window(pts, n, eps, span):
         return max(1 << n_pow, min(real_window(pts, n, eps, span), 1 << n_pow))
@@ -398,11 +411,12 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
         return tl * th_scale, tu * th_scale, ll, lu
 
     ref_lo, ref_hi = _reference_interval(sigma, M)
-    X._plan, X._window, XL._chernoff_choose = plan, window, choose
+    X._plan, X._window, XL._chernoff_choose, X.best_test = plan, window, choose, best
     try:
         r = exact_tv(sigma, M)
     finally:
-        X._plan, X._window, XL._chernoff_choose = real_plan, real_window, real_choose
+        X._plan, X._window, XL._chernoff_choose, X.best_test = (real_plan, real_window,
+                                                                real_choose, real_best)
     assert 0 <= r.tv.lower <= ref_hi and ref_lo <= r.tv.upper <= 1, (case, r.tv, ref_lo, ref_hi)
 
 

@@ -88,7 +88,7 @@ def main():
     b = median_time(lambda: f_m_exact(1.0, 0.01), 50)
     assert f_m_exact(1.0, 0.01) == TS.steps_exact(Fraction(1), Fraction(1, 100)).m_exact
     rows.append(("M_exact search (sigma=1, delta=0.01)", a, b, 10e-3))
-    a = median_time(lambda: TS.steps_exact(Fraction(1, 2), Fraction(1, 100), "exact"), 50)
+    a = median_time(lambda: TS.steps_exact(Fraction(1, 2), Fraction(1, 100), "rho3"), 50)
     b = median_time(lambda: f_m_exact(0.5, 0.01), 50)
     rows.append(("M_exact search (sigma=0.5, coef_X)", a, b, 10e-3))
     cmd = [sys.executable, "-m", "verifier", "steps", "--sigma", "1", "--delta", "0.01"]

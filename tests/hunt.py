@@ -93,7 +93,7 @@ class Tally:
 def hunt_bound(rng, tally):
     M = rand_steps(rng)
     sigma = rand_sigma(rng, M)
-    coef = rng.choice(["simplified", "exact"])
+    coef = rng.choice(["simplified", "rho3"])
     if sigma < F(1, 100) or (M > 10**15 and sigma < F(1, 10)):
         return
     r = T.bound(sigma, M, coef, rng.choice([1, 1, 3, 100]), max_prec=1024)
@@ -137,7 +137,7 @@ def hunt_evaluate(rng, tally):
 def hunt_steps(rng, tally):
     sigma = _dec(rng, -0.4, 1.0)
     delta = rand_delta(rng)
-    coef = rng.choice(["simplified", "exact"])
+    coef = rng.choice(["simplified", "rho3"])
     for reading in ("table1", "theorem"):
         r = TS.steps_exact(sigma, delta, coef, 1024, reading)
         if r.status != "certified":

@@ -43,7 +43,7 @@ judge = "rounded"
 id = "float-number-is-exact-decimal"
 where = "mine"
 quantity = "m_closed_form"
-args = { sigma = 1.00, coef = "exact" }
+args = { sigma = 1.00, coef = "rho3" }
 printed = 4.29e5
 judge = "rounded"
 [[claims]]

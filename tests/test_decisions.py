@@ -38,7 +38,7 @@ def ref_margin(bound: str, sigma: F, M: int, E: int, tau: F):
         v = R.s2(s)
         if bound == "chi-square":   # expm1/log1p: (1 + v/M)^E - 1 without cancellation
             return t - min(mp.mpf(1), mp.sqrt(mp.expm1(E * mp.log1p(v / M))) / 2)
-        c = R.coef_of(s, "simplified" if bound == "theorem31-simplified" else "exact")
+        c = R.coef_of(s, "simplified" if bound == "theorem31-simplified" else "rho3")
         Mm = mp.mpf(M)
         d = mp.fsum(R.terms(Mm, s, c))
         eps = R.B() * c * mp.sqrt(v / (Mm - 1))
@@ -54,7 +54,7 @@ def ref_hypotheses(bound: str, sigma: F, M: int):
     with mp.workdps(R.DPS):
         s = R.mpq(sigma)
         v = R.s2(s)
-        c = R.coef_of(s, "simplified" if bound == "theorem31-simplified" else "exact")
+        c = R.coef_of(s, "simplified" if bound == "theorem31-simplified" else "rho3")
         Mm = mp.mpf(M)
         d = mp.fsum(R.terms(Mm, s, c))
         eps = R.B() * c * mp.sqrt(v / (Mm - 1))
@@ -77,7 +77,7 @@ def test_hypothesis_verdicts_agree_with_the_reference(bound):
         checks = list(ev.hypotheses)
         if M >= 3:
             checks += list(T.bound(sigma, M, "simplified" if bound == "theorem31-simplified"
-                                   else "exact").hypotheses)
+                                   else "rho3").hypotheses)
         for h in checks:
             m = ref[h.name]
             want = "holds" if m >= 0 else "fails"
@@ -274,16 +274,16 @@ def test_steps_sigma_5_certifies_through_the_theorems_reading(capsys):
 
 def test_m_exact_table1_row_unchanged():
     assert TS.steps_exact(F(1), TAU, "simplified").m_exact == 1140369
-    assert TS.steps_exact(F(1), TAU, "exact").m_exact == 429713
+    assert TS.steps_exact(F(1), TAU, "rho3").m_exact == 429713
 
 
 # --- one meaning of --delta (finding 7), files only with --out (finding 8) -----------------
 def test_bound_delta_is_the_epochs_target(capsys):
-    rc = main(["bound", "--sigma", "1.8325", "--steps", "464", "--coef", "exact", "--epochs", "100",
+    rc = main(["bound", "--sigma", "1.8325", "--steps", "464", "--coef", "rho3", "--epochs", "100",
                "--delta", "0.341"])
     out = capsys.readouterr().out
     assert rc == 1 and "delta_E <= target fails" in out
-    rc = main(["bound", "--sigma", "1.8325", "--steps", "464", "--coef", "exact", "--epochs", "100",
+    rc = main(["bound", "--sigma", "1.8325", "--steps", "464", "--coef", "rho3", "--epochs", "100",
                "--delta", "0.341", "--json"])
     d = json.loads(capsys.readouterr().out)
     assert d["meets_target"] == "fails" and F(d["delta_epochs"]["lower"]) > F("0.99")
@@ -459,3 +459,19 @@ def test_claims_bad_id_names_the_allowed_characters(tmp_path, capsys):
     rc = main(["audit", str(p), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert rc == 2 and "letters, digits and . _ : -" in err
+
+
+def test_former_spellings_accepted_with_a_note(capsys):
+    """'exact' means the exact TV: the third-moment factor is 'rho3'; the former spellings
+    stay accepted for one release, each with a one-line note on stderr."""
+    assert main(["steps", "--sigma", "1", "--delta", "0.01", "--coef", "exact", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["coef"] == "rho3" and json.loads(out)["m_exact"] == 429713
+    assert err == "verifier: note: coef exact is deprecated; use coef rho3\n"
+    assert main(["calibrate", "steps", "--sigma", "1", "--delta", "0.01", "--bound",
+                 "theorem31-exact", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert list(json.loads(out)["bounds"]) == ["theorem31-rho3"]
+    assert "bound theorem31-exact is deprecated; use bound theorem31-rho3" in err
+    with pytest.warns(DeprecationWarning):
+        assert TS.steps_exact(F(1), TAU, "exact").coef == "rho3"

@@ -36,7 +36,7 @@ SIGMA = log_fraction(0.2, 100)
 STEPS = st.one_of(st.integers(3, 100), st.integers(3, 10**15),
                   log_fraction(3, 1e15, 16).map(lambda q: max(3, int(q))))
 DELTA = log_fraction(1e-12, 0.5)
-COEF = st.sampled_from(["simplified", "exact"])
+COEF = st.sampled_from(["simplified", "rho3"])
 
 
 def check_point(sigma, M, delta, coef, prec=53, funcs=D):
@@ -66,10 +66,10 @@ def check_point(sigma, M, delta, coef, prec=53, funcs=D):
 
 
 PINNED = [
-    (Fraction(1, 5), 3, Fraction(1, 10**12), "exact"),          # tiny sigma, M = 3
+    (Fraction(1, 5), 3, Fraction(1, 10**12), "rho3"),          # tiny sigma, M = 3
     (Fraction(100), 10**15, Fraction(1, 2), "simplified"),       # huge sigma (cancellation)
     (Fraction(1), 2**53 + 1, Fraction(1, 100), "simplified"),    # beyond float integers
-    (Fraction(1, 100) * 37, 3, Fraction(1, 3), "exact"),
+    (Fraction(1, 100) * 37, 3, Fraction(1, 3), "rho3"),
 ]
 
 
@@ -138,7 +138,7 @@ def test_broken_evaluator_is_caught():
         sigma = Fraction(rng.randint(20, 10000), 100)
         M = rng.randint(3, 10**12)
         try:
-            check_point(sigma, M, Fraction(1, 100), rng.choice(["simplified", "exact"]),
+            check_point(sigma, M, Fraction(1, 100), rng.choice(["simplified", "rho3"]),
                         funcs=Broken())
         except AssertionError:
             caught += 1

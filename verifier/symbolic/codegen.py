@@ -133,8 +133,8 @@ def _function(printer: ArbPrinter, name: str, args: list[str], exprs, doc: str,
 
 def _derivative_specs():
     """d/dsigma of delta_rhs and of the margin of condition (2) taken at delta = delta_rhs,
-    with coef = coef_S or coef_X substituted: the mean-value form of the sigma
-    calibration's branch and bound (verifier.bounds.theorem31._mean_value, used by verifier.deploy.sigma) uses them."""
+    with coef = coef_S or coef_X substituted: the mean-value form of the sigma calibration's
+    branch and bound (verifier.bounds.theorem31._mean_value, via verifier.deploy.sigma)."""
     out = []
     for tag, cx in (("simplified", L.coef_simplified()), ("rho3", L.coef_rho3())):
         d = sp.Add(*T.terms()).subs(T.coef, cx)

@@ -121,6 +121,15 @@ def _exact_verdict(refused=None, straddle=None):
     return apply
 
 
+def _decide_never_raises():
+    def first_only(at, settled, max_prec=None, start=64):
+        return at(start)                       # the first precision's answer, settled or not
+    for site in ("verifier.core.decide:decide", "verifier.bounds.theorem31:decide",
+                 "verifier.bounds.theorem31_steps:decide", "verifier.deploy.evaluate:decide",
+                 "verifier.claims.audit:decide"):
+        _set(site, first_only)
+
+
 def _fails():
     from verifier.core.arith import Tri
     return Tri.FAILS
@@ -275,6 +284,10 @@ MUTATIONS = [
              "an undecided comparison in a search is read as a failure",
              _undecided_as_fails, (D + "test_exact_calibration_straddle_is_inconclusive",
                                    "tests/test_steps.py::test_undecided_becomes_inconclusive_never_a_guess")),
+    Mutation("search.decide-never-raises-precision", "search",
+             "the precision loop stops at 64 bits whatever the ball says",
+             _decide_never_raises,
+             ("tests/test_steps.py::test_undecided_becomes_inconclusive_never_a_guess",)),
     Mutation("search.exact-refusal-as-fails", "search",
              "the exact engine's refusal (sigma < 0.1) is read as 'certified infeasible'",
              _exact_verdict(refused=_fails()),

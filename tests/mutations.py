@@ -130,6 +130,20 @@ def _decide_never_raises():
         _set(site, first_only)
 
 
+def _exact_inconclusive_drops_the_bounds():
+    from dataclasses import replace
+    from verifier import deploy
+    from verifier.deploy import sigma_exact_tv as SX
+    real = SX.calibrate_sigma_over
+
+    def over(*a, **k):
+        r = real(*a, **k)
+        if r.exact is not None and r.exact.sigma is None:    # the old bug: result dropped
+            return replace(r, value=None, status="inconclusive")
+        return r
+    SX.calibrate_sigma_over = deploy.calibrate_sigma_over = over
+
+
 def _fails():
     from verifier.core.arith import Tri
     return Tri.FAILS
@@ -288,6 +302,10 @@ MUTATIONS = [
              "the precision loop stops at 64 bits whatever the ball says",
              _decide_never_raises,
              ("tests/test_steps.py::test_undecided_becomes_inconclusive_never_a_guess",)),
+    Mutation("search.exact-inconclusive-drops-the-bounds", "search",
+             "an inconclusive exact-TV calibration discards the bounds' certified answer",
+             _exact_inconclusive_drops_the_bounds,
+             (D + "test_inconclusive_exact_keeps_the_bounds_answer",)),
     Mutation("search.exact-refusal-as-fails", "search",
              "the exact engine's refusal (sigma < 0.1) is read as 'certified infeasible'",
              _exact_verdict(refused=_fails()),

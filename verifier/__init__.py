@@ -174,7 +174,6 @@ def compare(sigma, steps, epochs=1):
     out = {}
     for b in Dp.BOUNDS:
         ev = Dp.evaluate(b, r.sigma, r.steps, r.epochs, tgt)
-        out[b] = (ev.delta_epochs, Interval(ev.delta_epochs.lower / r.tv.upper,
-                                            ev.delta_epochs.upper / r.tv.lower))
+        out[b] = (ev.delta_epochs, r.ratio(ev.delta_epochs))
     out["exact-tv"] = (r.tv, Interval(Fraction(1), Fraction(1)))
     return out

@@ -105,10 +105,7 @@ class BoundResult:
     def meets(self, target: Fraction) -> Tri:
         """Is the E-epoch value certified <= target (delta_rhs itself when E = 1)?  The
         target of every command is over all epochs (one meaning of --delta)."""
-        d = self.delta_epochs
-        if not d.finite:
-            return Tri.UNDECIDED
-        return Tri.HOLDS if d.upper <= target else Tri.FAILS if d.lower > target else Tri.UNDECIDED
+        return self.delta_epochs.at_most(target)
 
 
 def _rel_bits(x: arb) -> int:

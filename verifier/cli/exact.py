@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.core.arith import (MAX_EXACT_EPOCHS, Interval, decimal_str, parse_epochs,
-                                 parse_sigma, parse_steps, pct)
+from verifier.core.arith import (MAX_EXACT_EPOCHS, decimal_str, parse_epochs, parse_sigma,
+                                 parse_steps, pct)
 from verifier.cli.common import EXIT_OK, _print_json
 
 
@@ -57,11 +57,7 @@ def cmd_compare(args) -> int:
     rows = {}
     for b in Dp.BOUNDS:
         ev = Dp.evaluate(b, sigma, steps, epochs, tgt)
-        ratio = None    # bound / TV, outward: [bound lower / TV upper, bound upper / TV lower]
-        if ex.tv.upper > 0 and ev.delta_epochs.finite:
-            ratio = Interval(ev.delta_epochs.lower / ex.tv.upper,
-                             ev.delta_epochs.upper / ex.tv.lower if ex.tv.lower > 0 else None)
-        rows[b] = (ev, ratio)
+        rows[b] = (ev, ex.ratio(ev.delta_epochs))
     if args.json:
         _print_json({"sigma": frac_str(sigma), "steps": steps, "epochs": epochs,
                      "exact": ex.to_json(),

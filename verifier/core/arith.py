@@ -282,6 +282,14 @@ class Interval:
             return decimal_str(self.lower, max(digits, 25), "down")
         return f"[{decimal_str(self.lower, digits, 'down')}, {decimal_str(self.upper, digits, 'up')}]"
 
+    def at_most(self, bound: Fraction) -> "Tri":
+        """Certified 'every point of the interval <= bound': HOLDS if the upper end is, FAILS
+        if the lower end exceeds it, UNDECIDED otherwise (or when not finite)."""
+        if not self.finite:
+            return Tri.UNDECIDED
+        return (Tri.HOLDS if self.upper <= bound else Tri.FAILS if self.lower > bound
+                else Tri.UNDECIDED)
+
     def contains(self, q: Fraction) -> bool:
         return self.finite and self.lower <= q <= self.upper
 

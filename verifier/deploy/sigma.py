@@ -79,8 +79,8 @@ def _decreasing_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibra
     if not (sigma - res < cf.lower and cf.upper <= sigma):
         msg = "closed form sigma* not strictly inside (sigma - res, sigma]: on a grid point"
     below_txt = ("" if below is None else
-                 f"; sigma = {_exact(sigma - res)} certified infeasible, hence every sigma <= "
-                 f"{_exact(sigma - res)}")
+                 f"; sigma = {frac_str(sigma - res)} certified infeasible, hence every sigma <= "
+                 f"{frac_str(sigma - res)}")
     checks = ", ".join(bound.monotone_in_sigma)
     return SigmaCalibration(bound.name, "certified", sigma, res, at, below, branch=(
         f"the {bound.title} decreases in sigma (proof check {checks}): every "
@@ -163,7 +163,7 @@ def _u_shaped_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibrati
     k_max = max(k_min, math.floor(U / res))      # grid points above k_max fail condition (2)
     pred = _grid_pred(bound, M, E, target, res, max_prec)
     memo = {}
-    gname = f"multiples of {_exact(res)}"
+    gname = f"multiples of {frac_str(res)}"
     hyp_note = (f"every sigma < {_dn(L)} fails hypothesis 2 (sigma >= sqrt(3/ln M)); every sigma "
                 f">= {_up(U)} fails condition (2) (proof check interpretation.large-sigma-infeasible)")
 
@@ -202,7 +202,7 @@ def _u_shaped_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibrati
                 if not grid_ok:
                     return fail("no grid sigma found feasible, but not every grid sigma in "
                                 f"[{_dn(L)}, {_up(U)}] is certified infeasible")
-                wit = (f"; sigma = {_exact(inf.witness)} (off the grid) is certified feasible: use a finer "
+                wit = (f"; sigma = {frac_str(inf.witness)} (off the grid) is certified feasible: use a finer "
                        "--resolution" if inf.witness is not None else
                        "; infeasibility between grid points not proved")
                 return fail(f"no grid sigma ({gname}) meets the target (each certified: the "
@@ -235,32 +235,32 @@ def _u_shaped_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibrati
                                         "certified infeasible")
     icv = cover(lambda a, b: _box_holds(bound, M, E, target, a, b), k_lo * res, k_hi * res,
                 res / 8, 2000)
-    parts = [f"grid ({gname}): sigma = {_exact(k_lo * res)} .. {_exact(k_hi * res)} certified feasible at both "
+    parts = [f"grid ({gname}): sigma = {frac_str(k_lo * res)} .. {frac_str(k_hi * res)} certified feasible at both "
              f"ends, the grid neighbours "
-             + (f"{_exact((k_lo - 1) * res)} and " if k_lo > 1 else "") + f"{_exact((k_hi + 1) * res)} certified "
+             + (f"{frac_str((k_lo - 1) * res)} and " if k_lo > 1 else "") + f"{frac_str((k_hi + 1) * res)} certified "
              "infeasible, and so is every grid sigma beyond them",
              f"between the ends, the branch and bound certifies >= {pct(icv.fraction, 'down')} "
-             f"of [{_exact(k_lo * res)}, {_exact(k_hi * res)}] feasible box by box ({icv.boxes} boxes)"]
+             f"of [{frac_str(k_lo * res)}, {frac_str(k_hi * res)}] feasible box by box ({icv.boxes} boxes)"]
     cont_lo = k_lo == 1 or (low is not None and low.continuum) or low is None
     cont_hi = high is None or high.continuum
     lo_end = (k_lo - 1) * res
     if k_lo == 1:
         cont = (f"below the first grid point: every sigma < {_dn(L)} infeasible (hypothesis 2)"
                 + ("" if gap is None else
-                   f"; [{_dn(L)}, {_exact(res)}) " + ("certified infeasible" if gap.continuum else
+                   f"; [{_dn(L)}, {frac_str(res)}) " + ("certified infeasible" if gap.continuum else
                                              "not proved infeasible"
-                                             + (f" (sigma = {_exact(gap.witness)} certified feasible)"
+                                             + (f" (sigma = {frac_str(gap.witness)} certified feasible)"
                                                 if gap.witness is not None else ""))))
         parts.append(cont)
     elif cont_lo:
-        parts.append(f"every sigma in (0, {_exact(lo_end)}] certified infeasible")
+        parts.append(f"every sigma in (0, {frac_str(lo_end)}] certified infeasible")
     else:
-        parts.append(f"sigma in (0, {_exact(lo_end)}]: not every sigma proved infeasible (continuum "
+        parts.append(f"sigma in (0, {frac_str(lo_end)}]: not every sigma proved infeasible (continuum "
                      f"covered {pct(low.cover.fraction, 'down')})")
     if cont_hi:
-        parts.append(f"every sigma >= {_exact((k_hi + 1) * res)} certified infeasible")
+        parts.append(f"every sigma >= {frac_str((k_hi + 1) * res)} certified infeasible")
     else:
-        parts.append(f"sigma >= {_exact((k_hi + 1) * res)}: not every sigma proved infeasible")
+        parts.append(f"sigma >= {frac_str((k_hi + 1) * res)}: not every sigma proved infeasible")
     notes = [hyp_note] + [f"{n}: {x.cover.boxes} boxes" for n, x in (("below", low), ("above", high))
                           if x is not None]
     branch = ("U-shaped bound: the reported sigma is the lower end of the feasible grid range; "
@@ -277,12 +277,6 @@ def _short_in(a: Fraction, b: Fraction) -> Fraction:
         if a <= q <= b:
             return q
     return mid
-
-
-def _exact(q: Fraction) -> str:
-    """A short decimal exactly (the witnesses are chosen short)."""
-    from verifier.core.arith import frac_str
-    return frac_str(q)
 
 
 def _dn(q: Fraction) -> str:

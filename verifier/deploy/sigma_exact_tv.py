@@ -12,15 +12,13 @@ from fractions import Fraction
 from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, frac_str, pct
 from verifier.core.search import SearchLimit, Undecided, smallest_int
 from verifier.deploy.evaluate import Target
-from verifier.deploy.sigma import SigmaCalibration, _exact, calibrate_sigma
+from verifier.deploy.sigma import SigmaCalibration, calibrate_sigma
 
 
 def exact_verdict(tv: Interval | None, tau: Fraction) -> Tri:
     """Certified: HOLDS if the bracket's upper end meets tau, FAILS if its lower end exceeds
     it; otherwise, or when the engine refused (tv None: sigma outside its range), UNDECIDED."""
-    if tv is None:
-        return Tri.UNDECIDED
-    return Tri.HOLDS if tv.upper <= tau else Tri.FAILS if tv.lower > tau else Tri.UNDECIDED
+    return Tri.UNDECIDED if tv is None else tv.at_most(tau)
 
 
 def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
@@ -62,12 +60,12 @@ def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
         return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
                                 message=str(e))
     saved = 1 - Fraction(k) * resolution / chi.sigma
-    below = ("" if k == 1 else f"; sigma = {_exact((k - 1) * resolution)} certified infeasible (the "
+    below = ("" if k == 1 else f"; sigma = {frac_str((k - 1) * resolution)} certified infeasible (the "
              "bracket's lower end exceeds the target), hence every sigma below it")
     return SigmaCalibration(EXACT_TV.name, "certified", k * resolution, resolution, None, None,
                             branch=(f"exact TV decreases in sigma{below}; "
                                     f"{pct(saved, 'down')} less noise than the chi-square "
-                                    f"calibration ({_exact(chi.sigma)}); {n} bracket evaluations"),
+                                    f"calibration ({frac_str(chi.sigma)}); {n} bracket evaluations"),
                             message="")
 
 

@@ -47,6 +47,14 @@ class ExactResult:
                 "cells": self.cells, "dft_length": self.dft_length,
                 "seconds": round(self.seconds, 3)}
 
+    def ratio(self, bound: Interval) -> Interval | None:
+        """bound / TV, outward: [bound lower / TV upper, bound upper / TV lower]; the upper end
+        None (unbounded) when the bracket's lower end is 0; None if not defined."""
+        if not (self.tv.upper > 0 and bound.finite):
+            return None
+        return Interval(bound.lower / self.tv.upper,
+                        bound.upper / self.tv.lower if self.tv.lower > 0 else None)
+
     @property
     def relative_width(self) -> Fraction | None:
         """(upper - lower) / lower, exactly (None when the lower end is 0: unbounded)."""

@@ -1,0 +1,236 @@
+"""Certified (epsilon, delta) of the random-allocation pair: both directions of the privacy
+profile delta(eps), epsilon(delta), each a rigorous bracket (issue #13).
+
+- laws.py: one epoch as three discrete laws (remove and add upper ends, the test statistic
+  for the lower ends), every approximation one-sided;
+- compose.py: E epochs by one DFT per law, and delta(eps) at O(1) per eps;
+- this module: ranges, results and the searches (epsilon(delta) by certified bisection).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifier.core.arith import InputError, Interval, decimal_str, frac_str
+
+# the engine's range (issue #13); outside it a one-line refusal (exit 2)
+SIGMA_RANGE = (Fraction(3, 10), Fraction(50))
+MAX_STEPS = 10 ** 7
+MAX_EPOCHS = 1000
+DELTA_RANGE = (Fraction(1, 10 ** 12), Fraction(1, 2))
+EPS_MAX = Fraction(60)
+RANGE_HELP = ("(epsilon, delta) engine: sigma in [0.3, 50], M in [1, 1e7], E in [1, 1000], "
+              "delta in [1e-12, 0.5], epsilon in [0, 60]")
+
+
+def check_range(sigma: Fraction, M: int, E: int, delta: Fraction | None = None,
+                eps: Fraction | None = None):
+    if not SIGMA_RANGE[0] <= sigma <= SIGMA_RANGE[1]:
+        raise InputError(f"sigma = {decimal_str(sigma, 12)} is outside the (epsilon, delta) "
+                         f"engine's range [0.3, 50]")
+    if not 1 <= M <= MAX_STEPS:
+        raise InputError(f"steps = {M} is outside the (epsilon, delta) engine's range [1, 1e7]")
+    if not 1 <= E <= MAX_EPOCHS:
+        raise InputError(f"epochs = {E} is outside the (epsilon, delta) engine's range [1, 1000]")
+    if delta is not None and not DELTA_RANGE[0] <= delta <= DELTA_RANGE[1]:
+        raise InputError(f"delta = {decimal_str(delta, 12)} is outside the (epsilon, delta) "
+                         f"engine's range [1e-12, 0.5]")
+    if eps is not None and not 0 <= eps <= EPS_MAX:
+        raise InputError(f"epsilon = {decimal_str(eps, 12)} is outside the (epsilon, delta) "
+                         f"engine's range [0, 60]")
+
+
+def _prec(M: int, floor: float) -> int:
+    # x^M multiplies relative radii by M (2 log2 M guard bits); the profile multiplies the
+    # DFT's absolute radii by up to e^eps (eps <= 60: 87 bits) and must resolve delta >= floor
+    return 64 + 2 * M.bit_length() + 87 + int(-math.log2(floor))
+
+
+_CACHE: dict = {}
+
+
+def engine(sigma: Fraction, M: int, E: int, floor: float):
+    """The composed laws of (sigma, M, E), valid for every eps; charges kept below about
+    1e-4 floor (cached per process: every eps and delta reuse one computation)."""
+    from verifier.bounds.profile.compose import Profile
+    from verifier.bounds.profile.laws import epoch_laws
+    key = (sigma, M, E, floor)
+    if key not in _CACHE:
+        prec = _prec(M, floor)
+        if len(_CACHE) > 8:
+            _CACHE.clear()
+        _CACHE[key] = Profile(epoch_laws(sigma, M, E, floor, prec), E, prec, floor)
+    return _CACHE[key]
+
+
+def _iv(lo, hi) -> Interval:
+    from verifier.core.arith import ball_bounds
+    return Interval(ball_bounds(lo)[0] if lo is not None else Fraction(0),
+                    ball_bounds(hi)[1])
+
+
+@dataclass(frozen=True)
+class DeltaResult:
+    sigma: Fraction
+    steps: int
+    epochs: int
+    epsilon: Fraction
+    delta: Interval              # delta(eps) = max of the two directions
+    remove: Interval
+    add: Interval
+    larger: str                  # "remove", "add" or "undecided"
+    seconds: float
+    info: dict
+
+    def to_json(self) -> dict:
+        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
+                "epsilon": frac_str(self.epsilon), "delta": self.delta.to_json(),
+                "directions": {"remove": {"delta": self.remove.to_json()},
+                               "add": {"delta": self.add.to_json()}},
+                "larger_direction": self.larger,
+                "relative_width": _rw(self.delta),
+                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
+                "engine": _info_json(self.info)}
+
+
+@dataclass(frozen=True)
+class EpsilonResult:
+    sigma: Fraction
+    steps: int
+    epochs: int
+    delta: Fraction
+    epsilon: Interval | None     # None: inconclusive (no certified upper end within [0, 60])
+    remove: Interval | None
+    add: Interval | None
+    larger: str
+    seconds: float
+    info: dict
+
+    @property
+    def bracketed(self) -> bool:
+        return self.epsilon is not None
+
+    def to_json(self) -> dict:
+        def d(iv):
+            return None if iv is None else {"epsilon": iv.to_json()}
+        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
+                "delta": frac_str(self.delta),
+                "epsilon": None if self.epsilon is None else self.epsilon.to_json(),
+                "status": "bracketed" if self.bracketed else "inconclusive",
+                "directions": {"remove": d(self.remove), "add": d(self.add)},
+                "larger_direction": self.larger,
+                "relative_width": None if self.epsilon is None else _rw(self.epsilon),
+                "absolute_width": (None if self.epsilon is None else
+                                   decimal_str(self.epsilon.upper - self.epsilon.lower, 6, "up")),
+                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
+                "engine": _info_json(self.info)}
+
+
+CERTIFIED = ("rigorous bracket: upper ends by convex-order spreads and monotone moves of each "
+             "epoch's law (charges for what is left out), lower ends by explicit tests; every "
+             "number an Arb ball (DFTs included); epsilon by certified bisection "
+             "(docs/THEORY.md section 9)")
+
+
+def _rw(iv: Interval) -> str:
+    if iv.lower > 0:
+        return decimal_str((iv.upper - iv.lower) / iv.lower, 6, "up")
+    return "inf" if iv.upper > 0 else "0"
+
+
+def _info_json(info: dict) -> dict:
+    return {k: (frac_str(v) if isinstance(v, Fraction) else v) for k, v in info.items()}
+
+
+def _larger(r: Interval, a: Interval) -> str:
+    if r.lower > a.upper:
+        return "remove"
+    if a.lower > r.upper:
+        return "add"
+    return "undecided"
+
+
+def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction,
+                  floor: float = 1e-13) -> DeltaResult:
+    """Certified bracket of delta(eps) and of each direction."""
+    check_range(sigma, M, E, eps=eps)
+    t = time.perf_counter()
+    P = engine(sigma, M, E, floor)
+    rem = _iv(P.lower_remove(eps), P.upper_remove(eps))
+    add = _iv(P.lower_add(eps), P.upper_add(eps))
+    both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
+    return DeltaResult(sigma, M, E, eps, both, rem, add, _larger(rem, add),
+                       time.perf_counter() - t, dict(P.laws.info))
+
+
+def _bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction) -> Fraction:
+    """Shrink (bad, ok) with good(ok) True and good(bad) False (both certified) until
+    ok - bad <= max(absolute, rel * ok); return (bad, ok).  good(x) is a certified
+    statement; an uncertain evaluation counts as not good (the invariant holds either way)."""
+    while ok - bad > max(absolute, rel * ok):
+        mid = (bad + ok) / 2
+        mid = Fraction(math.floor(mid * 2 ** 40), 2 ** 40) if mid.denominator > 2 ** 40 else mid
+        if mid <= bad or mid >= ok:
+            break
+        if good(mid):
+            ok = mid
+        else:
+            bad = mid
+    return bad, ok
+
+
+REL, ABS = Fraction(1, 10 ** 5), Fraction(1, 10 ** 8)
+
+
+def _eps_direction(P, which: str, delta: Fraction):
+    """(lo, hi) with delta_which(hi) <= delta certified (hi None if none in [0, 60]) and
+    delta_which(lo) > delta certified (lo = 0 when not even eps = 0 is certified above)."""
+    from verifier.core.arith import to_arb
+    up = P.upper_remove if which == "remove" else P.upper_add
+    low = P.lower_remove if which == "remove" else P.lower_add
+    d = to_arb(delta)
+
+    def below(e):              # certified: delta_which(e) <= delta
+        return bool(up(e) <= d)
+
+    def above(e):              # certified: delta_which(e) > delta
+        return bool(low(e) > d)
+    if below(Fraction(0)):
+        return Fraction(0), Fraction(0)
+    bad, hi = Fraction(0), None
+    for e in (Fraction(1, 8), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4),
+              Fraction(8), Fraction(16), Fraction(32), EPS_MAX):
+        if below(e):
+            hi = e
+            break
+        bad = e
+    if hi is None:
+        return None, None
+    hi = _bisect(below, bad, hi, REL, ABS)[1]
+    if not above(Fraction(0)):
+        return Fraction(0), hi
+    # bisect with good = "not certified above": its bad end stays certified above
+    lo = _bisect(lambda e: not above(e), Fraction(0), hi, REL, ABS)[0]
+    return lo, hi
+
+
+def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> EpsilonResult:
+    """Certified bracket of epsilon(delta) = the smallest eps >= 0 with delta(eps) <= delta,
+    and of each direction's."""
+    check_range(sigma, M, E, delta=delta)
+    t = time.perf_counter()
+    P = engine(sigma, M, E, float(delta))
+    res = {w: _eps_direction(P, w, delta) for w in ("remove", "add")}
+    ivs = {w: (None if hi is None else Interval(lo, hi)) for w, (lo, hi) in res.items()}
+    if ivs["remove"] is None or ivs["add"] is None:
+        both = None
+        larger = "undecided"
+    else:
+        # delta = max of the two: eps(delta) = max of the directions' epsilons
+        both = Interval(max(ivs["remove"].lower, ivs["add"].lower),
+                        max(ivs["remove"].upper, ivs["add"].upper))
+        larger = _larger(ivs["remove"], ivs["add"])
+    return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,
+                         time.perf_counter() - t, dict(P.laws.info))

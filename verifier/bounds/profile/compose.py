@@ -1,0 +1,221 @@
+"""E epochs: the three per-epoch laws of laws.py composed by one DFT each, and the privacy
+profile delta(eps) bracketed from them for any eps at O(1) cost.
+
+Upper end, remove.  With law_R the E-fold composition of the remove grid law (x = sum of
+the epochs' grid values, step eta) and c = e^eps, s0 = ceil(eps / eta):
+
+    sum_s law_R[s] (e^{s eta} - c)_+ = T - sum_{s < s0} law_R[s] e^{s eta} - c sum_{s >= s0} law_R[s],
+    T = (sum_k rem_k e^{k eta})^E                            (an identity of polynomials)
+
+so no tail of the grid is cut off, and the balls' radii are multiplied by at most e^eps.
+Plus E times the per-epoch charge of the union bound (laws.py, step (e)).
+
+Upper end, add.  The same with the add law (under nu): s1 = floor(-eps / eta),
+
+    sum_s law_A[s] (e^{-s eta} - c)_+ = T' - sum_{s > s1} law_A[s] e^{-s eta} - c sum_{s <= s1} law_A[s],
+    T' = (sum_k add_k e^{-k eta})^E.
+
+Lower ends.  The tests {sum_e lambda_e >= t} (remove) and {sum_e lambda_e <= t} (add) on the
+composed laws of the test statistic under P0 and P1, for thresholds t near eps; the P1
+(resp. P0) probability is lowered by the aliasing excess E a (1 + a)^{E-1}.
+
+Every bound is clamped to [0, 1] (0 <= delta <= 1)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import acb, arb, ctx
+
+from verifier.core.arith import to_arb
+from verifier.bounds.profile.laws import MAX_GRID, EpochLaws
+from verifier.core.arith import InputError
+
+
+def _power(sub: dict, E: int, what: str, target: float):
+    """The E-fold sum of the grid variable with sub-probabilities ``sub`` (index -> ball):
+    (start, masses on [start, start + N), P_out) where the masses are those of the sum
+    reduced mod N (aliasing only adds: each is >= the true mass at its index, and the excess
+    in all is at most the true mass outside the window) and P_out >= the mass outside the
+    window, a Chernoff bound of each side in Arb (0 when the window holds the whole support).
+    The window is the shortest smooth length whose float-estimated P_out is below target."""
+    import numpy as np
+    kmin, kmax = min(sub), max(sub)
+    full = E * (kmax - kmin) + 1
+    ks = np.array(sorted(sub), dtype=float)
+    ws = np.array([max(float(sub[k].mid()), 0.0) for k in sorted(sub)])
+    tot = ws.sum()
+    mu = float(np.dot(ks, ws) / tot)
+    sd = math.sqrt(max(float(np.dot((ks - mu) ** 2, ws) / tot), 1e-12))
+    centre = E * mu
+
+    def log_chernoff(theta, a):        # float: log of the bound of P(sum - centre >= a)
+        z = theta * (ks - mu)
+        zm = z.max()
+        return E * (zm + math.log(float(np.dot(ws, np.exp(z - zm))))) - abs(theta) * a
+
+    def best(sign, a):
+        vals = [(log_chernoff(sign * 2.0 ** j / (sd * math.sqrt(E)), a), sign * 2.0 ** j / (sd * math.sqrt(E)))
+                for j in np.linspace(-10, 8, 73)]
+        return min(vals)
+    ladder = sorted({c << k for k in range(2, 26) for c in (4, 5, 6)})
+    N = None
+    for n in ladder:
+        if n < 16:
+            continue
+        if n >= full:
+            break
+        half = n / 2 - 2
+        if max(best(1, half)[0], best(-1, half)[0]) < math.log(target):
+            N = n
+            break
+    if N is None:                      # no aliasing: the whole support
+        N = min(n for n in ladder if n >= max(16, full))
+        if N > MAX_GRID:
+            raise InputError(f"the {what} grid of E = {E} epochs needs {full} points "
+                             f"(more than {MAX_GRID}); not supported")
+        start, p_out, alias = E * kmin, arb(0), False
+    else:
+        start = int(math.floor(centre)) - N // 2
+        alias = True
+    x = [acb(0)] * N
+    for k, v in sub.items():
+        x[(k - kmin) % N] = x[(k - kmin) % N] + v
+    X = acb.dft(x)
+    y = acb.dft([z ** E for z in X], inverse=True)
+    off = E * kmin                     # y[i] holds the sum's index off + i (mod N)
+    r0 = (start - off) % N
+    law = [z.real for z in y[r0:] + y[:r0]]
+    if alias:
+        # Chernoff in Arb: P(S >= b) <= e^{-th b} (sum_k sub_k e^{th k})^E, and the lower side
+        b_hi, b_lo = start + N, start - 1
+        _, th_up = best(1, b_hi - centre)
+        _, th_lo = best(-1, centre - b_lo)
+        p_out = _cher(sub, E, th_up, b_hi) + _cher(sub, E, th_lo, b_lo)
+    return start, law, p_out
+
+
+def _cher(sub: dict, E: int, theta: float, b: int) -> arb:
+    """e^{-theta b} (sum_k sub_k e^{theta k})^E: for theta > 0 a bound of the mass of
+    {S >= b}, for theta < 0 of {S <= b} (Markov on e^{theta S}); capped at the total mass."""
+    th = to_arb(Fraction(theta).limit_denominator(10 ** 12))
+    mg = sum((v * (th * k).exp() for k, v in sub.items()), arb(0))
+    c = (E * mg.log() - th * b).exp()
+    total = sum(sub.values(), arb(0)) ** E
+    if not c.is_finite():
+        return arb(total.upper())
+    return arb(c.upper()) if c < total else arb(total.upper())
+
+
+def _prefix(vals):
+    """P[i] = sum_{j < i} vals[j] (len + 1 entries)."""
+    out = [arb(0)]
+    acc = arb(0)
+    for v in vals:
+        acc = acc + v
+        out.append(acc)
+    return out
+
+
+class Profile:
+    """The composed laws of (sigma, M, E); ``upper_*(eps)`` and ``lower_*(eps)`` are
+    certified ends of each direction at any exact eps >= 0 (O(1) each)."""
+
+    def __init__(self, laws: EpochLaws, E: int, prec: int, floor: float):
+        self.E, self.prec, self.laws = E, prec, laws
+        target = 1e-6 * floor
+        with ctx.workprec(prec):
+            eta = to_arb(laws.eta)
+            ez = eta.exp()
+            # remove: prefix sums of law and of law e^{s eta}
+            self.sR, law, self.oR = _power(laws.rem, E, "remove", target)
+            z = (self.sR * eta).exp()
+            weighted = []
+            for v in law:
+                weighted.append(v * z)
+                z = z * ez
+            self.R_w, self.R_0 = _prefix(weighted), _prefix(law)
+            self.T_R = sum((v * (k * eta).exp() for k, v in laws.rem.items()), arb(0)) ** E
+            # add: prefix sums of law and of law e^{-s eta}
+            self.sA, law, self.oA = _power(laws.add, E, "add", target)
+            z = (-self.sA * eta).exp()
+            iz = 1 / ez
+            weighted = []
+            for v in law:
+                weighted.append(v * z)
+                z = z * iz
+            self.A_w, self.A_0 = _prefix(weighted), _prefix(law)
+            self.T_A = sum((v * (-k * eta).exp() for k, v in laws.add.items()), arb(0)) ** E
+            # tests: the two composed laws of the statistic; P1 (remove) and P0 (add) are
+            # lowered by the label windows' aliasing excess E a (1 + a)^{E-1} and by the
+            # composed window's P_out; the other probability is raised by its P_out
+            self.s0, l0, self.o0 = _power(laws.test0, E, "test", target)
+            self.s1, l1, self.o1 = _power(laws.test1, E, "test", target)
+            self.P0, self.P1 = _prefix(l0), _prefix(l1)
+            self.ex0 = E * laws.alias0 * (1 + laws.alias0) ** (E - 1) + self.o0
+            self.ex1 = E * laws.alias1 * (1 + laws.alias1) ** (E - 1) + self.o1
+            self.ch_R = E * laws.charge_R
+            self.ch_A = E * laws.charge_A
+
+    # ---- upper ends (compose.py docstring); 2 c P_out: the composed window's aliasing
+    def upper_remove(self, eps: Fraction) -> arb:
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            n = len(self.R_0) - 1
+            i = min(max(math.ceil(eps / self.laws.eta) - self.sR, 0), n)
+            U = (self.T_R - self.R_w[i] - c * (self.R_0[n] - self.R_0[i])
+                 + 2 * c * self.oR + self.ch_R)
+            return _clamp(U)
+
+    def upper_add(self, eps: Fraction) -> arb:
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            n = len(self.A_0) - 1
+            i = min(max(math.floor(-eps / self.laws.eta) + 1 - self.sA, 0), n)  # j < i: s <= s1
+            U = (self.T_A - (self.A_w[n] - self.A_w[i]) - c * self.A_0[i]
+                 + 2 * c * self.oA + self.ch_A)
+            return _clamp(U)
+
+    # ---- lower ends
+    @staticmethod
+    def _ge(P, start: int, t: int) -> arb:     # window mass at composed index >= t
+        n = len(P) - 1
+        i = min(max(t - start, 0), n)
+        return P[n] - P[i]
+
+    @staticmethod
+    def _le(P, start: int, t: int) -> arb:     # window mass at composed index <= t
+        n = len(P) - 1
+        return P[min(max(t + 1 - start, 0), n)]
+
+    def lower_remove(self, eps: Fraction) -> arb:
+        """max over thresholds t of P1(S >= t) - e^eps P0(S >= t), P1 lowered and P0 raised."""
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            t0 = round(eps / self.laws.eta_l)
+            best = arb(0)
+            for t in range(t0 - 6, t0 + 7):
+                v = (self._ge(self.P1, self.s1, t) - self.ex1
+                     - c * (self._ge(self.P0, self.s0, t) + self.o0))
+                if v.lower() > best.lower():
+                    best = arb(v.lower())
+            return best
+
+    def lower_add(self, eps: Fraction) -> arb:
+        """max over t of P0(S <= t) - e^eps P1(S <= t), P0 lowered and P1 raised."""
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            t0 = round(-eps / self.laws.eta_l)
+            best = arb(0)
+            for t in range(t0 - 6, t0 + 7):
+                v = (self._le(self.P0, self.s0, t) - self.ex0
+                     - c * (self._le(self.P1, self.s1, t) + self.o1))
+                if v.lower() > best.lower():
+                    best = arb(v.lower())
+            return best
+
+
+def _clamp(U: arb) -> arb:
+    if U.is_finite() and U < 1:
+        return arb(U.upper())
+    return arb(1)

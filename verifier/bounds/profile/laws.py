@@ -1,0 +1,445 @@
+"""One epoch of the random-allocation pair as three discrete laws, each a rigorous bound.
+
+Notation of docs/THEORY.md section 1: under P0 one epoch's likelihood ratio is
+W = Ybar_M = (1/M) sum_j Y_j, Y = exp(X/sigma - u/2); the E-epoch ratio is L = prod_e W_e.
+The two directions of the privacy profile (arXiv 2610.02414 v1, the two profiles of one
+ordered pair; the notation of issue #13):
+
+    remove  delta_R(eps) = E_P0[(L - e^eps)_+]          f_R(w) = (prod w_e - c)_+
+    add     delta_A(eps) = E_P0[(1 - e^eps L)_+]         f_A(w) = (1 - c prod w_e)_+
+
+Both f_R and f_A are convex in every Y_{e,j} (each is (affine in Y_{e,j})_+ for the other
+variables fixed); f_R is nondecreasing and f_A nonincreasing in every W_e.  So, epoch by
+epoch, any of these steps can only raise E f:
+
+  (a) a mean-preserving spread of an item (each lattice cell of Y onto its end points:
+      ``spread_cell``, as in the exact-TV engine; the same for a point of a sum onto a
+      coarser lattice);
+  (b) for f_R, moving a value of W up; for f_A, moving it down (monotonicity);
+  (c) Jensen over k tail items: f(B + Y_1 + ... + Y_k) <= mean_i f(B + k Y_i), so the event
+      "k items above the body threshold T1" is bounded with the law of B + k Y' (f_R);
+  (d) for f_A, on "some item >= T1": W >= (B_{M-1} + T1)/M in a coupling (the other k - 1
+      tail items are replaced by body items below T1), a value moved down;
+  (e) a union bound for rare events: E[f_R(prod W); event at epoch e] <= E[W_e; event]
+      (f_R <= prod W and the other epochs have E W = 1), E[f_A; event] <= P(event).
+
+Remove upper law (under P0).  Body cells [0, T1) spread (a); K = number of items >= T1:
+K = 0 gives B_M h / M (B_M the sum of M spread body items, a ball-arithmetic DFT), K = k in
+1..kmax gives (B_{M-1} h + k t)/M with t the spread tail endpoints (c), B_{M-1} spread onto a
+coarse sub-lattice (a) and from K = k to K = 1 by B_{M-k} <= B_{M-1} (b); items above t_max,
+K > kmax and the sums' masses beyond their DFT windows are charged by (e).  Then
+x = log W is spread onto a grid of step eta (the ball's upper end, (a) and (b)), so that
+the E-fold composition is one DFT on the grid: f_R = (e^{sum x} - c)_+ is convex and
+nondecreasing in every x_e.
+
+Add upper law (under nu = W P0, the tilted measure).  K = 0 as above, K >= 1 by (d); then
+E_mu[f_A] = mu(some W_e = 0) + E_nu[(e^{-sum x} - c)_+] with nu_e(dw) = w mu_e(dw), and
+(e^{-sum x} - c)_+ is convex and nonincreasing in every x_e: x spread onto the grid at the
+ball's lower end.  Below the DFT window the mass is charged by (e).
+
+Lower end (a test).  delta_R(eps) >= P1(A) - e^eps P0(A) and delta_A(eps) >= P0(A') -
+e^eps P1(A') for every event A, A'.  The statistic of an epoch: K = 0 with the sum r of the
+M body labels (left cell ends), or K = 1 with the tail cell of the tail item and a coarse
+bucket of the other M - 1 labels' sum (K >= 2 and out-of-window sums are left out of the
+tests).  Its laws under P0 and P1 (one coordinate tilted by Y: P1 = (1/M) sum_j P^(j), all
+events symmetric) are DFTs of the labels' sub-probability laws:
+    P0(0, r) = b^{*M}(r)                      P1(0, r) = (t * b^{*(M-1)})(r)
+    P0(1, i, r) = M p_i b^{*(M-1)}(r)         P1(1, i, r) = tau_i b^{*(M-1)}(r) + (M-1) p_i (t * b^{*(M-2)})(r)
+with b the body labels' law, t their tilted law (masses E[Y 1{cell}]), p_i, tau_i the
+probability and first moment of tail cell i.  lambda = a rounded log-likelihood ratio of
+the statistic (a float choice: any function of the data gives a valid test).
+
+Floats only choose free parameters (h, T1, the cells, windows, eta, the coarse lattice,
+kmax, lambda); every reported number is an Arb ball, the DFTs included.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import acb, arb, ctx
+
+from verifier.core.arith import InputError, decimal_str, to_arb
+from verifier.bounds.exact_tv.lattice import MAX_N, _Law, _powers, _two_dfts, _two_inverse, _window
+from verifier.bounds.exact_tv.one_epoch import _boundaries, _partial, _tails, spread_cell
+
+R_SMALL = 24
+GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
+GRID_L = 48          # grid points per standard deviation of the test statistic lambda
+BUCKET_SD = 16       # buckets per sd of the other labels' sum in the K = 1 test outcomes
+COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
+SIGMA_RANGE = (Fraction(3, 10), Fraction(50))
+MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
+
+
+def _phic(x: float) -> float:
+    return math.erfc(x / math.sqrt(2)) / 2
+
+
+@dataclass
+class Plan:
+    """The free parameters (floats chose them; any value leaves every bound valid)."""
+    h: Fraction
+    J1: int
+    bounds: list                 # body cell boundaries, lattice units, 0 .. J1
+    tail: list                   # tail cell boundaries, lattice units, J1 .. t_max
+    kmax: int
+    budget: float                # each charge is kept below it (float target)
+
+
+def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
+    sf = float(sigma)
+    u = 1 / sf ** 2
+    s2 = math.expm1(u)
+    sd = math.sqrt(s2)
+    budget = 1e-4 * floor / E
+    x1 = 1.0
+    while M * _phic(x1) > 0.01:
+        x1 += 0.125
+    T1 = math.exp(x1 / sf - u / 2)
+    r = 16 if M >= 10 ** 5 else R_SMALL
+    target = min(sd / r, T1 / 64)
+    e = math.floor(math.log2(target)) - 3
+    h = Fraction(math.floor(target / 2.0 ** e)) * Fraction(2) ** e
+    hf = float(h)
+    J1 = max(4, math.ceil(T1 / hf))
+    if J1 > MAX_N:
+        raise InputError(f"sigma = {decimal_str(sigma, 12)} needs a body of {J1} lattice cells "
+                         f"(more than {MAX_N}); not supported")
+    bounds = _boundaries(sf, hf, J1, s2)
+
+    def beyond(c):          # E[Y; Y >= t] + (M - 1) P(Y >= t), t = c h: the charge (e)
+        x = sf * (math.log(c * hf) + u / 2)
+        return _phic(x - 1 / sf) + (M - 1) * _phic(x)
+    tail = [J1]
+    while beyond(tail[-1]) > budget:
+        tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + 1 / 32))))
+        if len(tail) > 20000:
+            raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: the lognormal tail "
+                             f"needs more than 20000 cells at this delta; not supported")
+    mp = M * _phic(x1)
+    tauf = _phic(x1 - 1 / sf)
+    kmax = 1
+    while E * (tauf * mp ** kmax / math.factorial(kmax)
+               + mp ** (kmax + 1) / math.factorial(kmax + 1)) > budget:
+        kmax += 1
+    return Plan(h, J1, bounds, tail, kmax, budget)
+
+
+def spread_log(x: arb, eta_inv: arb, up: bool):
+    """(k, th): the exact end (upper if ``up``, else lower) of x / eta, spread onto grid points
+    k and k + 1 with masses 1 - th, th (mean preserved: a mean-preserving spread of that end,
+    which is itself x moved up, resp. down)."""
+    t = x * eta_inv
+    t = t.upper() if up else t.lower()
+    k = int(t.floor().unique_fmpz())
+    return k, t - k
+
+
+@dataclass
+class EpochLaws:
+    """One epoch, three discrete laws on grids, and the charges of step (e)."""
+    eta: Fraction
+    rem: dict                     # grid index -> mass (remove, under P0)
+    add: dict                     # grid index -> mass (add, under nu = W P0)
+    charge_R: arb                 # E[W; events left out] (union bound (e))
+    charge_A: arb                 # P(events left out) + mu(W = 0)
+    eta_l: Fraction
+    test0: dict                   # lambda index -> P0 mass of the included outcomes
+    test1: dict                   # lambda index -> P1 mass
+    alias0: arb                   # excess of the computed P0 masses (aliasing), per epoch
+    alias1: arb
+    info: dict = field(default_factory=dict)
+
+
+def _sub(pts):
+    """Conditional mean of a sub-probability lattice law (a centring for the Chernoff bounds)."""
+    tot = sum((v for _, v in pts), arb(0))
+    return sum((k * v for k, v in pts), arb(0)) / tot
+
+
+def _coarse(law: _Law, g: int):
+    """The window's masses of ``law`` spread onto the multiples of g (mean-preserving, step (a)):
+    dict multiple -> mass."""
+    out = {}
+    for i, c in enumerate(law.c):
+        v = law.start + i
+        j, rem = divmod(v, g)
+        if rem == 0:
+            out[j] = out.get(j, arb(0)) + c
+        else:
+            w = arb(rem) / g
+            out[j] = out.get(j, arb(0)) + c * (1 - w)
+            out[j + 1] = out.get(j + 1, arb(0)) + c * w
+    return out
+
+
+def _moments_f(pairs):
+    """Float mean and standard deviation of (value, weight) pairs."""
+    tw = sum(w for _, w in pairs)
+    mu = sum(x * w for x, w in pairs) / tw
+    var = sum((x - mu) ** 2 * w for x, w in pairs) / tw
+    return mu, math.sqrt(max(var, 1e-30))
+
+
+def _add(d: dict, k: int, v: arb):
+    d[k] = d.get(k, arb(0)) + v
+
+
+def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int) -> EpochLaws:
+    P = plan(sigma, M, E, floor)
+    with ctx.workprec(prec):
+        return _laws(sigma, M, E, P, prec)
+
+
+def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
+    h, J1, bounds = P.h, P.J1, P.bounds
+    ha = to_arb(h)
+    Ma = arb(M)
+    G, H = _tails(sigma, h, bounds)
+    p, tau = G[-1], H[-1]
+    L = len(bounds) - 1
+    q = [G[i] - G[i + 1] for i in range(L)]
+    m = [H[i] - H[i + 1] for i in range(L)]
+    # body: spread (upper ends) and labels (tests), sub-probability laws of mass 1 - p, 1 - tau
+    w: dict[int, arb] = {}
+    for i in range(L):
+        wa, wb = spread_cell(q[i], m[i], bounds[i], bounds[i + 1], ha)
+        _add(w, bounds[i], wa)
+        _add(w, bounds[i + 1], wb)
+    spread = sorted(w.items())
+    labels = [(bounds[i], q[i]) for i in range(L)]
+    tilted = [(bounds[i], m[i]) for i in range(L)]
+    mu_s, mu_b, mu_t = _sub(spread), _sub(labels), _sub(tilted)
+    # tail cells [t_i, t_{i+1}) from T1 to t_max; beyond t_max: G_inf, H_inf
+    tb = P.tail
+    Gt, Ht = _tails(sigma, h, tb)
+    pt = [Gt[i] - Gt[i + 1] for i in range(len(tb) - 1)]
+    mt = [Ht[i] - Ht[i + 1] for i in range(len(tb) - 1)]
+    G_inf, H_inf = Gt[-1], Ht[-1]
+    def tail_spread(step: int):
+        """The tail cells merged ``step`` at a time, each spread onto its end points (a)."""
+        out: dict[int, arb] = {}
+        idx = list(range(0, len(tb) - 1, step)) + [len(tb) - 1]
+        for a, b in zip(idx, idx[1:]):
+            wa, wb = spread_cell(Gt[a] - Gt[b], Ht[a] - Ht[b], tb[a], tb[b], ha)
+            _add(out, tb[a], wa)
+            _add(out, tb[b], wb)
+        return out
+    p_in = G[-1] - G_inf                      # P(T1 <= Y < t_max)
+
+    eps_t = max(P.budget * 1e-2, 1e-300)
+    N = max(_window(labels, M, eps_t, J1), _window(spread, M, eps_t, J1))
+    if N > MAX_N:
+        raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
+                         f"{N} (more than {MAX_N})")
+    XS = _two_dfts(spread, [], N)[0]
+    XB, XT = _two_dfts(labels, tilted, N)
+
+    def power(X, n):
+        return [acb(1)] * len(X) if n == 0 else _powers(X, n, prec)
+    PS = power(XS, M - 1)
+    yS = _two_inverse([a * b for a, b in zip(PS, XS)], PS, N)
+    del PS, XS
+    # label laws: b^{*n} and t * b^{*n} from one power b^{*(M-3)} multiplied up
+    ones = [acb(1)] * len(XB)
+    PB3 = power(XB, max(M - 3, 0))
+    PB2 = [a * b for a, b in zip(PB3, XB)] if M >= 3 else (ones if M == 2 else None)
+    PB1 = [a * b for a, b in zip(PB2, XB)] if M >= 2 else ones
+    zeros = [acb(0)] * len(XB)
+    yB = _two_inverse([a * b for a, b in zip(PB1, XB)], PB1, N)          # b^M, b^{M-1}
+    yT = _two_inverse([a * b for a, b in zip(PB1, XT)],                   # t b^{M-1}, t b^{M-2}
+                      [a * b for a, b in zip(PB2, XT)] if M >= 2 else zeros, N)
+    y2 = (_two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, N)
+          if M >= 2 else None)                                            # b^{M-2}, t b^{M-3}
+    del PB3, PB2, PB1, XB, XT
+    SM = _Law(yS, "real", M, N, spread, mu_s, J1)
+    S1 = _Law(yS, "imag", M - 1, N, spread, mu_s, J1)
+    BM = _Law(yB, "real", M, N, labels, mu_b, J1)
+    B1 = _Law(yB, "imag", M - 1, N, labels, mu_b, J1)
+    T1l = _Law(yT, "real", M - 1, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
+    T2l = (_Law(yT, "imag", M - 2, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
+           if M >= 2 else None)
+    B2 = _Law(y2, "real", M - 2, N, labels, mu_b, J1) if M >= 2 else None
+    T3l = (_Law(y2, "imag", M - 3, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
+           if M >= 3 else None)
+    del yS, yB, yT, y2
+
+    # ---- shared float choices: the grid of x = log W
+    one_p = 1 - p
+    pairs = [(math.log(max((SM.start + i) * float(h) / M, 1e-300)), max(float(c.mid()), 0.0))
+             for i, c in enumerate(SM.c) if (SM.start + i) > 0]
+    mx, sx = _moments_f(pairs)
+    eta = Fraction(sx / GRID_X).limit_denominator(10 ** 12)
+    eta_inv = 1 / to_arb(eta)
+    k_floor = math.floor((mx - 14 * sx) / float(eta))     # remove: values below moved up
+    c_log = (ha / Ma).log()
+
+    # ---- remove upper law
+    rem: dict[int, arb] = {}
+
+    def put_R(x: arb, mass: arb):
+        k, th = spread_log(x, eta_inv, True)
+        if k < k_floor:
+            _add(rem, k_floor, mass)
+        else:
+            _add(rem, k, mass * (1 - th))
+            _add(rem, k + 1, mass * th)
+    for i, c in enumerate(SM.c):
+        v = SM.start + i
+        if v == 0:
+            _add(rem, k_floor, c)            # W = 0 moved up (b)
+        else:
+            put_R(arb(v).log() + c_log, c)
+    # beyond the window (e): E[W; B_M >= b] <= (h/M)(b P(B >= b) + int_b^inf P(B >= v) dv)
+    charge_R = arb(0)
+    if SM.alias:
+        charge_R += ha / Ma * (SM.b * SM.eps_up + SM.tail_up)
+    # K = k >= 1: (B_{M-1} h + k t)/M with B_{M-1} coarse and t the spread tail endpoints
+    sd_b = math.sqrt(max(float(((M - 1) * sum(((kk - mu_s) ** 2 * v for kk, v in spread),
+                                               arb(0)) / one_p).mid()), 1.0))
+    g = max(1, int(sd_b / COARSE_SD))
+    Bc = _coarse(S1, g)                                  # sub-probability, mass (1-p)^{M-1}
+    if S1.alias:   # E[W; B_{M-1} >= b, K >= 1] (e)
+        charge_R += (1 - one_p ** M) / one_p ** (M - 1) * (
+            ha / Ma * (S1.b * S1.eps_up + S1.tail_up)
+            + arb(P.kmax) * to_arb(Fraction(tb[-1]) * h) / Ma * S1.eps_up)
+    from math import comb
+    # k = 1 at full resolution.  k >= 2: Jensen over the pairs (S_k = mean over pairs of
+    # (k/2)(Y_a + Y_b), step (c)), exact for k = 2, with the law of a pair's sum from the
+    # tail cells merged 4 at a time; B on a lattice 8 times coarser (weights (M p)^(k-1)
+    # smaller; coarser spreads are still step (a))
+    Bc8 = _coarse(S1, 8 * g)
+    tw1, tw4 = tail_spread(1), sorted(tail_spread(4).items())
+    pair: dict[int, arb] = {}
+    for ia, (ta, ca) in enumerate(tw4):
+        for tb_, cb_ in tw4[ia:]:
+            _add(pair, ta + tb_, ca * cb_ * (1 if tb_ == ta else 2))
+    for k in range(1, P.kmax + 1):
+        if k > M:
+            break
+        # P(K = k, all tail items < t_max) / (1-p)^{M-1} / p_in^min(k,2), times the tail
+        # law(s) of total mass p_in^min(k,2)
+        wk = arb(comb(M, k)) * p_in ** (k - min(k, 2)) * one_p ** (1 - k)
+        if not wk > 0:
+            continue
+        if k == 1:
+            gk, Bk, ts = g, Bc, [(arb(t) * ha, ct) for t, ct in tw1.items()]
+        else:
+            gk, Bk = 8 * g, Bc8
+            ts = [(arb(k) / 2 * arb(t) * ha, ct) for t, ct in pair.items()]
+        for j, cb in Bk.items():
+            bj = arb(j * gk) * ha
+            mass_b = cb * wk
+            for kt, ct in ts:
+                put_R(((bj + kt) / Ma).log(), mass_b * ct)
+    # items above t_max, K > kmax (e)
+    mp = Ma * p
+    kf = P.kmax
+    charge_R += H_inf + (M - 1) * G_inf
+    charge_R += tau * mp ** kf / math.factorial(kf) + mp ** (kf + 1) / math.factorial(kf + 1)
+
+    # ---- add upper law (under nu = W mu), values moved down
+    add: dict[int, arb] = {}
+
+    def put_A(x: arb, mass: arb):
+        k, th = spread_log(x, eta_inv, False)
+        _add(add, k, mass * (1 - th))
+        _add(add, k + 1, mass * th)
+    charge_A = arb(0)
+    for i, c in enumerate(SM.c):
+        v = SM.start + i
+        if v == 0:
+            charge_A += c                     # mu(W = 0): f_A = 1 there
+        else:
+            wv = arb(v) * ha / Ma
+            put_A(wv.log(), wv * c)
+    charge_A += SM.eps_lo                     # below the window (e)
+    # K >= 1: W >= (B_{M-1} h + T1)/M (d); B_{M-1} coarse (a)
+    wK = (1 - one_p ** M) / one_p ** (M - 1)
+    T1a = J1 * ha
+    for j, cb in Bc.items():
+        wv = (arb(j * g) * ha + T1a) / Ma
+        put_A(wv.log(), wv * cb * wK)
+    charge_A += wK * S1.eps_lo
+
+    # ---- the test statistic's laws (lower ends)
+    out0, out1 = [], []                 # (lambda float, P0 mass, P1 mass)
+    for i in range(len(BM.c)):
+        v = BM.start + i
+        if v < T1l.start or v >= T1l.b:
+            continue
+        a0, a1 = BM.c[i], T1l.c[v - T1l.start]
+        out0.append((v, a0, a1))
+    # K = 1 outcomes: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
+    def bucketed(X: _Law, Y: _Law | None, size: int):
+        """[(mass of X, mass of Y)] over buckets of ``size`` consecutive sums of X's window
+        (Y's window must contain the bucket; else it is left out of the tests)."""
+        for Z in (X, Y):
+            if Z is not None and Z._A is None:
+                Z._suffix_A()
+        out = []
+        for s_ in range(0, len(X.c), size):
+            e_ = min(len(X.c), s_ + size)
+            v0, v1 = X.start + s_, X.start + e_
+            r1 = X._A[s_] - X._A[e_]
+            if Y is not None:
+                lo_i, hi_i = v0 - Y.start, v1 - Y.start
+                if lo_i < 0 or hi_i > len(Y.c):
+                    continue
+                r2 = Y._A[lo_i] - Y._A[hi_i]
+            else:
+                r2 = arb(0)
+            out.append((r1, r2))
+        return out
+    buckets = bucketed(B1, T2l, max(1, int(sd_b / BUCKET_SD)))
+    tails = [(pt[i], mt[i]) for i in range(len(pt))] + [(G_inf, H_inf)]
+    for pi, ti in tails:
+        for r1, r2 in buckets:
+            a0 = Ma * pi * r1
+            a1 = ti * r1 + (M - 1) * pi * r2
+            out1.append((a0, a1))
+    # K = 2 outcomes: the two tail items' cells (tail cells merged 8 at a time) and a coarse
+    # bucket of the other M - 2 labels:
+    #   P0 = M (M-1) p_a p_b b^{M-2}               (a != b; half of it for a = b)
+    #   P1 = (M-1)(tau_a p_b + tau_b p_a) b^{M-2} + (M-1)(M-2) p_a p_b (t b^{M-3})   (idem)
+    if B2 is not None:
+        idx = list(range(0, len(tb) - 1, 8)) + [len(tb) - 1]
+        t8 = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]
+        bk2 = bucketed(B2, T3l, max(1, int(sd_b / 4)))
+        for ia, (pa, ta) in enumerate(t8):
+            for ib in range(ia, len(t8)):
+                pb_, tb2 = t8[ib]
+                half = 1 if ia != ib else arb(1) / 2
+                c0 = M * (M - 1) * pa * pb_ * half
+                c1 = (M - 1) * (ta * pb_ + tb2 * pa) * half
+                c2 = (M - 1) * (M - 2) * pa * pb_ * half
+                for r1, r2 in bk2:
+                    out1.append((c0 * r1, c1 * r1 + c2 * r2))
+    lam = []
+    for _, a0, a1 in out0:
+        lam.append((a0, a1))
+    lam += out1
+    vals = []
+    for a0, a1 in lam:
+        f0, f1 = float(a0.mid()), float(a1.mid())
+        if f0 > 1e-300 and f1 > 1e-300:
+            vals.append((math.log(f1 / f0), a0, a1, f0))
+    ml, sl = _moments_f([(x, f0) for x, _, _, f0 in vals])
+    eta_l = Fraction(sl / GRID_L).limit_denominator(10 ** 12)
+    lo_cap = ml - 16 * sl
+    test0, test1 = {}, {}
+    for x, a0, a1, _ in vals:
+        k = round(max(x, lo_cap) / float(eta_l))
+        _add(test0, k, a0)
+        _add(test1, k, a1)
+    def out(Z):
+        return arb(0) if Z is None else Z.eps_lo + Z.eps_up
+    mp2 = (Ma * p) ** 2 / 2
+    alias0 = out(BM) + Ma * p * out(B1) + mp2 * out(B2)
+    alias1 = (out(T1l) + tau * out(B1) + (M - 1) * p * out(T2l)
+              + Ma * tau * p * out(B2) + mp2 * out(T3l))
+    info = {"h": h, "J1": J1, "N": N, "tail_cells": len(tb), "kmax": P.kmax,
+            "cells": len(bounds) + len(tb)}
+    return EpochLaws(eta, rem, add, charge_R, charge_A, eta_l, test0, test1, alias0, alias1, info)

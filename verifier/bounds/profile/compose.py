@@ -43,7 +43,8 @@ def _power(sub: dict, E: int, what: str, target: float):
     kmin, kmax = min(sub), max(sub)
     full = E * (kmax - kmin) + 1
     ks = np.array(sorted(sub), dtype=float)
-    ws = np.array([max(float(sub[k].mid()), 0.0) for k in sorted(sub)])
+    # upper ends (a ball's radius times e^{theta k} counts in the Arb bound too)
+    ws = np.array([max(float(sub[k].upper()), 0.0) for k in sorted(sub)])
     tot = ws.sum()
     mu = float(np.dot(ks, ws) / tot)
     sd = math.sqrt(max(float(np.dot((ks - mu) ** 2, ws) / tot), 1e-12))
@@ -100,7 +101,8 @@ def _cher(sub: dict, E: int, theta: float, b: int) -> arb:
     {S >= b}, for theta < 0 of {S <= b} (Markov on e^{theta S}); capped at the total mass."""
     th = to_arb(Fraction(theta).limit_denominator(10 ** 12))
     mg = sum((v * (th * k).exp() for k, v in sub.items()), arb(0))
-    c = (E * mg.log() - th * b).exp()
+    mg = arb(mg.upper())        # the true (nonnegative) sum is at most the upper end
+    c = (E * mg.log() - th * b).exp() if mg > 0 else arb(0)
     total = sum(sub.values(), arb(0)) ** E
     if not c.is_finite():
         return arb(total.upper())

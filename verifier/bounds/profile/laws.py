@@ -62,12 +62,13 @@ from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, decimal_str, to_arb
 from verifier.bounds.exact_tv.lattice import MAX_N, _Law, _powers, _two_dfts, _two_inverse, _window
-from verifier.bounds.exact_tv.one_epoch import _boundaries, _partial, _tails, spread_cell
+from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, spread_cell
 
 R_SMALL = 24
 GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
 GRID_L = 48          # grid points per standard deviation of the test statistic lambda
-BUCKET_SD = 16       # buckets per sd of the other labels' sum in the K = 1 test outcomes
+TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
+BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
 SIGMA_RANGE = (Fraction(3, 10), Fraction(50))
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
@@ -172,6 +173,40 @@ def _coarse(law: _Law, g: int):
             w = arb(rem) / g
             out[j] = out.get(j, arb(0)) + c * (1 - w)
             out[j + 1] = out.get(j + 1, arb(0)) + c * w
+    return out
+
+
+def _collapse(law: dict, lo: int, hi: int, up: bool) -> dict:
+    """Masses at indices outside [lo, hi] moved to one end (step (b)): for ``up`` (remove),
+    those below lo onto lo and those above hi onto the largest index; else (add) those
+    below lo onto the smallest index and those above hi onto hi."""
+    out: dict[int, arb] = {}
+    top, bot = max(law), min(law)
+    for j, v in law.items():
+        t = j if lo <= j <= hi else ((lo if j < lo else top) if up else (bot if j < lo else hi))
+        out[t] = out.get(t, arb(0)) + v
+    return out
+
+
+def _geometric(points: dict, base: int, ratio: float) -> dict:
+    """Each point v >= base (lattice units) spread onto its neighbours in the geometric set
+    base, ceil(base r), ... (mean-preserving, exact rational weights: step (a))."""
+    grid = [base]
+    top = max(points)
+    while grid[-1] < top:
+        grid.append(max(grid[-1] + 1, math.ceil(grid[-1] * ratio)))
+    import bisect
+    out: dict[int, arb] = {}
+    for v, c in points.items():
+        i = bisect.bisect_right(grid, v) - 1
+        a = grid[i]
+        if a == v:
+            out[a] = out.get(a, arb(0)) + c
+            continue
+        b = grid[i + 1]
+        w = arb(v - a) / (b - a)
+        out[a] = out.get(a, arb(0)) + c * (1 - w)
+        out[b] = out.get(b, arb(0)) + c * w
     return out
 
 
@@ -300,7 +335,13 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     sd_b = math.sqrt(max(float(((M - 1) * sum(((kk - mu_s) ** 2 * v for kk, v in spread),
                                                arb(0)) / one_p).mid()), 1.0))
     g = max(1, int(sd_b / COARSE_SD))
-    Bc = _coarse(S1, g)                                  # sub-probability, mass (1-p)^{M-1}
+    Bc_full = _coarse(S1, g)                             # sub-probability, mass (1-p)^{M-1}
+    # the coarse law kept within 12 sd of its mean; beyond, moved to one end (b)
+    jm = float(((M - 1) * mu_s / g).mid())
+    span = 12 * COARSE_SD
+    Bc = _collapse(Bc_full, int(jm) - span, int(jm) + span, up=True)
+    BcA = _collapse(Bc_full, int(jm) - span, int(jm) + span, up=False)
+    del Bc_full
     if S1.alias:   # E[W; B_{M-1} >= b, K >= 1] (e)
         charge_R += (1 - one_p ** M) / one_p ** (M - 1) * (
             ha / Ma * (S1.b * S1.eps_up + S1.tail_up)
@@ -310,12 +351,16 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     # (k/2)(Y_a + Y_b), step (c)), exact for k = 2, with the law of a pair's sum from the
     # tail cells merged 4 at a time; B on a lattice 8 times coarser (weights (M p)^(k-1)
     # smaller; coarser spreads are still step (a))
-    Bc8 = _coarse(S1, 8 * g)
+    B8 = _coarse(S1, 8 * g)
+    j8 = int(jm / 8)
+    Bc8 = _collapse(B8, j8 - span // 8, j8 + span // 8, up=True)
+    del B8
     tw1, tw4 = tail_spread(1), sorted(tail_spread(4).items())
     pair: dict[int, arb] = {}
     for ia, (ta, ca) in enumerate(tw4):
         for tb_, cb_ in tw4[ia:]:
             _add(pair, ta + tb_, ca * cb_ * (1 if tb_ == ta else 2))
+    pair = _geometric(pair, 2 * J1, 1 + 1 / 64)
     for k in range(1, P.kmax + 1):
         if k > M:
             break
@@ -359,7 +404,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     # K >= 1: W >= (B_{M-1} h + T1)/M (d); B_{M-1} coarse (a)
     wK = (1 - one_p ** M) / one_p ** (M - 1)
     T1a = J1 * ha
-    for j, cb in Bc.items():
+    for j, cb in BcA.items():
         wv = (arb(j * g) * ha + T1a) / Ma
         put_A(wv.log(), wv * cb * wK)
     charge_A += wK * S1.eps_lo
@@ -373,15 +418,19 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         a0, a1 = BM.c[i], T1l.c[v - T1l.start]
         out0.append((v, a0, a1))
     # K = 1 outcomes: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
-    def bucketed(X: _Law, Y: _Law | None, size: int):
+    def bucketed(X: _Law, Y: _Law | None, size: int, reach: float):
         """[(mass of X, mass of Y)] over buckets of ``size`` consecutive sums of X's window
-        (Y's window must contain the bucket; else it is left out of the tests)."""
+        within ``reach`` standard deviations (sd_b) of its mean (Y's window must contain the
+        bucket; sums outside are left out of the tests)."""
         for Z in (X, Y):
             if Z is not None and Z._A is None:
                 Z._suffix_A()
         out = []
-        for s_ in range(0, len(X.c), size):
-            e_ = min(len(X.c), s_ + size)
+        centre = float(X.mean.mid()) - X.start
+        first = max(0, int(centre - reach * sd_b))
+        last = min(len(X.c), int(centre + reach * sd_b) + 1)
+        for s_ in range(first, last, size):
+            e_ = min(last, s_ + size)
             v0, v1 = X.start + s_, X.start + e_
             r1 = X._A[s_] - X._A[e_]
             if Y is not None:
@@ -393,21 +442,22 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
                 r2 = arb(0)
             out.append((r1, r2))
         return out
-    buckets = bucketed(B1, T2l, max(1, int(sd_b / BUCKET_SD)))
-    tails = [(pt[i], mt[i]) for i in range(len(pt))] + [(G_inf, H_inf)]
+    buckets = bucketed(B1, T2l, max(1, int(sd_b / BUCKET_SD)), 12)
+    idx = list(range(0, len(tb) - 1, TEST_MERGE)) + [len(tb) - 1]   # tail cells merged
+    tails = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]
     for pi, ti in tails:
         for r1, r2 in buckets:
             a0 = Ma * pi * r1
             a1 = ti * r1 + (M - 1) * pi * r2
             out1.append((a0, a1))
     # K = 2 outcomes: the two tail items' cells (tail cells merged 8 at a time) and a coarse
-    # bucket of the other M - 2 labels:
+    # bucket of the other M - 2 labels (tail cells merged 8 at a time):
     #   P0 = M (M-1) p_a p_b b^{M-2}               (a != b; half of it for a = b)
     #   P1 = (M-1)(tau_a p_b + tau_b p_a) b^{M-2} + (M-1)(M-2) p_a p_b (t b^{M-3})   (idem)
     if B2 is not None:
         idx = list(range(0, len(tb) - 1, 8)) + [len(tb) - 1]
         t8 = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]
-        bk2 = bucketed(B2, T3l, max(1, int(sd_b / 4)))
+        bk2 = bucketed(B2, T3l, max(1, int(sd_b / 3)), 10)
         for ia, (pa, ta) in enumerate(t8):
             for ib in range(ia, len(t8)):
                 pb_, tb2 = t8[ib]

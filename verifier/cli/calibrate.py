@@ -10,6 +10,8 @@ from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _dep
 def cmd_calibrate(args) -> int:
     from verifier import deploy as Dp
     from verifier.core.arith import frac_str
+    if getattr(args, "target_epsilon", None) is not None or args.what == "epochs":
+        return _calibrate_eps(args)
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
     with_exact_tv = args.what == "sigma" and inp.bound == EXACT_TV.name
     # --bound exact-tv: the registry bounds' answers too, and the noise saved against each
@@ -82,4 +84,49 @@ def cmd_calibrate(args) -> int:
         print(line)
     key = {"sigma": "sigma", "steps": "steps", "samples": "samples"}[args.what]
     print(f"result: {key} = {out.get(key, 'none certified')}")
+    return status
+
+
+def _calibrate_eps(args) -> int:
+    """calibrate sigma | steps | epochs --target-epsilon EPS --delta D (verifier.deploy.epsilon)."""
+    from verifier.core.arith import InputError, frac_str
+    from verifier.deploy import epsilon as DE
+    if args.what == "samples":
+        raise InputError("calibrate samples takes a TV target (--delta or --target-accuracy), "
+                         "not --target-epsilon")
+    if getattr(args, "target_epsilon", None) is None:
+        raise InputError("calibrate epochs needs --target-epsilon EPS --delta D")
+    inp = _deploy_inputs(args, args.what in ("steps", "epochs"), args.what in ("sigma", "epochs"))
+    eps, d = inp.target_epsilon, inp.target.delta
+    if args.what == "sigma":
+        r = DE.calibrate_sigma_eps(eps, d, inp.steps, inp.epochs, inp.resolution)
+    elif args.what == "epochs":
+        r = DE.calibrate_epochs_eps(eps, d, inp.sigma, inp.steps)
+    else:
+        r = DE.calibrate_steps_eps(eps, d, inp.sigma, inp.epochs)
+    status = {"certified": EXIT_OK, "infeasible": EXIT_NEGATIVE}.get(r.status, EXIT_INCONCLUSIVE)
+    if r.status == "beyond-range" and args.what == "epochs" and r.value is not None:
+        status = EXIT_OK
+    if args.json:
+        _print_json(r.to_json())
+        return status
+    fx = ", ".join(f"{k} = {frac_str(v) if not isinstance(v, int) else v}" for k, v in r.fixed.items())
+    print(f"calibrate {args.what}: target (epsilon, delta) = ({frac_str(eps)}, {frac_str(d)}); {fx}")
+    print(f"  {r.status}: {args.what} = "
+          + ("none certified" if r.value is None else
+             frac_str(r.value) if not isinstance(r.value, int) else str(r.value)))
+    if r.at is not None:
+        print(f"  delta({frac_str(eps)}) in {r.at.short(8)} at the answer")
+    if r.below is not None:
+        print(f"  delta({frac_str(eps)}) in {r.below.short(8)} at its neighbour (certified to fail)")
+    if r.message:
+        print(f"  {r.message}")
+    print(f"  monotonicity: {DE.MONOTONE[args.what]}")
+    for b, v in r.compared.items():
+        if v.get("sigma"):
+            print(f"  noise saved against {b} (TV <= delta): {v['noise_saved']} (sigma {frac_str(r.value)} "
+                  f"instead of {v['sigma']})")
+        else:
+            print(f"  {b} (TV <= delta): {v.get('status')}")
+    print(f"  {r.evaluations} certified evaluations")
     return status

@@ -11,29 +11,45 @@ def cmd_certify(args) -> int:
     from verifier.core.arith import frac_str
     inp = _deploy_inputs(args, True, True)
     c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
-                   inp.clip, args.max_prec)
+                   inp.clip, args.max_prec, inp.target_epsilon)
     paths = None
     if args.out is not None:   # the figures' data computed here, the renderer only draws
         from verifier.deploy import series
-        feas = series.feasibility(c.sigma, c.epochs, c.target, list(c.bounds))
+        feas = (series.feasibility(c.sigma, c.epochs, c.target, list(c.bounds))
+                if c.bounds else {})
         paths = write_certificate(c, args.out, feas)
     status = {"certified": EXIT_OK, "not-certified": EXIT_NEGATIVE,
               "inconclusive": EXIT_INCONCLUSIVE}[c.status]
     if args.json:
         _print_json(certificate_json(c))
         return status
-    print(f"sigma = {frac_str(c.sigma)}, M = {c.steps}, E = {c.epochs}; target: {c.target.kind} "
-          f"{frac_str(c.target.value)} (delta_E <= {frac_str(c.target.delta)})")
+    if c.privacy is not None:
+        print(f"sigma = {frac_str(c.sigma)}, M = {c.steps}, E = {c.epochs}; target: (epsilon, delta) = "
+              f"({frac_str(c.privacy.epsilon)}, {frac_str(c.privacy.delta)}); a TV bound meets it "
+              f"when delta_E <= {frac_str(c.target.delta)}")
+    else:
+        print(f"sigma = {frac_str(c.sigma)}, M = {c.steps}, E = {c.epochs}; target: {c.target.kind} "
+              f"{frac_str(c.target.value)} (delta_E <= {frac_str(c.target.delta)})")
     for name, ev in c.bounds.items():
         hyp = "" if not ev.hypotheses else "  hypotheses " + ", ".join(
             h.verdict.value for h in ev.hypotheses)
         print(f"  {name:<22} delta_E {ev.delta_epochs.short(8):<34} accuracy <= "
               f"{ev.accuracy.short(8):<34} {ev.verdict.value}{hyp}")
+    if c.privacy is not None:
+        pv = c.privacy
+        print(f"  (epsilon, delta)        delta({frac_str(pv.epsilon)}) {pv.delta_at_eps.short(8):<26} "
+              f"<= {frac_str(pv.delta)}: {pv.verdict.value}")
+        if pv.epsilon_bracket is not None:
+            print(f"                          epsilon({frac_str(pv.delta)}) in "
+                  f"{pv.epsilon_bracket.short(8)}  (larger direction: {pv.larger})")
+        print(f"                          TV in {pv.tv.short(8)}, attack accuracy in "
+              f"{pv.accuracy.short(8)}")
     if c.noise_per_round is not None:
         print(f"  per-round noise C sigma M / N = {frac_str(c.noise_per_round)}")
     cm = c.comparisons
-    print(f"  comparison (asymptotic, not certified): mu_P = {cm['mu_poisson'].short(6)}, "
-          f"mu_U = {cm['mu_uniform'].short(6)}")
+    if cm:
+        print(f"  comparison (asymptotic, not certified): mu_P = {cm['mu_poisson'].short(6)}, "
+              f"mu_U = {cm['mu_uniform'].short(6)}")
     print(f"status: {c.status.upper()}")
     if paths:
         print(f"  wrote {paths[0]} and {paths[1]}")

@@ -21,7 +21,7 @@ def _print_json(obj):
 def _deploy_inputs(args, need_sigma, need_steps):
     from verifier.deploy.inputs import load_config, merge, parse_inputs
     keys = ("sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
-            "target_accuracy", "bound", "noise_level", "resolution")
+            "target_accuracy", "target_epsilon", "bound", "noise_level", "resolution")
     flags = {k: getattr(args, k, None) for k in keys}
     config = load_config(args.config) if args.config else {}
     return parse_inputs(merge(flags, config), need_sigma, need_steps)

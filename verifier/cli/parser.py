@@ -86,6 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--delta", metavar="D", help="target: f >= 1 - a - D over all epochs")
         sp.add_argument("--target-accuracy", metavar="A", dest="target_accuracy",
                         help="target: membership-inference accuracy <= A (equal priors)")
+        sp.add_argument("--target-epsilon", metavar="EPS", dest="target_epsilon",
+                        help="with --delta D: the (epsilon, delta) target, certified by the "
+                             "privacy profile (verifier epsilon); the TV bounds meet it when "
+                             "delta_E <= D")
         sp.add_argument("--bound", metavar="NAME",
                         help="all (default), theorem31-simplified, theorem31-rho3, chi-square; calibrate sigma also takes exact-tv")
         sp.add_argument("--config", metavar="FILE", help="TOML or JSON file with the same keys")
@@ -111,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "infeasible one step below), the smallest N for a per-round "
                                     "noise level.",
                         epilog="Exit status: 0 found; 1 infeasible; 2 bad input; 3 inconclusive.")
-    ca.add_argument("what", choices=["sigma", "steps", "samples"], help="what to calibrate")
+    ca.add_argument("what", choices=["sigma", "steps", "samples", "epochs"],
+                    help="what to calibrate (epochs: the largest E, with --target-epsilon)")
     deploy_inputs(ca, "calibrate")
     ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
     ca.add_argument("--noise-level", metavar="L", dest="noise_level",
@@ -135,6 +140,26 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--steps", required=True, metavar="M")
     co.add_argument("--epochs", default="1", metavar="E")
     co.add_argument("--json", action="store_true", help="print one JSON object")
+
+    from verifier.bounds.profile import RANGE_HELP
+    for name, key, hlp in (("epsilon", "delta", "target delta D"),
+                           ("delta", "epsilon", "epsilon EPS >= 0")):
+        pp = sub.add_parser(
+            name, help=("certified epsilon(delta) of the random-allocation pair, both directions"
+                        if name == "epsilon" else
+                        "certified delta(epsilon), the privacy profile, both directions"),
+            description=("Rigorous bracket of epsilon(delta) = the smallest eps >= 0 with "
+                         "delta(eps) <= D, where delta(eps) is the larger of the remove profile "
+                         "E_P0[(L - e^eps)_+] and the add profile E_P0[(1 - e^eps L)_+] of E "
+                         "epochs; each direction's bracket too." if name == "epsilon" else
+                         "Rigorous bracket of delta(eps) = max(remove, add) of E epochs, and of "
+                         "each direction."),
+            epilog=f"Exit status: 0 bracketed; 2 bad input; 3 inconclusive. {RANGE_HELP}.")
+        pp.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+        pp.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
+        pp.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+        pp.add_argument(f"--{key}", required=True, metavar=key[0].upper(), help=hlp)
+        pp.add_argument("--json", action="store_true", help="print one JSON object")
 
     c = sub.add_parser("check-proofs", help="re-derive / re-check every identity, constant and "
                                             "monotonicity step behind Theorem 3.1",

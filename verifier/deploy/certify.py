@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.core.arith import DEFAULT_MAX_PREC, Tri
+from verifier.core.arith import DEFAULT_MAX_PREC, Interval, Tri
 from verifier.deploy.evaluate import Target, check_bounds, comparisons, evaluate
 
 
@@ -21,10 +21,13 @@ class Certificate:
     bounds: dict            # bound name -> BoundEval
     comparisons: dict       # name -> Interval (asymptotic, not certified bounds)
     noise_per_round: Fraction | None
+    privacy: "PrivacyStatement | None" = None    # the (epsilon, delta) target, when given
 
     @property
     def status(self) -> str:
         vs = [b.verdict for b in self.bounds.values()]
+        if self.privacy is not None:     # TV <= delta also gives (eps, delta) for every eps
+            vs.append(self.privacy.verdict)
         if Tri.HOLDS in vs:
             return "certified"
         if Tri.UNDECIDED in vs:
@@ -36,13 +39,59 @@ class Certificate:
         return self.status == "certified"
 
 
+@dataclass(frozen=True)
+class PrivacyStatement:
+    """The certified (epsilon, delta) statement of a certificate (bounds.profile): verdict of
+    delta(eps) <= delta, the bracket of delta(eps) and of epsilon(delta), the exact TV
+    (delta(0)) and attack accuracy from the same profile, and the curve for the figure."""
+    epsilon: Fraction
+    delta: Fraction
+    verdict: Tri
+    delta_at_eps: Interval
+    epsilon_bracket: Interval | None
+    larger: str
+    tv: Interval
+    accuracy: Interval
+    curve: tuple                 # (eps, remove Interval, add Interval)
+
+    def to_json(self) -> dict:
+        from verifier.core.arith import frac_str
+        return {"target": {"epsilon": frac_str(self.epsilon), "delta": frac_str(self.delta)},
+                "verdict": self.verdict.value, "delta_at_epsilon": self.delta_at_eps.to_json(),
+                "epsilon_at_delta": (None if self.epsilon_bracket is None
+                                     else self.epsilon_bracket.to_json()),
+                "larger_direction": self.larger, "tv": self.tv.to_json(),
+                "accuracy": self.accuracy.to_json(),
+                "profile": [{"epsilon": frac_str(e), "remove": r.to_json(), "add": a.to_json()}
+                            for e, r, a in self.curve],
+                "certified": "rigorous bracket (verifier epsilon / verifier delta; "
+                             "docs/THEORY.md section 9)"}
+
+
+def privacy_statement(sigma: Fraction, steps: int, epochs: int, eps: Fraction,
+                      delta: Fraction) -> PrivacyStatement:
+    from verifier.bounds import profile as PR
+    v, iv = PR.meets(sigma, steps, epochs, eps, delta)
+    er = PR.epsilon_bracket(sigma, steps, epochs, delta)
+    P = PR.engine(sigma, steps, epochs, float(delta))
+    rem0, add0 = PR.directions(P, Fraction(0))
+    tv = Interval(max(rem0.lower, add0.lower), min(rem0.upper, add0.upper))
+    acc = Interval(Fraction(1, 2) + tv.lower / 2, Fraction(1, 2) + tv.upper / 2)
+    top = max(Fraction(1), 2 * (er.epsilon.upper if er.epsilon is not None else eps), 2 * eps)
+    grid = sorted({top * k / 16 for k in range(17)} | {eps})
+    curve = tuple((e,) + PR.directions(P, e) for e in grid)
+    return PrivacyStatement(eps, delta, v, iv, er.epsilon, er.larger, tv, acc, curve)
+
+
 def certify(sigma: Fraction, steps: int, epochs: int, target: Target, bound: str = "all",
             samples: int | None = None, clip: Fraction = Fraction(1),
-            max_prec: int = DEFAULT_MAX_PREC) -> Certificate:
-    names = check_bounds(bound)
+            max_prec: int = DEFAULT_MAX_PREC, target_epsilon: Fraction | None = None) -> Certificate:
+    names = check_bounds(bound) if steps >= 3 else []
     evs = {b: evaluate(b, sigma, steps, epochs, target, max_prec) for b in names}
     noise = clip * sigma * steps / samples if samples else None
+    priv = (privacy_statement(sigma, steps, epochs, target_epsilon, target.delta)
+            if target_epsilon is not None else None)
     return Certificate(sigma, steps, epochs, samples, clip, target, evs,
-                       comparisons(sigma, steps, epochs), noise)
+                       comparisons(sigma, steps, epochs) if steps >= 3 else {}, noise, priv)
 
 

@@ -14,7 +14,7 @@ from verifier.bounds import BRACKETS
 from verifier.deploy.evaluate import Target, check_bounds
 
 CONFIG_KEYS = {"sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
-               "target_accuracy", "bound", "noise_level", "resolution"}
+               "target_accuracy", "target_epsilon", "bound", "noise_level", "resolution"}
 MAX_CONFIG_BYTES = 1 << 16
 
 
@@ -76,6 +76,7 @@ class Inputs:
     bound: str
     noise_level: Fraction
     resolution: Fraction
+    target_epsilon: Fraction | None = None   # with delta: the (epsilon, delta) target
 
 
 def _positive_int(v, name):
@@ -98,7 +99,8 @@ def parse_inputs(d: dict, need_sigma=True, need_steps=True) -> Inputs:
         raise InputError("sigma is required (--sigma S)")
     samples = _positive_int(d["samples"], "samples") if d.get("samples") is not None else None
     batch = _positive_int(d["batch_size"], "batch-size") if d.get("batch_size") is not None else None
-    steps = parse_steps(d["steps"]) if d.get("steps") is not None else None
+    steps = (parse_steps(d["steps"], minimum=1 if d.get("target_epsilon") is not None else 3)
+             if d.get("steps") is not None else None)
     if batch is not None and samples is None:
         raise InputError("batch-size needs samples (--samples N) to give M = N / batch-size")
     if samples is not None and batch is not None:
@@ -117,6 +119,18 @@ def parse_inputs(d: dict, need_sigma=True, need_steps=True) -> Inputs:
     delta = parse_exact(d["delta"], "delta") if d.get("delta") is not None else None
     acc = (parse_exact(d["target_accuracy"], "target-accuracy")
            if d.get("target_accuracy") is not None else None)
+    eps = None
+    if d.get("target_epsilon") is not None:
+        from verifier.bounds.profile import check_range
+        eps = parse_exact(d["target_epsilon"], "target-epsilon")
+        if delta is None or acc is not None:
+            raise InputError("--target-epsilon needs --delta D (the (epsilon, delta) target) and "
+                             "no --target-accuracy")
+        if eps < 0:
+            raise InputError(f"target-epsilon must be >= 0, got {d['target_epsilon']}")
+        from verifier.bounds.profile import DELTA_RANGE, EPS_MAX
+        if not (0 <= eps <= EPS_MAX and DELTA_RANGE[0] <= delta <= DELTA_RANGE[1]):
+            check_range(Fraction(1), 1, 1, delta=delta, eps=eps)
     target = Target.make(delta, acc)
     bound = d.get("bound") or "all"
     brackets = {n: b.name for b in BRACKETS.values() for n in b.names()}
@@ -129,7 +143,7 @@ def parse_inputs(d: dict, need_sigma=True, need_steps=True) -> Inputs:
     return Inputs(sigma, steps, samples, batch, epochs,
                   _positive(d.get("clip", "1"), "clip"), target, bound,
                   _positive(d.get("noise_level", "0.1"), "noise-level"),
-                  _positive(d.get("resolution", "0.01"), "resolution"))
+                  _positive(d.get("resolution", "0.01"), "resolution"), eps)
 
 
 # ---------------------------------------------------------------------------

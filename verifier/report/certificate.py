@@ -25,11 +25,11 @@ def certificate_json(c: Certificate) -> dict:
         "certified": c.certified,
         "status": c.status,
         "bounds": {name: ev.to_json() for name, ev in c.bounds.items()},
-        "comparisons": {
+        "comparisons": ({
             "note": "asymptotic / comparative (docs/THEORY.md section 5): NOT certified bounds for "
                     "random allocation, though evaluated in ball arithmetic",
             **{k: v.to_json() for k, v in c.comparisons.items()},
-        },
+        } if c.comparisons else {}),
         "generated_by": versions("sympy", "mpmath"),
         "sources": {**{n: b.source for n, b in REGISTRY.items()},
                     "mu_poisson": "Bu et al. 2019; Theorem 4.2 of arXiv 2605.06259 v1",
@@ -37,6 +37,8 @@ def certificate_json(c: Certificate) -> dict:
     }
     if c.noise_per_round is not None:
         out["noise_per_round"] = _fs(c.noise_per_round)
+    if c.privacy is not None:
+        out["privacy_profile"] = c.privacy.to_json()
     return out
 
 
@@ -56,6 +58,15 @@ def certificate_markdown(c: Certificate) -> str:
              f"- target: {c.target.kind} {_fs(c.target.value)} (delta_E <= {_fs(c.target.delta)})", ""]
     if c.noise_per_round is not None:
         lines += [f"- per-round noise C sigma M / N = {_fs(c.noise_per_round)}", ""]
+    if c.privacy is not None:
+        pv = c.privacy
+        lines += ["## (epsilon, delta): the privacy profile (certified)", "",
+                  f"- delta({_fs(pv.epsilon)}) in {_iv(pv.delta_at_eps)}: "
+                  f"**{pv.verdict.value}** against delta = {_fs(pv.delta)}",
+                  f"- epsilon({_fs(pv.delta)}) in "
+                  f"{_iv(pv.epsilon_bracket) if pv.epsilon_bracket else 'inconclusive'}"
+                  f" (larger direction: {pv.larger})",
+                  f"- TV = delta(0) in {_iv(pv.tv)}, attack accuracy in {_iv(pv.accuracy)}", ""]
     lines += ["## Bounds (certified intervals, rounded outward)", "",
               "| bound | delta_E | attack accuracy <= | hypotheses | meets target | verdict |",
               "|---|---|---|---|---|---|"]
@@ -63,12 +74,13 @@ def certificate_markdown(c: Certificate) -> str:
         hyps = ", ".join(f"{h.name}: {h.verdict.value}" for h in ev.hypotheses) or "none needed"
         lines.append(f"| {name} | {_iv(ev.delta_epochs)} | {_iv(ev.accuracy)} | {hyps} | "
                      f"{ev.meets.value} | **{ev.verdict.value}** |")
-    lines += ["", "## Gaussian-DP comparison (asymptotic, not a certified bound)", "",
-              f"- Poisson subsampling at rate 1/M: mu_P = {_iv(c.comparisons['mu_poisson'])}, "
-              f"TV = {_iv(c.comparisons['tv_poisson'])}",
-              f"- uniform subsampling (Dong et al. Cor. 5.4): mu_U = {_iv(c.comparisons['mu_uniform'])}, "
-              f"TV = {_iv(c.comparisons['tv_uniform'])}", "",
-              "## Sources", ""]
+    if c.comparisons:
+        lines += ["", "## Gaussian-DP comparison (asymptotic, not a certified bound)", "",
+                  f"- Poisson subsampling at rate 1/M: mu_P = {_iv(c.comparisons['mu_poisson'])}, "
+                  f"TV = {_iv(c.comparisons['tv_poisson'])}",
+                  f"- uniform subsampling (Dong et al. Cor. 5.4): mu_U = "
+                  f"{_iv(c.comparisons['mu_uniform'])}, TV = {_iv(c.comparisons['tv_uniform'])}"]
+    lines += ["", "## Sources", ""]
     lines += [f"- {k}: {s}" for k, s in ((n, b.source) for n, b in REGISTRY.items())]
     lines += ["- Theorem 3.1 is used as reconstructed (docs/THEORY.md section 3); condition (2) is "
               "reconstructed from Lemma E.1.", "",
@@ -80,7 +92,14 @@ def certificate_markdown(c: Certificate) -> str:
 def certificate_figures(c: Certificate, feasibility: dict) -> dict:
     """name -> (svg, caption); ``feasibility``: verifier.deploy.series.feasibility for c."""
     from verifier.report import figures as F
-    return {
+    out = {}
+    if c.privacy is not None:
+        out["certificate-profile.svg"] = (F.figure_profile(c.privacy), (
+            "Privacy profile delta(eps) of the random-allocation pair, both directions, each a "
+            "certified band (lower and upper ends of its bracket); the target (eps, delta) marked."))
+    if not c.bounds:
+        return out
+    return {**out,
         "certificate-tradeoff.svg": (F.figure_tradeoff(
             c.sigma, c.steps, c.epochs, {n: ev.delta_epochs for n, ev in c.bounds.items()},
             c.comparisons), "Trade-off curves implied by each bound (f(a) >= 1 - a - delta_E) "
@@ -100,7 +119,18 @@ def certificate_html(c: Certificate, figs: dict) -> str:
         hyps = ", ".join(f"{h.name}: {h.verdict.value}" for h in ev.hypotheses) or "none needed"
         rows.append((H.esc(name), H.esc(_iv(ev.delta_epochs)), H.esc(_iv(ev.accuracy)), H.esc(hyps),
                      H.verdict(ev.meets.value), H.verdict(ev.verdict.value)))
-    body = ['<h2>Verdicts</h2><div id="verdicts">',
+    priv = []
+    if c.privacy is not None:
+        pv = c.privacy
+        priv = ["<h2>(epsilon, delta): the privacy profile (certified)</h2>", H.table(
+            ["statement", "certified value", "verdict"],
+            [(f"delta({_fs(pv.epsilon)}) &lt;= {_fs(pv.delta)}", H.esc(_iv(pv.delta_at_eps)),
+              H.verdict(pv.verdict.value)),
+             (f"epsilon({_fs(pv.delta)})", H.esc(_iv(pv.epsilon_bracket) if pv.epsilon_bracket
+                                                else "inconclusive"), H.esc(pv.larger)),
+             ("TV = delta(0)", H.esc(_iv(pv.tv)), "-"),
+             ("attack accuracy 1/2 + TV/2", H.esc(_iv(pv.accuracy)), "-")], raw_cols=(0, 1, 2))]
+    body = priv + ['<h2>Verdicts</h2><div id="verdicts">',
             H.table(["bound", "delta_E (certified)", "attack accuracy <=", "hypotheses",
                      "meets target", "verdict"], rows, raw_cols=(0, 1, 2, 3, 4, 5)), "</div>",
             "<h2>Inputs</h2>", H.table(["input", "value"], [
@@ -113,12 +143,14 @@ def certificate_html(c: Certificate, figs: dict) -> str:
             "<h2>Figures</h2>"]
     body += [H.figure(svg, cap) for svg, cap in figs.values()]
     cm = c.comparisons
-    body += ["<h2>Gaussian-DP comparison (asymptotic, not a certified bound)</h2>",
-             H.table(["", "mu", "TV"], [
-                 ("Poisson subsampling at rate 1/M", _iv(cm["mu_poisson"]), _iv(cm["tv_poisson"])),
-                 ("uniform subsampling (Dong et al. Cor. 5.4)", _iv(cm["mu_uniform"]),
-                  _iv(cm["tv_uniform"]))]),
-             "<h2>Sources</h2><ul>"]
+    if cm:
+        body += ["<h2>Gaussian-DP comparison (asymptotic, not a certified bound)</h2>",
+                 H.table(["", "mu", "TV"], [
+                     ("Poisson subsampling at rate 1/M", _iv(cm["mu_poisson"]),
+                      _iv(cm["tv_poisson"])),
+                     ("uniform subsampling (Dong et al. Cor. 5.4)", _iv(cm["mu_uniform"]),
+                      _iv(cm["tv_uniform"]))])]
+    body += ["<h2>Sources</h2><ul>"]
     body += [f"<li>{H.esc(k)}: {H.esc(s)}</li>" for k, s in ((n, b.source) for n, b in REGISTRY.items())]
     body += ["<li>Theorem 3.1 is used as reconstructed (docs/THEORY.md section 3); condition (2) is "
              "reconstructed from Lemma E.1.</li></ul>",

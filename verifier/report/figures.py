@@ -160,3 +160,26 @@ def figure_feasibility(sigma: Fraction, steps: int, data: dict) -> str:
     ax.set_title("Feasibility map: the target is met above a bound's curve", fontsize=9)
     ax.legend(fontsize=7)
     return _svg(fig)
+
+
+def figure_profile(pv) -> str:
+    """The privacy profile delta(eps) of both directions as certified bands (the lower and
+    upper ends of each bracket, log scale), the target (eps, delta) marked."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.0, 4.2))
+    es = [float(e) for e, _, _ in pv.curve]
+    for k, (name, colour) in enumerate((("remove", "tab:red"), ("add", "tab:blue"))):
+        lo = [max(float(c[1 + k].lower), 1e-300) for c in pv.curve]
+        hi = [max(float(c[1 + k].upper), 1e-300) for c in pv.curve]
+        ax.fill_between(es, lo, hi, color=colour, alpha=0.35, label=f"{name}: certified band")
+        ax.plot(es, hi, color=colour, linewidth=0.8)
+    ax.scatter([float(pv.epsilon)], [float(pv.delta)], color="black", marker="*", s=120,
+               zorder=5, label=f"target (eps, delta) = ({float(pv.epsilon):g}, {float(pv.delta):g})")
+    ax.set_yscale("log")
+    floor = max(min(float(pv.delta) / 1e3, 1e-3), 1e-300)
+    ax.set_ylim(floor, 1.0)
+    ax.set_xlabel("epsilon")
+    ax.set_ylabel("delta(epsilon)")
+    ax.set_title("Privacy profile of the random-allocation pair (both directions)", fontsize=9)
+    ax.legend(fontsize=7)
+    return _svg(fig)

@@ -48,21 +48,46 @@ def _prec(M: int, floor: float) -> int:
     return 64 + 2 * M.bit_length() + 87 + int(-math.log2(floor))
 
 
-_CACHE: dict = {}
+_LAWS: dict = {}
+_PROFILES: dict = {}
 
 
-def engine(sigma: Fraction, M: int, E: int, floor: float):
-    """The composed laws of (sigma, M, E), valid for every eps; charges kept below about
-    1e-4 floor (cached per process: every eps and delta reuse one computation)."""
+def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None):
+    """The composed laws of (sigma, M, E), valid for every eps; each charge kept below about
+    1e-4 floor.  The per-epoch laws are planned for ``budget_epochs`` >= E epochs (default E)
+    and cached, so a search over E composes one set of laws many times."""
     from verifier.bounds.profile.compose import Profile
     from verifier.bounds.profile.laws import epoch_laws
-    key = (sigma, M, E, floor)
-    if key not in _CACHE:
-        prec = _prec(M, floor)
-        if len(_CACHE) > 8:
-            _CACHE.clear()
-        _CACHE[key] = Profile(epoch_laws(sigma, M, E, floor, prec), E, prec, floor)
-    return _CACHE[key]
+    be = max(E, budget_epochs or E)
+    lk = (sigma, M, be, floor)
+    if lk not in _LAWS:
+        if len(_LAWS) > 4:
+            _LAWS.clear()
+        _LAWS[lk] = epoch_laws(sigma, M, be, floor, _prec(M, floor))
+    pk = lk + (E,)
+    if pk not in _PROFILES:
+        if len(_PROFILES) > 8:
+            _PROFILES.clear()
+        _PROFILES[pk] = Profile(_LAWS[lk], E, _prec(M, floor), floor)
+    return _PROFILES[pk]
+
+
+def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,
+          budget_epochs: int | None = None):
+    """Three-valued, certified: does delta(eps) <= delta hold (equivalently epsilon(delta) <=
+    eps)?  HOLDS when both directions' upper ends are <= delta, FAILS when one direction's
+    lower end is > delta, else UNDECIDED.  Returns (Tri, (lower, upper) of delta(eps))."""
+    from verifier.core.arith import Tri, to_arb
+    P = engine(sigma, M, E, float(delta), budget_epochs)
+    d = to_arb(delta)
+    up = [P.upper_remove(eps), P.upper_add(eps)]
+    lo = [P.lower_remove(eps), P.lower_add(eps)]
+    iv = Interval(max(_iv(x, x).lower for x in lo), max(_iv(x, x).upper for x in up))
+    if all(u <= d for u in up):
+        return Tri.HOLDS, iv
+    if any(x > d for x in lo):
+        return Tri.FAILS, iv
+    return Tri.UNDECIDED, iv
 
 
 def _iv(lo, hi) -> Interval:
@@ -152,14 +177,20 @@ def _larger(r: Interval, a: Interval) -> str:
     return "undecided"
 
 
+def directions(P, eps: Fraction) -> tuple[Interval, Interval]:
+    """(remove, add) brackets of delta(eps) from composed laws P."""
+    return (_iv(P.lower_remove(eps), P.upper_remove(eps)),
+            _iv(P.lower_add(eps), P.upper_add(eps)))
+
+
 def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction,
                   floor: float = 1e-13) -> DeltaResult:
-    """Certified bracket of delta(eps) and of each direction."""
+    """Certified bracket of delta(eps) and of each direction (charges below about 1e-4
+    floor: a delta far below floor gets a bracket whose upper end is about 1e-4 floor)."""
     check_range(sigma, M, E, eps=eps)
     t = time.perf_counter()
     P = engine(sigma, M, E, floor)
-    rem = _iv(P.lower_remove(eps), P.upper_remove(eps))
-    add = _iv(P.lower_add(eps), P.upper_add(eps))
+    rem, add = directions(P, eps)
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, _larger(rem, add),
                        time.perf_counter() - t, dict(P.laws.info))

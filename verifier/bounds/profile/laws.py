@@ -250,9 +250,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     # tail cells [t_i, t_{i+1}) from T1 to t_max; beyond t_max: G_inf, H_inf
     tb = P.tail
     Gt, Ht = _tails(sigma, h, tb)
-    pt = [Gt[i] - Gt[i + 1] for i in range(len(tb) - 1)]
-    mt = [Ht[i] - Ht[i + 1] for i in range(len(tb) - 1)]
     G_inf, H_inf = Gt[-1], Ht[-1]
+
     def tail_spread(step: int):
         """The tail cells merged ``step`` at a time, each spread onto its end points (a)."""
         out: dict[int, arb] = {}

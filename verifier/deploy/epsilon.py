@@ -1,0 +1,203 @@
+"""Calibration to an (epsilon, delta) target with the certified privacy profile (issue #13):
+the smallest grid sigma, the largest number of epochs E, the smallest steps M.
+
+The one predicate: ``bounds.profile.meets`` (delta(eps) <= delta certified, or certified
+> delta, or undecided).  Monotonicity, which turns a crossing into "smallest"/"largest":
+- in sigma: delta(eps) does not increase with sigma (the pair at a larger sigma is a
+  post-processing of the pair at a smaller one: rescale and add independent Gaussian noise;
+  the same argument as for the exact TV, bounds.exact_tv.EXACT_TV.monotonicity);
+- in E: E epochs are a post-processing of E + 1 (drop the last epoch's output);
+- in M: not proved here.  calibrate steps reports a certified M whose M - 1 certifiably
+  fails, found by a search that assumes monotonicity; it says so.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from verifier.core.arith import InputError, Interval, Tri, frac_str, pct
+from verifier.core.search import SearchLimit, Undecided, smallest_int
+
+MONOTONE = {"sigma": "delta(eps) does not increase with sigma (post-processing: rescale and add "
+                     "independent Gaussian noise)",
+            "epochs": "delta(eps) does not decrease with E (E epochs are a post-processing of "
+                      "E + 1: drop the last output)",
+            "steps": "monotonicity in M is NOT proved: M is certified to meet the target and "
+                     "M - 1 certified to fail; smaller M were not all checked"}
+
+
+@dataclass(frozen=True)
+class EpsCalibration:
+    what: str                     # sigma | epochs | steps
+    status: str                   # certified | infeasible | inconclusive | beyond-range
+    value: object                 # Fraction (sigma) or int (epochs, steps) or None
+    target_epsilon: Fraction
+    delta: Fraction
+    fixed: dict                   # the other parameters
+    at: Interval | None = None    # delta(eps) bracket at the answer
+    below: Interval | None = None  # delta(eps) at the neighbour that fails
+    evaluations: int = 0
+    message: str = ""
+    compared: dict = field(default_factory=dict)   # bound -> its sigma for TV <= delta
+
+    @property
+    def sigma(self):
+        return self.value if self.what == "sigma" else None
+
+    def to_json(self) -> dict:
+        out = {"what": self.what, "status": self.status,
+               "target": {"epsilon": frac_str(self.target_epsilon), "delta": frac_str(self.delta)},
+               "fixed": {k: (frac_str(v) if isinstance(v, Fraction) else v)
+                         for k, v in self.fixed.items()},
+               self.what: (None if self.value is None else
+                           frac_str(self.value) if isinstance(self.value, Fraction) else self.value),
+               "monotonicity": MONOTONE[self.what], "evaluations": self.evaluations,
+               "message": self.message}
+        if self.at is not None:
+            out["delta_at_answer"] = self.at.to_json()
+        if self.below is not None:
+            out["delta_at_neighbour"] = self.below.to_json()
+        if self.compared:
+            out["compared"] = {b: v for b, v in self.compared.items()}
+        return out
+
+
+def _pred(make):
+    """A smallest_int predicate from parameters(n) -> (sigma, M, E, budget)."""
+    def pred(n):
+        try:
+            s, m, e, be, eps, d = make(n)
+            v, iv = __import__("verifier.bounds.profile", fromlist=["meets"]).meets(
+                s, m, e, eps, d, be)
+        except InputError:
+            return Tri.UNDECIDED, None
+        return v, iv
+    return pred
+
+
+def _guess_sigma(eps: float, delta: float, M: int, E: int) -> float:
+    """Float start for the search (any start is valid): the Gaussian-DP heuristic
+    mu = sqrt(E (e^{1/sigma^2} - 1) / M) (Poisson-like CLT, docs/THEORY.md section 5), or
+    mu = sqrt(E)/sigma for M = 1, solved for delta(eps) = delta."""
+    def gdelta(mu):
+        Phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2))
+        return Phi(-eps / mu + mu / 2) - math.exp(eps) * Phi(-eps / mu - mu / 2)
+    lo, hi = 1e-6, 100.0
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        if gdelta(mid) > delta:
+            hi = mid
+        else:
+            lo = mid
+    mu = lo
+    if M == 1:
+        return math.sqrt(E) / mu
+    x = mu * mu * M / E
+    return 1 / math.sqrt(math.log1p(x)) if x > 0 else 50.0
+
+
+def calibrate_sigma_eps(eps: Fraction, delta: Fraction, M: int, E: int,
+                        resolution: Fraction = Fraction(1, 100)) -> EpsCalibration:
+    """Smallest sigma on the grid of multiples of ``resolution`` in [0.3, 50] with
+    epsilon(delta) <= eps certified; the grid point below certified to fail."""
+    from verifier.bounds.profile import SIGMA_RANGE, check_range
+    check_range(SIGMA_RANGE[0], M, E, delta=delta, eps=eps)
+    lo_n = math.ceil(SIGMA_RANGE[0] / resolution)
+    hi_n = math.floor(SIGMA_RANGE[1] / resolution)
+    if lo_n > hi_n:
+        raise InputError(f"resolution = {frac_str(resolution)} leaves no grid sigma in [0.3, 50]")
+    fixed = {"steps": M, "epochs": E, "resolution": resolution}
+    pred = _pred(lambda n: (n * resolution, M, E, None, eps, delta))
+    g = _guess_sigma(float(eps), float(delta), M, E)
+    start = min(hi_n, max(lo_n, int(g / float(resolution))))
+    try:
+        n, at, below, count = smallest_int(pred, start, lo_n, 400, first_step=max(1, start // 16),
+                                           ceiling=hi_n)
+    except Undecided as u:
+        why = ("the engine refused there" if u.ev is None else
+               f"delta({frac_str(eps)}) in {u.ev.short(6)} straddles delta")
+        return EpsCalibration("sigma", "inconclusive", None, eps, delta, fixed,
+                              message=f"undecided at sigma = {frac_str(u.n * resolution)}: {why}")
+    except SearchLimit as e:
+        return EpsCalibration("sigma", "beyond-range" if e.beyond else "inconclusive", None, eps,
+                              delta, fixed, message=str(e) + " (sigma <= 50 searched)")
+    sigma = n * resolution
+    msg = (f"sigma = {frac_str(sigma - resolution)} certified to fail (delta({frac_str(eps)}) > "
+           f"{frac_str(delta)}), hence every sigma below it" if n > lo_n else
+           "the smallest grid sigma of the engine's range (0.3) already meets the target")
+    return EpsCalibration("sigma", "certified", sigma, eps, delta, fixed, at, below, count, msg,
+                          _compared(M, E, delta, resolution, sigma))
+
+
+def _compared(M: int, E: int, delta: Fraction, resolution: Fraction, sigma: Fraction) -> dict:
+    """What the TV bounds give for the same target: each certifies (0, delta)-DP, hence
+    (eps, delta) for every eps, once its TV bound is <= delta; their calibrated sigma and the
+    noise the (eps, delta) answer saves."""
+    from verifier.deploy.evaluate import Target
+    from verifier.deploy.sigma import calibrate_sigma
+    out = {}
+    if M < 3:
+        return out
+    for b in ("chi-square", "theorem31-rho3"):
+        try:
+            r = calibrate_sigma(M, E, Target.make(delta=delta), b, resolution)
+        except InputError:
+            continue
+        if r.status == "certified" and r.sigma:
+            out[b] = {"sigma": frac_str(r.sigma), "noise_saved": pct(1 - sigma / r.sigma, "down")}
+        else:
+            out[b] = {"sigma": None, "status": r.status}
+    return out
+
+
+def calibrate_epochs_eps(eps: Fraction, delta: Fraction, sigma: Fraction, M: int,
+                         max_epochs: int = 1000) -> EpsCalibration:
+    """Largest E <= max_epochs with epsilon(delta) <= eps certified; E + 1 certified to fail."""
+    from verifier.bounds.profile import check_range
+    check_range(sigma, M, 1, delta=delta, eps=eps)
+    fixed = {"sigma": sigma, "steps": M}
+    base = _pred(lambda n: (sigma, M, n, max_epochs, eps, delta))
+
+    def fails(n):        # HOLDS when E = n certifiably fails the target
+        v, iv = base(n)
+        return {Tri.HOLDS: Tri.FAILS, Tri.FAILS: Tri.HOLDS}.get(v, Tri.UNDECIDED), iv
+    first = base(1)
+    if first[0] is Tri.FAILS:
+        return EpsCalibration("epochs", "infeasible", None, eps, delta, fixed, below=first[1],
+                              evaluations=1, message="E = 1 already certified to fail")
+    if first[0] is Tri.UNDECIDED:
+        return EpsCalibration("epochs", "inconclusive", None, eps, delta, fixed, evaluations=1,
+                              message="undecided at E = 1")
+    try:
+        n, bad, good, count = smallest_int(fails, 2, 2, 200, ceiling=max_epochs)
+    except SearchLimit as e:
+        if e.beyond:
+            return EpsCalibration("epochs", "beyond-range", max_epochs, eps, delta, fixed,
+                                  message=f"every E <= {max_epochs} meets the target (E = "
+                                          f"{max_epochs} certified)")
+        return EpsCalibration("epochs", "inconclusive", None, eps, delta, fixed, message=str(e))
+    except Undecided as u:
+        return EpsCalibration("epochs", "inconclusive", None, eps, delta, fixed,
+                              message=f"undecided at E = {u.n}")
+    return EpsCalibration("epochs", "certified", n - 1, eps, delta, fixed, good, bad, count,
+                          f"E = {n} certified to fail, hence every larger E")
+
+
+def calibrate_steps_eps(eps: Fraction, delta: Fraction, sigma: Fraction, E: int) -> EpsCalibration:
+    """A certified M meeting the target whose M - 1 certifiably fails (monotonicity in M is
+    not proved: MONOTONE['steps'])."""
+    from verifier.bounds.profile import MAX_STEPS, check_range
+    check_range(sigma, 1, E, delta=delta, eps=eps)
+    fixed = {"sigma": sigma, "epochs": E}
+    pred = _pred(lambda n: (sigma, n, E, None, eps, delta))
+    try:
+        n, at, below, count = smallest_int(pred, 16, 1, 200, ceiling=MAX_STEPS)
+    except Undecided as u:
+        return EpsCalibration("steps", "inconclusive", None, eps, delta, fixed,
+                              message=f"undecided at M = {u.n}")
+    except SearchLimit as e:
+        return EpsCalibration("steps", "beyond-range" if e.beyond else "inconclusive", None,
+                              eps, delta, fixed, message=str(e) + " (M <= 1e7 searched)")
+    return EpsCalibration("steps", "certified", n, eps, delta, fixed, at, below, count,
+                          (f"M = {n - 1} certified to fail; " if n > 1 else "") + MONOTONE["steps"])

@@ -10,7 +10,12 @@ Python API (exact inputs: decimal strings, ints or Fractions; never floats)::
 __version__ = "0.1.0"
 
 __all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "calibrate_sigma",
-           "calibrate_steps", "exact_tv", "compare", "__version__"]
+           "calibrate_steps", "exact_tv", "compare", "epsilon", "delta", "privacy_profile",
+           "get_noise_multiplier", "InputError", "__version__"]
+
+from verifier.core.arith import InputError  # noqa: E402  (bad input: one message, no traceback)
+from verifier.api_profile import (delta, epsilon, get_noise_multiplier,  # noqa: E402
+                                  privacy_profile)
 
 
 def _exact_args(sigma, delta=None):

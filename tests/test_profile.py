@@ -1,0 +1,328 @@
+"""The certified privacy profile (bounds/profile, issue #13): closed forms at M = 1, the exact
+TV at eps = 0, published reference numbers, Monte Carlo, monotonicity, the searches'
+invariants and the engine's pieces (spreads, windows, charges) against their contracts."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import mpmath as mp
+import pytest
+from flint import arb, ctx
+
+from verifier.bounds import profile as PR
+from verifier.bounds.profile import compose as C
+from verifier.bounds.profile import laws as LW
+from verifier.core.arith import Interval, Tri
+
+
+def _mp(q: F):
+    return mp.mpf(q.numerator) / q.denominator
+
+
+def gaussian_delta(eps: F, sigma: F, E: int):
+    """delta(eps) of the Gaussian mechanism with mu = sqrt(E)/sigma, at 60 digits
+    (Balle & Wang 2018, Theorem 8; both directions are equal)."""
+    with mp.workdps(60):
+        mu = mp.sqrt(E) / _mp(sigma)
+        e = _mp(eps)
+        return mp.ncdf(-e / mu + mu / 2) - mp.e ** e * mp.ncdf(-e / mu - mu / 2)
+
+
+def _contains(iv: Interval, x) -> bool:
+    with mp.workdps(60):
+        return _mp(iv.lower) <= x <= _mp(iv.upper)
+
+
+# ---------------------------------------------------------------- M = 1: the Gaussian mechanism
+@pytest.mark.parametrize("sigma,E,eps_list", [
+    ("2", 1, ["0", "0.5", "1", "2", "3"]),
+    ("2", 10, ["0", "1", "3"]),
+    ("4", 100, ["0", "1", "3"]),
+])
+def test_gaussian_mechanism_inside_both_directions(sigma, E, eps_list):
+    s = F(sigma)
+    P = PR.engine(s, 1, E, 1e-13)
+    for e in eps_list:
+        rem, add = PR.directions(P, F(e))
+        ref = gaussian_delta(F(e), s, E)
+        assert _contains(rem, ref), (e, rem, ref)
+        assert _contains(add, ref), (e, add, ref)
+        # and tight: the remove bracket within 3% of the value (where delta > 1e-12)
+        if ref > 1e-12:
+            assert (rem.upper - rem.lower) <= F(3, 100) * F(str(mp.nstr(ref, 20)))
+
+
+def test_gaussian_epsilon_of_delta_brackets_the_closed_form():
+    """epsilon(1e-5) at M = 1, sigma = 2, E = 10: the root of the closed form lies inside."""
+    s, E, d = F(2), 10, F(1, 10 ** 5)
+    r = PR.epsilon_bracket(s, 1, E, d)
+    assert r.bracketed
+    with mp.workdps(60):
+        root = mp.findroot(lambda x: gaussian_delta(F(str(mp.nstr(x, 40))), s, E) - mp.mpf("1e-5"),
+                           (_mp(r.epsilon.lower), _mp(r.epsilon.upper)), solver="anderson")
+    assert r.epsilon.lower <= F(str(mp.nstr(root, 30))) <= r.epsilon.upper
+    assert (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower <= F(5, 1000)
+
+
+def test_large_floor_charges_the_truncated_tail():
+    """With floor = 1e-2 the tail above t_max is left out of the grid and charged: at eps = 3
+    the remove bracket must still contain the closed form (3.4e-10), through the charge."""
+    P = PR.engine(F(2), 1, 1, 1e-2)
+    for e in ("2", "3"):
+        rem, add = PR.directions(P, F(e))
+        ref = gaussian_delta(F(e), F(2), 1)
+        assert _contains(rem, ref) and _contains(add, ref)
+
+
+# ---------------------------------------------------------------- eps = 0: the exact TV
+@pytest.mark.parametrize("sigma,M,E", [("1", 100, 1), ("2", 10, 10)])
+def test_eps_zero_agrees_with_the_exact_tv(sigma, M, E):
+    from verifier.bounds.exact_tv.bracket import exact_tv
+    r = PR.delta_bracket(F(sigma), M, E, F(0))
+    x = exact_tv(F(sigma), M, E)
+    for iv in (r.remove, r.add):
+        assert max(iv.lower, x.tv.lower) <= min(iv.upper, x.tv.upper), (iv, x.tv)
+    # the profile's bracket is at least as tight as the exact-TV engine's here
+    assert r.remove.upper - r.remove.lower <= x.tv.upper - x.tv.lower
+
+
+# ---------------------------------------------------------------- published numbers
+# PLD_accounting 2.0 (gaussian_allocation_epsilon_range, default accuracy), float [lower, upper],
+# as reported in issue #13; ours must intersect and be narrower
+PLD_ROWS = [("1", 100, 1, "1e-5", "0.60851", "0.635652"),
+            ("1", 100, 10, "1e-5", "1.66441", "1.73982"),
+            ("2", 10, 10, "1e-6", "2.38033", "2.46608")]
+
+
+@pytest.mark.parametrize("sigma,M,E,delta,lo,hi", PLD_ROWS)
+def test_published_pld_brackets_intersect_and_ours_is_narrower(sigma, M, E, delta, lo, hi):
+    r = PR.epsilon_bracket(F(sigma), M, E, F(delta))
+    assert r.bracketed
+    assert max(r.epsilon.lower, F(lo)) <= min(r.epsilon.upper, F(hi))
+    assert r.epsilon.upper - r.epsilon.lower < F(hi) - F(lo)
+    assert (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower <= F(5, 1000)
+
+
+def test_dp_accounting_random_allocation_row_is_consistent():
+    """Google dp_accounting's random-allocation test: epsilon = 2.4265 (an upper bound,
+    tolerance 1e-3) at sigma = 2, M = 10, E = 10, delta = 1e-6: our eps_lo <= 2.4265 * 1.001."""
+    r = PR.epsilon_bracket(F(2), 10, 10, F(1, 10 ** 6))
+    assert r.epsilon.lower <= F("2.4265") * F("1.001")
+    assert r.larger == "remove"
+
+
+# ---------------------------------------------------------------- Monte Carlo
+def _mc(sigma: float, M: int, E: int, eps: float, n: int, seed: int):
+    """Seeded Monte Carlo of both directions in their bounded forms: remove
+    E_P1[(1 - e^eps / L)_+] (sampled under P1: one tilted coordinate per epoch, a change of
+    measure that makes the rare event frequent) and add E_P0[(1 - e^eps L)_+]; values and
+    standard errors."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    u = 1 / sigma ** 2
+
+    def logL(tilt: bool):
+        tot = np.zeros(n)
+        for _ in range(E):
+            X = rng.standard_normal((n, M))
+            if tilt:
+                X[:, 0] += 1 / sigma
+            Y = np.exp(X / sigma - u / 2)
+            tot += np.log(Y.mean(axis=1))
+        return tot
+    r = np.clip(1 - np.exp(eps - logL(True)), 0, None)
+    a = np.clip(1 - np.exp(eps + logL(False)), 0, None)
+    return (r.mean(), r.std() / math.sqrt(n)), (a.mean(), a.std() / math.sqrt(n))
+
+
+@pytest.mark.parametrize("sigma,M,E,eps", [("1", 4, 1, "1"), ("1.5", 5, 5, "1")])
+def test_monte_carlo_inside_the_bracket(sigma, M, E, eps):
+    P = PR.engine(F(sigma), M, E, 1e-13)
+    rem, add = PR.directions(P, F(eps))
+    (mr, sr), (ma, sa) = _mc(float(F(sigma)), M, E, float(F(eps)), 200_000, 20261201)
+    z = 3.3      # a two-sided 99.9% allowance
+    assert float(rem.lower) - z * sr <= mr <= float(rem.upper) + z * sr, (rem, mr, sr)
+    assert float(add.lower) - z * sa <= ma <= float(add.upper) + z * sa, (add, ma, sa)
+
+
+# ---------------------------------------------------------------- monotonicity
+def test_delta_decreases_in_eps_certified():
+    P = PR.engine(F(1), 100, 1, 1e-13)
+    prev = None
+    for e in ("0", "0.25", "0.5", "1", "2"):
+        rem, _ = PR.directions(P, F(e))
+        if prev is not None:
+            assert rem.upper < prev.lower
+        prev = rem
+
+
+@pytest.mark.parametrize("a,b", [
+    (("1", 100, 1), ("1.25", 100, 1)),        # decreases in sigma
+    (("1", 100, 1), ("1", 1000, 1)),          # decreases in M
+    (("1", 100, 2), ("1", 100, 1)),           # increases in E
+])
+def test_epsilon_monotone_where_brackets_separate(a, b):
+    d = F(1, 10 ** 5)
+    ra = PR.epsilon_bracket(F(a[0]), a[1], a[2], d)
+    rb = PR.epsilon_bracket(F(b[0]), b[1], b[2], d)
+    assert rb.epsilon.upper < ra.epsilon.lower
+
+
+# ---------------------------------------------------------------- the searches
+def test_epsilon_bracket_invariant():
+    """The returned ends are certified: delta(eps_hi) <= delta by the upper ends, and
+    delta(eps_lo) > delta by a test (every eps below eps_lo fails)."""
+    d = F(1, 10 ** 5)
+    r = PR.epsilon_bracket(F(1), 100, 1, d)
+    P = PR.engine(F(1), 100, 1, float(d))
+    hi, lo = r.epsilon.upper, r.epsilon.lower
+    da = arb(1) / 10 ** 5
+    assert P.upper_remove(hi) <= da and P.upper_add(hi) <= da
+    assert P.lower_remove(lo) > da or P.lower_add(lo) > da
+    assert lo > 0
+
+
+def test_meets_is_three_valued_and_consistent():
+    d = F(1, 10 ** 5)
+    r = PR.epsilon_bracket(F(1), 100, 1, d)
+    assert PR.meets(F(1), 100, 1, r.epsilon.upper, d)[0] is Tri.HOLDS
+    assert PR.meets(F(1), 100, 1, r.epsilon.lower, d)[0] is Tri.FAILS
+    mid = (r.epsilon.lower + r.epsilon.upper) / 2
+    assert PR.meets(F(1), 100, 1, mid, d)[0] in (Tri.UNDECIDED, Tri.HOLDS, Tri.FAILS)
+
+
+def test_inconclusive_beyond_eps_60():
+    """M = 1, sigma = 1, E = 100: epsilon(1e-5) is about 93, beyond the engine's range."""
+    r = PR.epsilon_bracket(F(1), 1, 100, F(1, 10 ** 5))
+    assert not r.bracketed and r.epsilon is None
+
+
+def test_calibrate_sigma_is_minimal_on_the_grid():
+    from verifier.deploy.epsilon import calibrate_sigma_eps
+    res = F(1, 20)
+    r = calibrate_sigma_eps(F(2), F(1, 10 ** 5), 100, 10, res)
+    assert r.status == "certified"
+    assert PR.meets(r.value, 100, 10, F(2), F(1, 10 ** 5))[0] is Tri.HOLDS
+    assert PR.meets(r.value - res, 100, 10, F(2), F(1, 10 ** 5))[0] is Tri.FAILS
+
+
+def test_calibrate_epochs_is_maximal():
+    from verifier.deploy.epsilon import calibrate_epochs_eps
+    r = calibrate_epochs_eps(F(1), F(1, 10 ** 5), F(1), 1000)
+    assert r.status == "certified"
+    E = r.value
+    assert PR.meets(F(1), 1000, E, F(1), F(1, 10 ** 5), 1000)[0] is Tri.HOLDS
+    assert PR.meets(F(1), 1000, E + 1, F(1), F(1, 10 ** 5), 1000)[0] is Tri.FAILS
+
+
+def test_get_noise_multiplier_api():
+    import verifier
+    r = verifier.get_noise_multiplier("2", "1e-5", 100, 10, epsilon_tolerance="0.05")
+    assert r.status == "certified" and r.sigma == F(19, 20)
+    with pytest.raises(verifier.InputError if hasattr(verifier, "InputError") else Exception):
+        verifier.get_noise_multiplier(2.0, "1e-5", 100, 10)
+
+
+# ---------------------------------------------------------------- the engine's pieces
+def test_spread_log_moves_in_the_stated_direction():
+    with ctx.workprec(128):
+        eta_inv = arb(1000)
+        for x in (arb("0.123456789"), arb(-2) / 7, arb(0)):
+            for up in (True, False):
+                k, th = LW.spread_log(x, eta_inv, up)
+                m = k + th                      # the spread's mean, in grid units
+                assert 0 <= th.mid() <= 1 or th == 0
+                if up:
+                    assert m >= x * eta_inv
+                else:
+                    assert m <= x * eta_inv
+
+
+def test_geometric_and_collapse_contracts():
+    with ctx.workprec(128):
+        pts = {100: arb(1) / 4, 137: arb(1) / 4, 250: arb(1) / 2}
+        g = LW._geometric(pts, 100, 1 + 1 / 16)
+        tot = sum(g.values(), arb(0))
+        mean = sum((k * v for k, v in g.items()), arb(0))
+        assert abs(float(tot.mid()) - 1) < 1e-30
+        assert abs(float(mean.mid()) - (100 / 4 + 137 / 4 + 250 / 2)) < 1e-20
+        law = {0: arb(1), 5: arb(2), 10: arb(3)}
+        up = LW._collapse(law, 3, 7, True)
+        down = LW._collapse(law, 3, 7, False)
+        assert set(up) == {3, 5, 10} and set(down) == {0, 5, 7}
+
+
+def test_composed_window_bounds_the_aliased_mass():
+    """_power with a small window (large target): every windowed mass >= the true mass at its
+    index, and P_out >= the true mass outside the window (the true law from a window that
+    holds the whole support)."""
+    P = PR.engine(F(2), 10, 1, 1e-13)
+    sub = P.laws.test0
+    from verifier.bounds.exact_tv.epochs import _grid_law_power
+    with ctx.workprec(200):
+        kmin, true = _grid_law_power(sub, 20)          # the whole support, no aliasing
+        s_true = 20 * kmin
+        s_al, al, o_al = C._power(sub, 20, "test", 1e-2)
+    assert len(al) < len(true) and o_al > 0
+    outside = arb(0)
+    for i, v in enumerate(true):
+        j = s_true + i - s_al
+        if 0 <= j < len(al):
+            assert al[j].upper() >= v.lower()
+        else:
+            outside += v
+    assert o_al.upper() >= outside.lower()
+
+
+def test_union_charges_are_present():
+    L = PR.engine(F(2), 1, 1, 1e-2).laws
+    assert L.charge_R > 0 and L.charge_A >= 0
+
+
+# ---------------------------------------------------------------- command line
+def _run(*args):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "verifier", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cli_epsilon_json_shape():
+    import json
+    p = _run("epsilon", "--sigma", "2", "--steps", "10", "--epochs", "10", "--delta", "1e-6",
+             "--json")
+    assert p.returncode == 0, p.stderr
+    j = json.loads(p.stdout)
+    assert set(j["epsilon"]) == {"lower", "upper"}
+    assert set(j["directions"]) == {"remove", "add"}
+    assert set(j["directions"]["remove"]["epsilon"]) == {"lower", "upper"}
+    assert F(j["epsilon"]["lower"]) <= F("2.4265") <= F(j["epsilon"]["upper"])
+
+
+def test_cli_delta_json_shape():
+    import json
+    p = _run("delta", "--sigma", "2", "--steps", "1", "--epsilon", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    j = json.loads(p.stdout)
+    assert set(j["delta"]) == {"lower", "upper"}
+    ref = gaussian_delta(F(1), F(2), 1)
+    assert _contains(Interval(F(j["delta"]["lower"]), F(j["delta"]["upper"])), ref)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["epsilon", "--sigma", "0.1", "--steps", "10", "--delta", "1e-5"], "sigma = 0.1"),
+    (["epsilon", "--sigma", "1", "--steps", "10", "--delta", "0.9"], "delta = 0.9"),
+    (["epsilon", "--sigma", "1", "--steps", "10", "--delta", "1e-13"], "delta"),
+    (["epsilon", "--sigma", "1", "--steps", "0", "--delta", "1e-5"], "steps"),
+    (["epsilon", "--sigma", "1", "--steps", "10", "--epochs", "2000", "--delta", "1e-5"], "2000"),
+    (["epsilon", "--sigma", "nan", "--steps", "10", "--delta", "1e-5"], "sigma"),
+    (["delta", "--sigma", "1", "--steps", "10", "--epsilon", "-1"], "epsilon"),
+    (["delta", "--sigma", "1", "--steps", "10", "--epsilon", "61"], "epsilon = 61"),
+    (["delta", "--sigma", "1", "--steps", "2e7", "--epsilon", "1"], "steps"),
+])
+def test_cli_bad_input_is_one_line_exit_2(args, needle):
+    p = _run(*args)
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    err = p.stderr.strip()
+    assert err.count("\n") == 0 and "Traceback" not in err and needle in err

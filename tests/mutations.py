@@ -258,7 +258,89 @@ def _sigma_range_unbounded():
 
 
 D = "tests/test_decisions.py::"
+P = "tests/test_profile.py::"
+
+
+def _profile_spread_contracted():
+    def contracted(q, m, a, b, ha):       # all of the cell's mass at its left end
+        from flint import arb
+        return q, arb(0)
+    _set("verifier.bounds.profile.laws:spread_cell", contracted)
+
+
+def _profile_spread_log_flipped():
+    real = _get("verifier.bounds.profile.laws:spread_log")
+    _set("verifier.bounds.profile.laws:spread_log", lambda x, e, up: real(x, e, not up))
+
+
+def _profile_geometric_down():
+    def down(points, base, ratio):
+        import bisect
+        import math
+        grid = [base]
+        while grid[-1] < max(points):
+            grid.append(max(grid[-1] + 1, math.ceil(grid[-1] * ratio)))
+        out = {}
+        for v, c in points.items():
+            a = grid[bisect.bisect_right(grid, v) - 1]
+            out[a] = out.get(a, 0) + c
+        return out
+    _set("verifier.bounds.profile.laws:_geometric", down)
+
+
+def _profile_collapse_flipped():
+    real = _get("verifier.bounds.profile.laws:_collapse")
+    _set("verifier.bounds.profile.laws:_collapse", lambda law, lo, hi, up: real(law, lo, hi, not up))
+
+
+def _profile_bisect_swapped():
+    real = _get("verifier.bounds.profile:_bisect")
+
+    def swapped(good, bad, ok, rel, absolute):
+        b, o = real(good, bad, ok, rel, absolute)
+        return o, b
+    _set("verifier.bounds.profile:_bisect", swapped)
+
+
+def _profile_meets_undecided_holds():
+    from verifier.core.arith import Tri
+    real = _get("verifier.bounds.profile:meets")
+
+    def loose(*a, **k):
+        v, iv = real(*a, **k)
+        return (Tri.HOLDS if v is Tri.UNDECIDED else v), iv
+    _set("verifier.bounds.profile:meets", loose)
+
+
 MUTATIONS = [
+    Mutation("profile.spread-contracted", "spread",
+             "each body cell's mass put at its left end instead of spread onto both ends",
+             _profile_spread_contracted,
+             (P + "test_gaussian_mechanism_inside_both_directions",)),
+    Mutation("profile.log-spread-wrong-end", "spread",
+             "the log-grid spread starts from the ball's other end (down for remove, up for add)",
+             _profile_spread_log_flipped, (P + "test_spread_log_moves_in_the_stated_direction",)),
+    Mutation("profile.pair-sums-rounded-down", "spread",
+             "the pair sums moved to their lower geometric neighbour (not a mean-preserving spread)",
+             _profile_geometric_down, (P + "test_geometric_and_collapse_contracts",)),
+    Mutation("profile.collapse-wrong-way", "spread",
+             "the coarse law's far masses moved down for remove and up for add",
+             _profile_collapse_flipped, (P + "test_geometric_and_collapse_contracts",)),
+    Mutation("profile.tail-charge-dropped", "tail",
+             "the union-bound charge for items above t_max and K > kmax replaced by 0",
+             lambda: _set("verifier.bounds.profile.laws:tail_charge", _const_arb(0)),
+             (P + "test_large_floor_charges_the_truncated_tail",)),
+    Mutation("profile.window-mass-dropped", "tail",
+             "the Chernoff bound of the composed DFT window's outside mass replaced by 0",
+             lambda: _set("verifier.bounds.profile.compose:_cher", _const_arb(0)),
+             (P + "test_composed_window_bounds_the_aliased_mass",)),
+    Mutation("profile.bisection-returns-wrong-end", "search",
+             "the eps bisection returns its two ends swapped (eps_hi not certified)",
+             _profile_bisect_swapped, (P + "test_epsilon_bracket_invariant",)),
+    Mutation("profile.undecided-taken-as-holds", "search",
+             "the (epsilon, delta) predicate reads an undecided comparison as 'meets'",
+             _profile_meets_undecided_holds, (P + "test_meets_is_three_valued_and_consistent",
+                                              P + "test_calibrate_sigma_is_minimal_on_the_grid")),
     Mutation("hypothesis.sigma-always-holds", "hypothesis",
              "hypothesis 2 (sigma >= sqrt(3/ln M)) margin replaced by the constant 1",
              lambda: _set("verifier.symbolic.derived:hyp_sigma", _const_arb(1)),

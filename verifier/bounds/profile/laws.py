@@ -128,6 +128,15 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     return Plan(h, J1, bounds, tail, kmax, budget)
 
 
+def tail_charge(H_inf: arb, G_inf: arb, M: int, tau: arb, mp: arb, kmax: int) -> arb:
+    """Step (e) for the events left out of the remove law: some item >= t_max,
+    E[W; some Y_j >= t] <= E[Y; Y >= t] + (M - 1) P(Y >= t); and K > kmax,
+    E[W; K > kmax] <= tau (Mp)^kmax / kmax! + (Mp)^(kmax+1) / (kmax+1)!
+    (P(Bin(n, p) >= k) <= (np)^k / k!)."""
+    return (H_inf + (M - 1) * G_inf + tau * mp ** kmax / math.factorial(kmax)
+            + mp ** (kmax + 1) / math.factorial(kmax + 1))
+
+
 def spread_log(x: arb, eta_inv: arb, up: bool):
     """(k, th): the exact end (upper if ``up``, else lower) of x / eta, spread onto grid points
     k and k + 1 with masses 1 - th, th (mean preserved: a mean-preserving spread of that end,
@@ -381,8 +390,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     # items above t_max, K > kmax (e)
     mp = Ma * p
     kf = P.kmax
-    charge_R += H_inf + (M - 1) * G_inf
-    charge_R += tau * mp ** kf / math.factorial(kf) + mp ** (kf + 1) / math.factorial(kf + 1)
+    charge_R += tail_charge(H_inf, G_inf, M, tau, mp, kf)
 
     # ---- add upper law (under nu = W mu), values moved down
     add: dict[int, arb] = {}

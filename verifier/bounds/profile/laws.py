@@ -65,6 +65,12 @@ from verifier.bounds.exact_tv.lattice import MAX_N, _Law, _powers, _two_dfts, _t
 from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, spread_cell
 
 R_SMALL = 24
+K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
+# body threshold T1: M P(Y > T1) <= the expected number of tail items: 1e-3, or 1e-2 for
+# sigma < 0.75 (heavy tails: a higher T1 would widen the body's DFT).  Smaller values make the
+# events K >= 2 rarer, whose bounds (Jensen over pairs) are the loosest part for light tails
+TAIL_MASS = 1e-3
+TAIL_MASS_HEAVY = 1e-2
 GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
 GRID_L = 48          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
@@ -96,7 +102,8 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     sd = math.sqrt(s2)
     budget = 1e-4 * floor / E
     x1 = 1.0
-    while M * _phic(x1) > 0.01:
+    tail_mass = TAIL_MASS if sigma >= Fraction(3, 4) else TAIL_MASS_HEAVY
+    while M * _phic(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
     r = 16 if M >= 10 ** 5 else R_SMALL
@@ -359,9 +366,9 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     # (k/2)(Y_a + Y_b), step (c)), exact for k = 2, with the law of a pair's sum from the
     # tail cells merged 4 at a time; B on a lattice 8 times coarser (weights (M p)^(k-1)
     # smaller; coarser spreads are still step (a))
-    B8 = _coarse(S1, 8 * g)
-    j8 = int(jm / 8)
-    Bc8 = _collapse(B8, j8 - span // 8, j8 + span // 8, up=True)
+    B8 = _coarse(S1, K2_COARSE * g)
+    j8 = int(jm / K2_COARSE)
+    Bc8 = _collapse(B8, j8 - span // K2_COARSE, j8 + span // K2_COARSE, up=True)
     del B8
     tw1, tw4 = tail_spread(1), sorted(tail_spread(4).items())
     pair: dict[int, arb] = {}
@@ -380,7 +387,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         if k == 1:
             gk, Bk, ts = g, Bc, [(arb(t) * ha, ct) for t, ct in tw1.items()]
         else:
-            gk, Bk = 8 * g, Bc8
+            gk, Bk = K2_COARSE * g, Bc8
             ts = [(arb(k) / 2 * arb(t) * ha, ct) for t, ct in pair.items()]
         for j, cb in Bk.items():
             bj = arb(j * gk) * ha

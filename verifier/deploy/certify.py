@@ -73,11 +73,12 @@ def privacy_statement(sigma: Fraction, steps: int, epochs: int, eps: Fraction,
     from verifier.bounds import profile as PR
     v, iv = PR.meets(sigma, steps, epochs, eps, delta)
     er = PR.epsilon_bracket(sigma, steps, epochs, delta)
-    P = PR.engine(sigma, steps, epochs, float(delta))
+    top = min(PR.EPS_MAX, max(Fraction(1), 2 * (er.epsilon.upper if er.epsilon is not None
+                                                  else eps), 2 * eps))
+    P = PR.engine(sigma, steps, epochs, float(delta), eps_cap=float(top) + 1)
     rem0, add0 = PR.directions(P, Fraction(0))
     tv = Interval(max(rem0.lower, add0.lower), min(rem0.upper, add0.upper))
     acc = Interval(Fraction(1, 2) + tv.lower / 2, Fraction(1, 2) + tv.upper / 2)
-    top = max(Fraction(1), 2 * (er.epsilon.upper if er.epsilon is not None else eps), 2 * eps)
     grid = sorted({top * k / 16 for k in range(17)} | {eps})
     curve = tuple((e,) + PR.directions(P, e) for e in grid)
     return PrivacyStatement(eps, delta, v, iv, er.epsilon, er.larger, tv, acc, curve)

@@ -52,7 +52,8 @@ _LAWS: dict = {}
 _PROFILES: dict = {}
 
 
-def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None):
+def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None,
+           eps_cap: float = 16):
     """The composed laws of (sigma, M, E), valid for every eps; each charge kept below about
     1e-4 floor.  The per-epoch laws are planned for ``budget_epochs`` >= E epochs (default E)
     and cached, so a search over E composes one set of laws many times."""
@@ -64,11 +65,12 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
         if len(_LAWS) > 4:
             _LAWS.clear()
         _LAWS[lk] = epoch_laws(sigma, M, be, floor, _prec(M, floor))
-    pk = lk + (E,)
+    cap = 16 if eps_cap <= 16 else 61            # two window sizes: eps <= 16, eps <= 61
+    pk = lk + (E, cap)
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
             _PROFILES.clear()
-        _PROFILES[pk] = Profile(_LAWS[lk], E, _prec(M, floor), floor)
+        _PROFILES[pk] = Profile(_LAWS[lk], E, _prec(M, floor), floor, cap)
     return _PROFILES[pk]
 
 
@@ -78,7 +80,7 @@ def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,
     eps)?  HOLDS when both directions' upper ends are <= delta, FAILS when one direction's
     lower end is > delta, else UNDECIDED.  Returns (Tri, (lower, upper) of delta(eps))."""
     from verifier.core.arith import Tri, to_arb
-    P = engine(sigma, M, E, float(delta), budget_epochs)
+    P = engine(sigma, M, E, float(delta), budget_epochs, float(eps) + 1)
     d = to_arb(delta)
     up = [P.upper_remove(eps), P.upper_add(eps)]
     lo = [P.lower_remove(eps), P.lower_add(eps)]
@@ -189,7 +191,7 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction,
     floor: a delta far below floor gets a bracket whose upper end is about 1e-4 floor)."""
     check_range(sigma, M, E, eps=eps)
     t = time.perf_counter()
-    P = engine(sigma, M, E, floor)
+    P = engine(sigma, M, E, floor, eps_cap=float(eps) + 1)
     rem, add = directions(P, eps)
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, _larger(rem, add),
@@ -254,6 +256,9 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> Epsilon
     t = time.perf_counter()
     P = engine(sigma, M, E, float(delta))
     res = {w: _eps_direction(P, w, delta) for w in ("remove", "add")}
+    if any(hi is None or hi > 15 for _, hi in res.values()):   # the wider windows
+        P = engine(sigma, M, E, float(delta), eps_cap=61)
+        res = {w: _eps_direction(P, w, delta) for w in ("remove", "add")}
     ivs = {w: (None if hi is None else Interval(lo, hi)) for w, (lo, hi) in res.items()}
     if ivs["remove"] is None or ivs["add"] is None:
         both = None

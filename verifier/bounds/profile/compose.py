@@ -123,9 +123,11 @@ class Profile:
     """The composed laws of (sigma, M, E); ``upper_*(eps)`` and ``lower_*(eps)`` are
     certified ends of each direction at any exact eps >= 0 (O(1) each)."""
 
-    def __init__(self, laws: EpochLaws, E: int, prec: int, floor: float):
-        self.E, self.prec, self.laws = E, prec, laws
-        target = 1e-6 * floor
+    def __init__(self, laws: EpochLaws, E: int, prec: int, floor: float, eps_cap: float = 16):
+        self.E, self.prec, self.laws, self.eps_cap = E, prec, laws, eps_cap
+        # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-6 floor
+        # for every eps <= eps_cap (beyond, still valid, only looser)
+        target = 1e-6 * floor * math.exp(-eps_cap)
         with ctx.workprec(prec):
             eta = to_arb(laws.eta)
             ez = eta.exp()

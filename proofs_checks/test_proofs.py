@@ -6,7 +6,8 @@ from proofs_checks.framework import CITED, DEMONSTRATION, PROVED, run_check
 
 # the checks whose chains rest on a cited textbook lemma (verdict "cited", not "proved")
 CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accuracy": "Cauchy-Schwarz",
-                "lognormal.coef-lyapunov-lower-bound": "Lyapunov"}
+                "lognormal.coef-lyapunov-lower-bound": "Lyapunov",
+                "profile.jensen-over-pairs": "Jensen", "profile.binomial-tail": "Boole"}
 
 CHECKS = all_checks()
 

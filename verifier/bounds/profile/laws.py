@@ -64,7 +64,7 @@ from verifier.core.arith import InputError, decimal_str, to_arb
 from verifier.bounds.exact_tv.lattice import MAX_N, _Law, _powers, _two_dfts, _two_inverse, _window
 from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, spread_cell
 
-R_SMALL = 24
+R_SMALL, R_MID, R_LARGE = 24, 12, 16   # sd(Y) / h by M (< 1e3, < 1e5, larger)
 K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
 # body threshold T1: M P(Y > T1) <= the expected number of tail items: 1e-3, or 1e-2 for
 # sigma < 0.75 (heavy tails: a higher T1 would widen the body's DFT).  Smaller values make the
@@ -106,7 +106,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     while M * _phic(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
-    r = 16 if M >= 10 ** 5 else R_SMALL
+    r = R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL
     target = min(sd / r, T1 / 64)
     e = math.floor(math.log2(target)) - 3
     h = Fraction(math.floor(target / 2.0 ** e)) * Fraction(2) ** e
@@ -132,6 +132,9 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     while E * (tauf * mp ** kmax / math.factorial(kmax)
                + mp ** (kmax + 1) / math.factorial(kmax + 1)) > budget:
         kmax += 1
+        if kmax > 12:      # proofs_checks/profile.py checks the pair identity for k <= 12
+            raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: more than 12 tail "
+                             f"items would be needed at this delta; not supported")
     return Plan(h, J1, bounds, tail, kmax, budget)
 
 

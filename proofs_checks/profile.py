@@ -1,0 +1,79 @@
+"""The privacy-profile engine's identities and inequalities (verifier/bounds/profile;
+docs/THEORY.md section 9, the verifier's construction, not a statement of the papers)."""
+from __future__ import annotations
+
+import itertools
+
+import sympy as sp
+
+from .framework import PROVED, Outcome, all_proved, check, cite, identity, sign_proved
+
+SRC = "docs/THEORY.md section 9 (the verifier's construction)"
+KMAX = 12          # the engine refuses plans with more tail items (laws.plan)
+
+
+@check("profile.jensen-over-pairs", "The sum of k tail items is a mean over pairs.",
+       "S_k = mean over the C(k,2) pairs {a, b} of (k/2)(Y_a + Y_b), so by convexity "
+       "f(B + S_k) <= mean over pairs of f(B + (k/2)(Y_a + Y_b))", "Y_1..Y_k",
+       ("2 <= k <= 12",), "exact algebra for each k = 2..12 (each item lies in k - 1 pairs); "
+       "the inequality is Jensen's for the convex f (cited)", SRC)
+def jensen_over_pairs():
+    parts = []
+    for k in range(2, KMAX + 1):
+        Y = sp.symbols(f"y1:{k + 1}", positive=True)
+        pairs = list(itertools.combinations(Y, 2))
+        mean = sum(sp.Rational(k, 2) * (a + b) for a, b in pairs) / len(pairs)
+        parts.append((f"k = {k}", identity(mean, sum(Y), [])))
+    parts.append(("Jensen", cite("Jensen's inequality for a convex function of a finite mean",
+                                 "Jensen 1906; e.g. Hardy, Littlewood & Polya, Inequalities, 3.5")))
+    return all_proved(parts)
+
+
+@check("profile.binomial-tail", "The union-bound tail of the number of tail items.",
+       "P(Bin(n, p) >= k) <= C(n, k) p^k <= (n p)^k / k!", "n, p, k",
+       ("n >= k >= 1 integers", "0 <= p <= 1"),
+       "C(n,k) k! / n^k = prod_{i<k} (1 - i/n) <= 1: each factor in (0, 1] (exact algebra for "
+       "k = 1..12); the first inequality is Boole's (a union over the k-subsets, cited)", SRC)
+def binomial_tail():
+    n = sp.Symbol("n", positive=True)
+    parts = []
+    for k in range(1, KMAX + 1):
+        ratio = sp.Mul(*[(n - i) for i in range(k)]) / n ** k
+        expanded = sp.Mul(*[(1 - sp.Integer(i) / n) for i in range(k)])
+        parts.append((f"k = {k}: C(n,k) k!/n^k as a product", identity(ratio, expanded, [])))
+    parts.append(("factors", Outcome(PROVED, "for integers n >= k > i >= 0: 0 < 1 - i/n <= 1, "
+                                             "so the product is <= 1")))
+    parts.append(("union bound", cite("Boole's inequality over the C(n, k) k-subsets of items",
+                                      "Boole 1854; e.g. Feller, Vol. 1, IV.1")))
+    return all_proved(parts)
+
+
+@check("profile.log-domain-convexity", "The composed profile integrands are convex and "
+       "monotone in each epoch's log-likelihood ratio.",
+       "x -> (e^{x + a} - c)_+ is convex nondecreasing and x -> (e^{-x - a} - c)_+ convex "
+       "nonincreasing, for every a and c > 0", "x, a, c", ("c > 0",),
+       "the inner functions have second derivatives e^{+-(x+a)} > 0 and first derivatives of "
+       "fixed sign (SymPy); the positive part of a convex function is convex (max of two "
+       "convex functions) and keeps the monotonicity", SRC)
+def log_convexity():
+    x, a = sp.symbols("x a", real=True)
+    up, down = sp.exp(x + a), sp.exp(-x - a)
+    return all_proved([
+        ("(e^{x+a})'' > 0", sign_proved(sp.diff(up, x, 2), "positive")),
+        ("(e^{x+a})' > 0", sign_proved(sp.diff(up, x), "positive")),
+        ("(e^{-x-a})'' > 0", sign_proved(sp.diff(down, x, 2), "positive")),
+        ("(e^{-x-a})' < 0", sign_proved(sp.diff(down, x), "negative")),
+    ])
+
+
+@check("profile.add-direction-tilt", "The add profile under the tilted measure.",
+       "E_mu[(1 - c prod w)_+] = mu(prod w = 0) + E_nu[(1/prod w - c)_+] with nu = (prod w) mu",
+       "w, c", ("w >= 0", "c > 0"), "exact algebra pointwise for w > 0: "
+       "(1 - c w)_+ = w (1/w - c)_+; at w = 0 both sides are 1 and 0 + mu-mass", SRC)
+def add_tilt():
+    w, c = sp.symbols("w c", positive=True)
+    return all_proved([
+        ("w (1/w - c) = 1 - c w", identity(w * (1 / w - c), 1 - c * w, [])),
+        ("w max(z, 0) = max(w z, 0) for w > 0",
+         Outcome(PROVED, "by cases: both sides are w z when z >= 0 and 0 when z < 0 (w > 0)")),
+    ])

@@ -30,23 +30,39 @@ def ours(s, M, E, d):
     return r, time.perf_counter() - t
 
 
-def theirs(s, M, E, d):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from PLD_accounting import gaussian_allocation_epsilon_range
-            t = time.perf_counter()
-            a, b = gaussian_allocation_epsilon_range(delta=float(d), sigma=float(s),
-                                                     num_steps=M, num_epochs=E)
-            return (min(a, b), max(a, b)), time.perf_counter() - t
-    except ImportError:
+def _theirs_worker(args, q):
+    s, M, E, d = args
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from PLD_accounting import gaussian_allocation_epsilon_range
+        t = time.perf_counter()
+        a, b = gaussian_allocation_epsilon_range(delta=float(d), sigma=float(s), num_steps=M,
+                                                 num_epochs=E)
+        q.put(((min(a, b), max(a, b)), time.perf_counter() - t))
+
+
+def theirs(s, M, E, d, timeout):
+    """PLD_accounting in a child process (killed after ``timeout`` seconds: "timeout")."""
+    import importlib.util
+    import multiprocessing as mp
+    if importlib.util.find_spec("PLD_accounting") is None:
         return None, None
+    q = mp.Queue()
+    p = mp.Process(target=_theirs_worker, args=((s, M, E, d), q))
+    p.start()
+    p.join(timeout)
+    if p.is_alive():
+        p.kill()
+        p.join()
+        return "timeout", timeout
+    return q.get() if not q.empty() else (None, None)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--big", action="store_true")
     ap.add_argument("--no-ref", action="store_true", help="skip PLD_accounting")
+    ap.add_argument("--timeout", type=float, default=120, help="PLD_accounting time limit (s)")
     a = ap.parse_args()
     rows = GRID + (BIG if a.big else [])
     print(f"{'sigma':>5} {'M':>8} {'E':>5} {'delta':>6} | {'ours epsilon':<24} {'width':>8} "
@@ -56,11 +72,14 @@ def main():
         e = r.epsilon
         ow = float((e.upper - e.lower) / e.lower) if e is not None and e.lower > 0 else None
         oe = f"[{float(e.lower):.6f}, {float(e.upper):.6f}]" if e is not None else "inconclusive"
-        ref, tr = (None, None) if a.no_ref or M > 10 ** 5 or E > 100 else theirs(s, M, E, d)
+        ref, tr = ((None, None) if a.no_ref or M > 10 ** 5 or E > 100
+                   else theirs(s, M, E, d, a.timeout))
         line = (f"{s:>5} {M:>8} {E:>5} {d:>6} | {oe:<24} "
                 f"{(f'{100 * ow:.3f}%' if ow is not None else '-'):>8} {t:6.2f} | ")
         if ref is None:
             line += f"{'-':<22} {'-':>7} {'-':>6} |"
+        elif ref == "timeout":
+            line += f"{'> ' + str(int(tr)) + ' s (stopped)':<22} {'-':>7} {tr:6.0f} | {t / tr:4.2f}"
         else:
             rw = (ref[1] - ref[0]) / ref[0]
             meet = e is not None and max(float(e.lower), ref[0]) <= min(float(e.upper), ref[1])

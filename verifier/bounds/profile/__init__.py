@@ -42,10 +42,11 @@ def check_range(sigma: Fraction, M: int, E: int, delta: Fraction | None = None,
                          f"engine's range [0, 60]")
 
 
-def _prec(M: int, floor: float) -> int:
+def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
     # x^M multiplies relative radii by M (2 log2 M guard bits); the profile multiplies the
-    # DFT's absolute radii by up to e^eps (eps <= 60: 87 bits) and must resolve delta >= floor
-    return 64 + 2 * M.bit_length() + 87 + int(-math.log2(floor))
+    # DFT's absolute radii by up to e^eps (eps <= eps_cap: 1.45 eps_cap bits) and must
+    # resolve delta >= floor
+    return 64 + 2 * M.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
 
 
 _LAWS: dict = {}
@@ -60,17 +61,18 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     from verifier.bounds.profile.compose import Profile
     from verifier.bounds.profile.laws import epoch_laws
     be = max(E, budget_epochs or E)
-    lk = (sigma, M, be, floor)
+    cap = 16 if eps_cap <= 16 else 61            # two sizes: eps <= 16, eps <= 61
+    prec = _prec(M, floor, cap)
+    lk = (sigma, M, be, floor, cap)
     if lk not in _LAWS:
         if len(_LAWS) > 4:
             _LAWS.clear()
-        _LAWS[lk] = epoch_laws(sigma, M, be, floor, _prec(M, floor))
-    cap = 16 if eps_cap <= 16 else 61            # two window sizes: eps <= 16, eps <= 61
-    pk = lk + (E, cap)
+        _LAWS[lk] = epoch_laws(sigma, M, be, floor, prec)
+    pk = lk + (E,)
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
             _PROFILES.clear()
-        _PROFILES[pk] = Profile(_LAWS[lk], E, _prec(M, floor), floor, cap)
+        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, cap)
     return _PROFILES[pk]
 
 

@@ -64,13 +64,14 @@ from verifier.core.arith import InputError, decimal_str, to_arb
 from verifier.bounds.exact_tv.lattice import MAX_N, _Law, _powers, _two_dfts, _two_inverse, _window
 from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, spread_cell
 
-R_SMALL, R_MID, R_LARGE = 24, 12, 16   # sd(Y) / h by M (< 1e3, < 1e5, larger)
+R_SMALL, R_MID, R_LARGE = 24, 12, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
 K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
 # body threshold T1: M P(Y > T1) <= the expected number of tail items: 1e-3, or 1e-2 for
 # sigma < 0.75 (heavy tails: a higher T1 would widen the body's DFT).  Smaller values make the
 # events K >= 2 rarer, whose bounds (Jensen over pairs) are the loosest part for light tails
 TAIL_MASS = 1e-3
 TAIL_MASS_HEAVY = 1e-2
+K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M
 GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
 GRID_L = 48          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
@@ -304,8 +305,12 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     yB = _two_inverse([a * b for a, b in zip(PB1, XB)], PB1, N)          # b^M, b^{M-1}
     yT = _two_inverse([a * b for a, b in zip(PB1, XT)],                   # t b^{M-1}, t b^{M-2}
                       [a * b for a, b in zip(PB2, XT)] if M >= 2 else zeros, N)
+    # K = 2 test outcomes only where tail items move the likelihood ratio (M < K2_TEST_M):
+    # leaving outcomes out of a test is always valid, and for large M it loses about
+    # P(K = 2) relative
+    k2 = 2 <= M < K2_TEST_M
     y2 = (_two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, N)
-          if M >= 2 else None)                                            # b^{M-2}, t b^{M-3}
+          if k2 else None)                                                # b^{M-2}, t b^{M-3}
     del PB3, PB2, PB1, XB, XT
     SM = _Law(yS, "real", M, N, spread, mu_s, J1)
     S1 = _Law(yS, "imag", M - 1, N, spread, mu_s, J1)
@@ -314,9 +319,9 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     T1l = _Law(yT, "real", M - 1, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
     T2l = (_Law(yT, "imag", M - 2, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
            if M >= 2 else None)
-    B2 = _Law(y2, "real", M - 2, N, labels, mu_b, J1) if M >= 2 else None
+    B2 = _Law(y2, "real", M - 2, N, labels, mu_b, J1) if k2 else None
     T3l = (_Law(y2, "imag", M - 3, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
-           if M >= 3 else None)
+           if k2 and M >= 3 else None)
     del yS, yB, yT, y2
 
     # ---- shared float choices: the grid of x = log W

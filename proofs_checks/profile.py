@@ -77,3 +77,20 @@ def add_tilt():
         ("w max(z, 0) = max(w z, 0) for w > 0",
          Outcome(PROVED, "by cases: both sides are w z when z >= 0 and 0 when z < 0 (w > 0)")),
     ])
+
+
+@check("profile.gaussian-symmetry", "At M = 1 the two directions coincide.",
+       "with a = 1/sigma and R x = a - x: p0(R x) = p1(x) and p1(R x) = p0(x), so R maps P0 to P1, "
+       "P1 to P0 and L = p1/p0 to 1/L; hence delta_A(eps) = E_P1[(1/L - c)_+] = E_P0[(L - c)_+] "
+       "= delta_R(eps)", "x, a", ("a > 0",),
+       "exact algebra for the two densities (Gaussian kernels); the change of variables under "
+       "the measure-preserving reflection", SRC)
+def gaussian_symmetry():
+    x, a = sp.symbols("x a", real=True)
+    p0 = sp.exp(-x ** 2 / 2)
+    p1 = sp.exp(-(x - a) ** 2 / 2)
+    return all_proved([
+        ("p0(a - x) = p1(x)", identity(p0.subs(x, a - x), p1, [])),
+        ("p1(a - x) = p0(x)", identity(p1.subs(x, a - x), p0, [])),
+        ("L(a - x) = 1/L(x)", identity((p1 / p0).subs(x, a - x), p0 / p1, [])),
+    ])

@@ -73,6 +73,7 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
         if len(_PROFILES) > 8:
             _PROFILES.clear()
         _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, cap)
+        _PROFILES[pk].symmetric = M == 1
     return _PROFILES[pk]
 
 

@@ -161,8 +161,29 @@ class Profile:
             self.ch_R = E * laws.charge_R
             self.ch_A = E * laws.charge_A
 
-    # ---- upper ends (compose.py docstring); 2 c P_out: the composed window's aliasing
+    # M = 1 (the Gaussian mechanism): the reflection x -> 1/sigma - x maps P0 to P1 and P1
+    # to P0 and L to 1/L, so delta_A = delta_R (proof check profile.gaussian-symmetry): each
+    # end is the better of the two directions' (``symmetric``, set by the caller)
+    symmetric = False
+
     def upper_remove(self, eps: Fraction) -> arb:
+        u = self._upper_remove(eps)
+        return _min(u, self._upper_add(eps)) if self.symmetric else u
+
+    def upper_add(self, eps: Fraction) -> arb:
+        u = self._upper_add(eps)
+        return _min(u, self._upper_remove(eps)) if self.symmetric else u
+
+    def lower_remove(self, eps: Fraction) -> arb:
+        v = self._lower_remove(eps)
+        return _max(v, self._lower_add(eps)) if self.symmetric else v
+
+    def lower_add(self, eps: Fraction) -> arb:
+        v = self._lower_add(eps)
+        return _max(v, self._lower_remove(eps)) if self.symmetric else v
+
+    # ---- upper ends (compose.py docstring); 2 c P_out: the composed window's aliasing
+    def _upper_remove(self, eps: Fraction) -> arb:
         with ctx.workprec(self.prec):
             c = to_arb(eps).exp()
             n = len(self.R_0) - 1
@@ -171,7 +192,7 @@ class Profile:
                  + 2 * c * self.oR + self.ch_R)
             return _clamp(U)
 
-    def upper_add(self, eps: Fraction) -> arb:
+    def _upper_add(self, eps: Fraction) -> arb:
         with ctx.workprec(self.prec):
             c = to_arb(eps).exp()
             n = len(self.A_0) - 1
@@ -192,7 +213,7 @@ class Profile:
         n = len(P) - 1
         return P[min(max(t + 1 - start, 0), n)]
 
-    def lower_remove(self, eps: Fraction) -> arb:
+    def _lower_remove(self, eps: Fraction) -> arb:
         """max over thresholds t of P1(S >= t) - e^eps P0(S >= t), P1 lowered and P0 raised."""
         with ctx.workprec(self.prec):
             c = to_arb(eps).exp()
@@ -205,7 +226,7 @@ class Profile:
                     best = arb(v.lower())
             return best
 
-    def lower_add(self, eps: Fraction) -> arb:
+    def _lower_add(self, eps: Fraction) -> arb:
         """max over t of P0(S <= t) - e^eps P1(S <= t), P0 lowered and P1 raised."""
         with ctx.workprec(self.prec):
             c = to_arb(eps).exp()
@@ -217,6 +238,14 @@ class Profile:
                 if v.lower() > best.lower():
                     best = arb(v.lower())
             return best
+
+
+def _min(a: arb, b: arb) -> arb:      # upper ends: the smaller (both are valid)
+    return a if a.upper() <= b.upper() else b
+
+
+def _max(a: arb, b: arb) -> arb:      # lower ends: the larger
+    return a if a.lower() >= b.lower() else b
 
 
 def _clamp(U: arb) -> arb:

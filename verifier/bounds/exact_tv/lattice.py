@@ -33,7 +33,7 @@ def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
     pos, pr, mu = arrays(pts)
     ex = arrays(extra) if extra else None
     var = max(float(np.dot((pos - mu) ** 2, pr) / pr.sum()), 1e-30)
-    sd = math.sqrt(var * n)
+    sd = math.sqrt(max(var * n, 1.0))      # n = 0 (one extra item only): any theta scale
 
     def lmgf(pos, pr, mu, th):
         z = th * (pos - mu)

@@ -60,8 +60,9 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx
 
-from verifier.core.arith import InputError, decimal_str, to_arb
-from verifier.bounds.exact_tv.lattice import MAX_N, _Law, _powers, _two_dfts, _two_inverse, _window
+from verifier.core.arith import InputError, Interval, decimal_str, to_arb
+from verifier.bounds.exact_tv.lattice import (MAX_N, _chernoff_arb, _Law as _BaseLaw, _powers,
+                                             _two_dfts, _two_inverse, _window)
 from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, spread_cell
 
 R_SMALL, R_MID, R_LARGE = 24, 12, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
@@ -172,6 +173,42 @@ class EpochLaws:
     alias0: arb                   # excess of the computed P0 masses (aliasing), per epoch
     alias1: arb
     info: dict = field(default_factory=dict)
+
+
+class _Law(_BaseLaw):
+    """exact_tv's window law, with its two Chernoff bounds re-tried in Arb over a ladder of
+    theta when the float choice failed (a mass that underflows in floats, e.g. the lattice
+    cell at 0 for a large sigma, can make the chosen theta useless; every theta is valid,
+    the smallest bound is kept)."""
+
+    def __init__(self, y, part, n, N, pts, mu, span, extra=None):
+        super().__init__(y, part, n, N, pts, mu, span, extra)
+        if not self.alias:
+            return
+        ex = (extra[0], extra[1]) if extra else None
+        sd = math.sqrt(max(n, 1)) * max(1.0, float(Interval.of(_spread_sd(pts, mu)).upper))
+        for side in ("lo", "up"):
+            cur = self.eps_lo if side == "lo" else self.eps_up
+            if side == "lo" and self.start == 0:
+                continue
+            if cur.upper() < 1e-30:
+                continue
+            t = self.mean - self.start if side == "lo" else self.b - self.mean
+            best = cur
+            for k in range(-8, 4):
+                c = _chernoff_arb(pts, mu, n, 2.0 ** k / sd, -1 if side == "lo" else 1, t, ex)
+                if c.upper() < best.upper():
+                    best = c
+            if side == "lo":
+                self.eps_lo = best
+            elif best.upper() < cur.upper():
+                self.eps_up = best
+                # the integrated upper tail is kept as computed (valid for its own theta)
+
+
+def _spread_sd(pts, mu):
+    tot = sum((v for _, v in pts), arb(0))
+    return (sum(((k - mu) ** 2 * v for k, v in pts), arb(0)) / tot).sqrt()
 
 
 def _sub(pts):

@@ -338,9 +338,6 @@ def test_large_sigma_small_m_many_epochs_is_bracketed():
     """sigma = 50, M = 2, E = 1000, delta = 1e-12: the label windows' Chernoff bounds must not
     collapse to the trivial 1 (a lattice mass that underflows in floats once made the float
     choice of theta useless; the Arb re-try keeps the best theta)."""
-    import time
-    t = time.perf_counter()
     r = PR.epsilon_bracket(F(50), 2, 1000, F(1, 10 ** 12))
     assert r.bracketed and r.epsilon.lower > 0
     assert (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower <= F(5, 1000)
-    assert time.perf_counter() - t < 120

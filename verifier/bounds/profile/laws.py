@@ -16,17 +16,20 @@ epoch, any of these steps can only raise E f:
       ``spread_cell``, as in the exact-TV engine; the same for a point of a sum onto a
       coarser lattice);
   (b) for f_R, moving a value of W up; for f_A, moving it down (monotonicity);
-  (c) Jensen over k tail items: f(B + Y_1 + ... + Y_k) <= mean_i f(B + k Y_i), so the event
-      "k items above the body threshold T1" is bounded with the law of B + k Y' (f_R);
+  (c) Jensen over the pairs of k tail items: S_k = mean over the C(k, 2) pairs of
+      (k/2)(Y_a + Y_b), so f(B + S_k) <= mean over pairs of f(B + (k/2)(Y_a + Y_b)) (exact at
+      k = 2; proof check profile.jensen-over-pairs), bounding the event "k items above the
+      body threshold T1" with the law of a pair's sum (f_R);
   (d) for f_A, on "some item >= T1": W >= (B_{M-1} + T1)/M in a coupling (the other k - 1
       tail items are replaced by body items below T1), a value moved down;
   (e) a union bound for rare events: E[f_R(prod W); event at epoch e] <= E[W_e; event]
       (f_R <= prod W and the other epochs have E W = 1), E[f_A; event] <= P(event).
 
 Remove upper law (under P0).  Body cells [0, T1) spread (a); K = number of items >= T1:
-K = 0 gives B_M h / M (B_M the sum of M spread body items, a ball-arithmetic DFT), K = k in
-1..kmax gives (B_{M-1} h + k t)/M with t the spread tail endpoints (c), B_{M-1} spread onto a
-coarse sub-lattice (a) and from K = k to K = 1 by B_{M-k} <= B_{M-1} (b); items above t_max,
+K = 0 gives B_M h / M (B_M the sum of M spread body items, a ball-arithmetic DFT), K = 1
+gives (B_{M-1} h + t)/M with t the spread tail endpoints, K = k in 2..kmax gives
+(B_{M-1} h + (k/2) s)/M with s a spread pair sum (c), B_{M-1} spread onto a coarse
+sub-lattice (a) and B_{M-k} <= B_{M-1} (b); items above t_max,
 K > kmax and the sums' masses beyond their DFT windows are charged by (e).  Then
 x = log W is spread onto a grid of step eta (the ball's upper end, (a) and (b)), so that
 the E-fold composition is one DFT on the grid: f_R = (e^{sum x} - c)_+ is convex and
@@ -40,8 +43,8 @@ ball's lower end.  Below the DFT window the mass is charged by (e).
 Lower end (a test).  delta_R(eps) >= P1(A) - e^eps P0(A) and delta_A(eps) >= P0(A') -
 e^eps P1(A') for every event A, A'.  The statistic of an epoch: K = 0 with the sum r of the
 M body labels (left cell ends), or K = 1 with the tail cell of the tail item and a coarse
-bucket of the other M - 1 labels' sum (K >= 2 and out-of-window sums are left out of the
-tests).  Its laws under P0 and P1 (one coordinate tilted by Y: P1 = (1/M) sum_j P^(j), all
+bucket of the other M - 1 labels' sum, or (for M < 1000) K = 2 with the two tail cells and a
+bucket of the other M - 2 labels (K >= 3 and out-of-window sums are left out of the tests).  Its laws under P0 and P1 (one coordinate tilted by Y: P1 = (1/M) sum_j P^(j), all
 events symmetric) are DFTs of the labels' sub-probability laws:
     P0(0, r) = b^{*M}(r)                      P1(0, r) = (t * b^{*(M-1)})(r)
     P0(1, i, r) = M p_i b^{*(M-1)}(r)         P1(1, i, r) = tau_i b^{*(M-1)}(r) + (M-1) p_i (t * b^{*(M-2)})(r)

@@ -50,15 +50,19 @@ def _power(sub: dict, E: int, what: str, target: float):
     sd = math.sqrt(max(float(np.dot((ks - mu) ** 2, ws) / tot), 1e-12))
     centre = E * mu
 
-    def log_chernoff(theta, a):        # float: log of the bound of P(sum - centre >= a)
-        z = theta * (ks - mu)
-        zm = z.max()
-        return E * (zm + math.log(float(np.dot(ws, np.exp(z - zm))))) - abs(theta) * a
+    thetas = 2.0 ** np.linspace(-10, 8, 73) / (sd * math.sqrt(E))
+    with np.errstate(divide="ignore"):
+        logw = np.log(ws)
+    lmgf = {}
+    for sign in (1, -1):               # E log E[e^{theta (k - mu)}] on the theta ladder
+        z = sign * thetas[:, None] * (ks - mu)[None, :] + logw[None, :]
+        zm = z.max(axis=1)
+        lmgf[sign] = E * (zm + np.log(np.exp(z - zm[:, None]).sum(axis=1)))
 
-    def best(sign, a):
-        vals = [(log_chernoff(sign * 2.0 ** j / (sd * math.sqrt(E)), a), sign * 2.0 ** j / (sd * math.sqrt(E)))
-                for j in np.linspace(-10, 8, 73)]
-        return min(vals)
+    def best(sign, a):                 # float: (log bound of P(sign (S - centre) >= a), theta)
+        vals = lmgf[sign] - thetas * a
+        i = int(np.argmin(vals))
+        return float(vals[i]), sign * float(thetas[i])
     ladder = sorted({c << k for k in range(2, 26) for c in (4, 5, 6)})
     N = None
     for n in ladder:

@@ -220,20 +220,33 @@ def _sub(pts):
     return sum((k * v for k, v in pts), arb(0)) / tot
 
 
-def _coarse(law: _Law, g: int):
-    """The window's masses of ``law`` spread onto the multiples of g (mean-preserving, step (a)):
-    dict multiple -> mass."""
-    out = {}
-    for i, c in enumerate(law.c):
-        v = law.start + i
-        j, rem = divmod(v, g)
-        if rem == 0:
-            out[j] = out.get(j, arb(0)) + c
-        else:
-            w = arb(rem) / g
-            out[j] = out.get(j, arb(0)) + c * (1 - w)
-            out[j + 1] = out.get(j + 1, arb(0)) + c * w
-    return out
+def _coarse(law: _Law, *gs: int):
+    """The window's masses of ``law`` spread onto the multiples of each g in ``gs``
+    (mean-preserving, step (a)): one dict multiple -> mass per g.  A point v = j g + r goes
+    to j g and (j + 1) g with weights 1 - r/g and r/g; per block of g points these are sums
+    of c and of r c, read off two prefix sums (one pass over the window for every g)."""
+    c = law.c
+    n = len(c)
+    P0, P1 = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
+    a0 = a1 = arb(0)
+    for t, x in enumerate(c):
+        a0 = a0 + x
+        a1 = a1 + t * x
+        P0[t + 1], P1[t + 1] = a0, a1
+    s0 = law.start
+    outs = []
+    for g in gs:
+        out: dict[int, arb] = {}
+        for j in range(s0 // g, (s0 + n - 1) // g + 1):
+            lo, hi = max(j * g - s0, 0), min((j + 1) * g - s0, n)
+            if lo >= hi:
+                continue
+            S0 = P0[hi] - P0[lo]
+            R = (P1[hi] - P1[lo]) + (s0 - j * g) * S0        # sum of r c, r = v - j g
+            out[j] = out.get(j, arb(0)) + S0 - R / g
+            out[j + 1] = out.get(j + 1, arb(0)) + R / g
+        outs.append(out)
+    return outs if len(outs) > 1 else outs[0]
 
 
 def _collapse(law: dict, lo: int, hi: int, up: bool) -> dict:
@@ -366,8 +379,9 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
 
     # ---- shared float choices: the grid of x = log W
     one_p = 1 - p
-    pairs = [(math.log(max((SM.start + i) * float(h) / M, 1e-300)), max(float(c.mid()), 0.0))
-             for i, c in enumerate(SM.c) if (SM.start + i) > 0]
+    stride = max(1, len(SM.c) // 8192)            # a float choice: a subsample suffices
+    pairs = [(math.log(max((SM.start + i) * float(h) / M, 1e-300)), max(float(SM.c[i].mid()), 0.0))
+             for i in range(0, len(SM.c), stride) if (SM.start + i) > 0]
     mx, sx = _moments_f(pairs)
     eta = Fraction(sx / GRID_X).limit_denominator(10 ** 12)
     eta_inv = 1 / to_arb(eta)
@@ -384,12 +398,13 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         else:
             _add(rem, k, mass * (1 - th))
             _add(rem, k + 1, mass * th)
+    logs = [None if SM.start + i == 0 else arb(SM.start + i).log() + c_log
+            for i in range(len(SM.c))]      # log W at the K = 0 points (shared with add)
     for i, c in enumerate(SM.c):
-        v = SM.start + i
-        if v == 0:
+        if logs[i] is None:
             _add(rem, k_floor, c)            # W = 0 moved up (b)
         else:
-            put_R(arb(v).log() + c_log, c)
+            put_R(logs[i], c)
     # beyond the window (e): E[W; B_M >= b] <= (h/M)(b P(B >= b) + int_b^inf P(B >= v) dv)
     charge_R = arb(0)
     if SM.alias:
@@ -398,7 +413,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     sd_b = math.sqrt(max(float(((M - 1) * sum(((kk - mu_s) ** 2 * v for kk, v in spread),
                                                arb(0)) / one_p).mid()), 1.0))
     g = max(1, int(sd_b / COARSE_SD))
-    Bc_full = _coarse(S1, g)                             # sub-probability, mass (1-p)^{M-1}
+    Bc_full, B8 = _coarse(S1, g, K2_COARSE * g)          # sub-probability, mass (1-p)^{M-1}
     # the coarse law kept within 12 sd of its mean; beyond, moved to one end (b)
     jm = float(((M - 1) * mu_s / g).mid())
     span = 12 * COARSE_SD
@@ -414,7 +429,6 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     # (k/2)(Y_a + Y_b), step (c)), exact for k = 2, with the law of a pair's sum from the
     # tail cells merged 4 at a time; B on a lattice 8 times coarser (weights (M p)^(k-1)
     # smaller; coarser spreads are still step (a))
-    B8 = _coarse(S1, K2_COARSE * g)
     j8 = int(jm / K2_COARSE)
     Bc8 = _collapse(B8, j8 - span // K2_COARSE, j8 + span // K2_COARSE, up=True)
     del B8
@@ -460,8 +474,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         if v == 0:
             charge_A += c                     # mu(W = 0): f_A = 1 there
         else:
-            wv = arb(v) * ha / Ma
-            put_A(wv.log(), wv * c)
+            put_A(logs[i], arb(v) * ha / Ma * c)
+    del logs
     charge_A += SM.eps_lo                     # below the window (e)
     # K >= 1: W >= (B_{M-1} h + T1)/M (d); B_{M-1} coarse (a)
     wK = (1 - one_p ** M) / one_p ** (M - 1)

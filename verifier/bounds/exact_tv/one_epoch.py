@@ -115,6 +115,16 @@ def _tails(sigma: Fraction, h: Fraction, points: list[int]):
     return G, H
 
 
+def cell_moments(sigma: Fraction, h: Fraction, bounds: list[int]):
+    """(q, m, p, tau): per cell [c_i, c_{i+1}) of ``bounds`` (lattice units) its probability q_i
+    and first moment m_i = E[Y 1{cell}], and above the last boundary p = P(Y >= c_L h) and
+    tau = E[Y 1{Y >= c_L h}] (differences of the closed-form upper tails, _tails)."""
+    G, H = _tails(sigma, h, bounds)
+    L = len(bounds) - 1
+    return ([G[i] - G[i + 1] for i in range(L)], [H[i] - H[i + 1] for i in range(L)],
+            G[-1], H[-1])
+
+
 @dataclass
 class _Setup:
     """The lattice variables shared by the one-epoch and the E-epoch engines."""
@@ -177,11 +187,8 @@ def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
     the parameters)."""
     h, J1, bounds, scale = _plan(sigma, M, union_loss)
     ha = to_arb(h)
-    G, H = _tails(sigma, h, bounds)
-    p, tau = G[-1], H[-1]
+    q, m, p, tau = cell_moments(sigma, h, bounds)
     L = len(bounds) - 1
-    q = [G[i] - G[i + 1] for i in range(L)]
-    m = [H[i] - H[i + 1] for i in range(L)]
     labels = [(bounds[i], q[i]) for i in range(L)] + [(J1, p)]
     w: dict[int, arb] = {}
     for i in range(L):

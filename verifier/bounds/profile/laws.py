@@ -66,7 +66,7 @@ from flint import acb, arb, ctx
 from verifier.core.arith import InputError, Interval, decimal_str, to_arb
 from verifier.bounds.exact_tv.lattice import (MAX_N, _chernoff_arb, _Law as _BaseLaw, _powers,
                                              _two_dfts, _two_inverse, _window)
-from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, spread_cell
+from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, cell_moments, spread_cell
 
 R_SMALL, R_MID, R_LARGE = 24, 12, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
 K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
@@ -305,11 +305,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     h, J1, bounds = P.h, P.J1, P.bounds
     ha = to_arb(h)
     Ma = arb(M)
-    G, H = _tails(sigma, h, bounds)
-    p, tau = G[-1], H[-1]
+    q, m, p, tau = cell_moments(sigma, h, bounds)
     L = len(bounds) - 1
-    q = [G[i] - G[i + 1] for i in range(L)]
-    m = [H[i] - H[i + 1] for i in range(L)]
     # body: spread (upper ends) and labels (tests), sub-probability laws of mass 1 - p, 1 - tau
     w: dict[int, arb] = {}
     for i in range(L):
@@ -334,7 +331,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
             _add(out, tb[a], wa)
             _add(out, tb[b], wb)
         return out
-    p_in = G[-1] - G_inf                      # P(T1 <= Y < t_max)
+    p_in = p - G_inf                          # P(T1 <= Y < t_max)
 
     eps_t = max(P.budget * 1e-2, 1e-300)
     N = max(_window(labels, M, eps_t, J1), _window(spread, M, eps_t, J1))

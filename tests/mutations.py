@@ -312,7 +312,22 @@ def _profile_meets_undecided_holds():
     _set("verifier.bounds.profile:meets", loose)
 
 
+def _profile_symmetry_everywhere():
+    from verifier.bounds.profile.compose import Profile
+    real = Profile.__init__
+
+    def init(self, *a, **k):
+        real(self, *a, **k)
+        self.symmetric = True            # the M = 1 reflection used for every M
+    Profile.__init__ = init
+
+
 MUTATIONS = [
+    Mutation("profile.symmetry-for-every-M", "compose",
+             "the M = 1 symmetry (delta_A = delta_R) applied at every M",
+             _profile_symmetry_everywhere,
+             (P + "test_published_pld_brackets_intersect_and_ours_is_narrower",
+              P + "test_dp_accounting_random_allocation_row_is_consistent")),
     Mutation("profile.spread-contracted", "spread",
              "each body cell's mass put at its left end instead of spread onto both ends",
              _profile_spread_contracted,

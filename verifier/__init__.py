@@ -13,9 +13,18 @@ __all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "cal
            "calibrate_steps", "exact_tv", "compare", "epsilon", "delta", "privacy_profile",
            "get_noise_multiplier", "InputError", "__version__"]
 
-from verifier.core.arith import InputError  # noqa: E402  (bad input: one message, no traceback)
-from verifier.api_profile import (delta, epsilon, get_noise_multiplier,  # noqa: E402
-                                  privacy_profile)
+_LAZY = {"epsilon": "verifier.api_profile", "delta": "verifier.api_profile",
+         "privacy_profile": "verifier.api_profile", "get_noise_multiplier": "verifier.api_profile",
+         "InputError": "verifier.core.arith"}
+
+
+def __getattr__(name):
+    """The (epsilon, delta) face and InputError, imported on first use (``import verifier``
+    loads neither python-flint nor the engines)."""
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'verifier' has no attribute {name!r}")
 
 
 def _exact_args(sigma, delta=None):

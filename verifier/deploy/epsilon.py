@@ -65,11 +65,12 @@ class EpsCalibration:
 
 def _pred(make):
     """A smallest_int predicate from parameters(n) -> (sigma, M, E, budget)."""
+    from verifier.bounds import profile as PR
+
     def pred(n):
         try:
             s, m, e, be, eps, d = make(n)
-            v, iv = __import__("verifier.bounds.profile", fromlist=["meets"]).meets(
-                s, m, e, eps, d, be)
+            v, iv = PR.meets(s, m, e, eps, d, be)     # looked up per call
         except InputError:
             return Tri.UNDECIDED, None
         return v, iv

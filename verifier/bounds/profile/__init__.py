@@ -72,8 +72,7 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
             _PROFILES.clear()
-        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, cap)
-        _PROFILES[pk].symmetric = M == 1
+        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, cap, symmetric=M == 1)
     return _PROFILES[pk]
 
 
@@ -82,15 +81,13 @@ def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,
     """Three-valued, certified: does delta(eps) <= delta hold (equivalently epsilon(delta) <=
     eps)?  HOLDS when both directions' upper ends are <= delta, FAILS when one direction's
     lower end is > delta, else UNDECIDED.  Returns (Tri, (lower, upper) of delta(eps))."""
-    from verifier.core.arith import Tri, to_arb
+    from verifier.core.arith import Tri
     P = engine(sigma, M, E, float(delta), budget_epochs, float(eps) + 1)
-    d = to_arb(delta)
-    up = [P.upper_remove(eps), P.upper_add(eps)]
-    lo = [P.lower_remove(eps), P.lower_add(eps)]
-    iv = Interval(max(_iv(x, x).lower for x in lo), max(_iv(x, x).upper for x in up))
-    if all(u <= d for u in up):
+    rem, add = directions(P, eps)
+    iv = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
+    if iv.upper <= delta:          # both upper ends (outward rational ends of the balls)
         return Tri.HOLDS, iv
-    if any(x > d for x in lo):
+    if iv.lower > delta:           # one direction's lower end
         return Tri.FAILS, iv
     return Tri.UNDECIDED, iv
 

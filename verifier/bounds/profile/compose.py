@@ -127,8 +127,10 @@ class Profile:
     """The composed laws of (sigma, M, E); ``upper_*(eps)`` and ``lower_*(eps)`` are
     certified ends of each direction at any exact eps >= 0 (O(1) each)."""
 
-    def __init__(self, laws: EpochLaws, E: int, prec: int, floor: float, eps_cap: float = 16):
+    def __init__(self, laws: EpochLaws, E: int, prec: int, floor: float, eps_cap: float = 16,
+                 symmetric: bool = False):
         self.E, self.prec, self.laws, self.eps_cap = E, prec, laws, eps_cap
+        self.symmetric = symmetric
         # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-6 floor
         # for every eps <= eps_cap (beyond, still valid, only looser)
         target = 1e-6 * floor * math.exp(-eps_cap)
@@ -166,25 +168,26 @@ class Profile:
             self.ch_A = E * laws.charge_A
 
     # M = 1 (the Gaussian mechanism): the reflection x -> 1/sigma - x maps P0 to P1 and P1
-    # to P0 and L to 1/L, so delta_A = delta_R (proof check profile.gaussian-symmetry): each
-    # end is the better of the two directions' (``symmetric``, set by the caller)
-    symmetric = False
+    # to P0 and L to 1/L, so delta_A = delta_R (proof check profile.gaussian-symmetry): with
+    # ``symmetric`` each end is the better of the two directions'
+    def _end(self, kind: str, which: str, eps: Fraction) -> arb:
+        own = getattr(self, f"_{kind}_{which}")(eps)
+        if not self.symmetric:
+            return own
+        other = getattr(self, f"_{kind}_{'add' if which == 'remove' else 'remove'}")(eps)
+        return _min(own, other) if kind == "upper" else _max(own, other)
 
     def upper_remove(self, eps: Fraction) -> arb:
-        u = self._upper_remove(eps)
-        return _min(u, self._upper_add(eps)) if self.symmetric else u
+        return self._end("upper", "remove", eps)
 
     def upper_add(self, eps: Fraction) -> arb:
-        u = self._upper_add(eps)
-        return _min(u, self._upper_remove(eps)) if self.symmetric else u
+        return self._end("upper", "add", eps)
 
     def lower_remove(self, eps: Fraction) -> arb:
-        v = self._lower_remove(eps)
-        return _max(v, self._lower_add(eps)) if self.symmetric else v
+        return self._end("lower", "remove", eps)
 
     def lower_add(self, eps: Fraction) -> arb:
-        v = self._lower_add(eps)
-        return _max(v, self._lower_remove(eps)) if self.symmetric else v
+        return self._end("lower", "add", eps)
 
     # ---- upper ends (compose.py docstring); 2 c P_out: the composed window's aliasing
     def _upper_remove(self, eps: Fraction) -> arb:

@@ -15,6 +15,7 @@ __all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "cal
 
 _LAZY = {"epsilon": "verifier.api_profile", "delta": "verifier.api_profile",
          "privacy_profile": "verifier.api_profile", "get_noise_multiplier": "verifier.api_profile",
+         "rdp": "verifier.api_views", "tradeoff": "verifier.api_views",
          "InputError": "verifier.core.arith"}
 
 

@@ -161,6 +161,41 @@ def build_parser() -> argparse.ArgumentParser:
         pp.add_argument(f"--{key}", required=True, metavar=key[0].upper(), help=hlp)
         pp.add_argument("--json", action="store_true", help="print one JSON object")
 
+    from verifier.views.renyi import MAX_ORDER
+    r = sub.add_parser(
+        "rdp", help="certified Rényi curve of both directions, zCDP, and conversions to (eps, delta)",
+        description="Rigorous brackets of D_a(P1^E || P0^E) (remove) and D_a(P0^E || P1^E) (add) "
+                    "at each order a > 1 (integer orders of the remove direction exact; real "
+                    "orders and the add direction through the certified privacy profile), the "
+                    "zCDP parameter rho of each direction (a proof over all orders), and with "
+                    "--delta the (epsilon, delta) they imply beside the exact epsilon(delta).",
+        epilog=f"Exit status: 0 ok; 2 bad input. Orders in (1, {MAX_ORDER}]. {RANGE_HELP}.")
+    r.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+    r.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
+    r.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+    og = r.add_mutually_exclusive_group()
+    og.add_argument("--orders", metavar="A1,A2,...", help="orders (exact decimals > 1)")
+    og.add_argument("--alpha-max", dest="alpha_max", metavar="K", help="the integer orders 2..K")
+    r.add_argument("--delta", metavar="D", help="also convert to (epsilon, D): Rényi (classical "
+                                               "and improved), zCDP, and the exact epsilon(D)")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+
+    t = sub.add_parser(
+        "tradeoff", help="certified trade-off curves T(P0^E, P1^E) and the reversed pair",
+        description="Rigorous band of the trade-off function f(a) = T(P0^E, P1^E)(a) and of "
+                    "T(P1^E, P0^E)(a) on a grid of type I errors a, from both directions of "
+                    "the certified privacy profile (Dong, Roth & Su, Proposition 2.12); its "
+                    "distance to the diagonal is the exact TV.",
+        epilog=f"Exit status: 0 ok; 2 bad input. {RANGE_HELP}.")
+    t.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+    t.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
+    t.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+    tg = t.add_mutually_exclusive_group()
+    tg.add_argument("--points", default=None, metavar="N", help="N equally spaced a in [0, 1] "
+                                                                "(default 21)")
+    tg.add_argument("--at", metavar="A1,A2,...", help="the type I errors a (exact decimals)")
+    t.add_argument("--json", action="store_true", help="print one JSON object")
+
     c = sub.add_parser("check-proofs", help="re-derive / re-check every identity, constant and "
                                             "monotonicity step behind Theorem 3.1",
                        description="Run the proof-consistency checks (proofs_checks/): each "

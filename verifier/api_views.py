@@ -1,0 +1,81 @@
+"""The Rényi and trade-off faces of the API (issue #14): ``rdp`` and ``tradeoff``, each a
+certified curve object; exact inputs (decimal strings, ints, Fractions), never binary floats."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from verifier.core.arith import InputError, parse_exact
+
+
+def _parse(sigma, steps, epochs):
+    from verifier.bounds.profile import MAX_EPOCHS
+    from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
+    return parse_sigma(sigma), parse_steps(steps, minimum=1), parse_epochs(epochs, MAX_EPOCHS)
+
+
+def parse_orders(orders=None, alpha_max=None):
+    """A list of exact orders > 1 (strings, ints or Fractions; a comma-separated string), or
+    the integers 2..alpha_max; None for the default orders."""
+    from verifier.views.renyi import MAX_ORDER
+    if orders is not None and alpha_max is not None:
+        raise InputError("give either orders or alpha_max, not both")
+    if alpha_max is not None:
+        k = parse_exact(alpha_max, "alpha-max")
+        if k.denominator != 1 or not 2 <= k <= MAX_ORDER:
+            raise InputError(f"alpha-max must be an integer in [2, {MAX_ORDER}], got {alpha_max}")
+        return [Fraction(a) for a in range(2, int(k) + 1)]
+    if orders is None:
+        return None
+    if isinstance(orders, str):
+        orders = [x for x in orders.split(",") if x.strip()]
+    out = []
+    for x in orders:
+        q = x if isinstance(x, Fraction) else parse_exact(x, "order")
+        if not 1 < q <= MAX_ORDER:
+            raise InputError(f"Rényi order {x} is outside (1, {MAX_ORDER}]")
+        out.append(q)
+    if not out:
+        raise InputError("no Rényi order given")
+    return out
+
+
+def rdp(sigma, steps, epochs=1, orders=None, alpha_max=None, delta=None):
+    """The certified Rényi curve of E epochs of M steps (a ``RenyiCurve``): per order the
+    remove D_a(P1 || P0) and add D_a(P0 || P1) brackets, the zCDP parameter of each direction,
+    and with ``delta`` the orders refined near the best (epsilon, delta) conversion
+    (``curve.to_epsilon(delta)``, ``curve.zcdp_epsilon(delta)``).
+
+    >>> import verifier
+    >>> c = verifier.rdp("1", 1, orders="2,3")
+    >>> c.at(2).remove.lower == c.at(2).remove.upper == 1      # D_2 = 2/(2 sigma^2), exactly
+    False
+    >>> c.at(2).remove.contains(Fraction(1))
+    True
+    """
+    from verifier.views.renyi import renyi_curve
+    s, m, e = _parse(sigma, steps, epochs)
+    d = None
+    if delta is not None:
+        from verifier.core.arith import parse_delta
+        d = parse_delta(delta)
+    return renyi_curve(s, m, e, parse_orders(orders, alpha_max), refine_delta=d)
+
+
+def tradeoff(sigma, steps, epochs=1, points=21, at=None):
+    """The certified trade-off band of E epochs of M steps (a ``TradeoffCurve``): at each a,
+    f = T(P0^E, P1^E)(a) and the reversed pair's, each an Interval; ``tv`` the exact TV from
+    the same profile."""
+    from verifier.views.tradeoff import tradeoff_curve
+    s, m, e = _parse(sigma, steps, epochs)
+    if at is not None:
+        if isinstance(at, str):
+            at = [x for x in at.split(",") if x.strip()]
+        at = [x if isinstance(x, Fraction) else parse_exact(x, "a") for x in at]
+        if not at:
+            raise InputError("no type I error a given")
+    else:
+        try:
+            points = int(points)
+        except (TypeError, ValueError):
+            raise InputError(f"points must be an integer, got {points!r}") from None
+    return tradeoff_curve(s, m, e, at=at, points=points)

@@ -1,0 +1,64 @@
+"""verifier rdp and verifier tradeoff: the Rényi and trade-off views of the random-allocation
+pair, certified (docs/THEORY.md section 10; issue #14)."""
+from __future__ import annotations
+
+from verifier.core.arith import frac_str
+from verifier.cli.common import EXIT_OK, _print_json
+
+
+def cmd_rdp(args) -> int:
+    from verifier.api_views import rdp
+    c = rdp(args.sigma, args.steps, args.epochs, orders=args.orders, alpha_max=args.alpha_max,
+            delta=args.delta)
+    delta = None
+    exact = None
+    if args.delta is not None:
+        from verifier.core.arith import parse_delta
+        from verifier.bounds.profile import epsilon_bracket
+        delta = parse_delta(args.delta)
+        exact = epsilon_bracket(c.sigma, c.steps, c.epochs, delta)
+    if args.json:
+        out = c.to_json(delta)
+        if exact is not None:
+            out["conversions"]["exact"] = (None if exact.epsilon is None
+                                           else exact.epsilon.to_json())
+        _print_json(out)
+        return EXIT_OK
+    print(f"Rényi divergences of random allocation, sigma = {frac_str(c.sigma)}, M = {c.steps}, "
+          f"E = {c.epochs} (certified brackets)")
+    print(f"  {'alpha':>10}  {'remove D(P1||P0)':<34} {'add D(P0||P1)':<34}")
+    for o in c.orders:
+        print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
+    print(f"  zCDP rho: remove = {c.zcdp_remove.short(10)} (= E/(2 sigma^2): no amplification "
+          f"survives), add in {c.zcdp_add.short(8)}")
+    if delta is not None:
+        print(f"  (epsilon, delta = {frac_str(delta)}), each an upper bound of epsilon(delta):")
+        rows = [("Rényi, classical", c.to_epsilon(delta, improved=False)),
+                ("Rényi, improved", c.to_epsilon(delta)),
+                ("zCDP, classical", c.zcdp_epsilon(delta, improved=False)),
+                ("zCDP, improved", c.zcdp_epsilon(delta))]
+        for name, cv in rows:
+            print(f"    {name:<17} epsilon <= {cv.epsilon.short(8).split(', ')[-1].rstrip(']')}"
+                  f"   (order {frac_str(cv.alpha)})")
+        if exact is not None and exact.epsilon is not None:
+            print(f"    exact profile     epsilon in {exact.epsilon.short(8)}")
+    print(f"  {c.info['grid_points']} profile grid points, {c.info['seconds']:.2f} s")
+    return EXIT_OK
+
+
+def cmd_tradeoff(args) -> int:
+    from verifier.api_views import tradeoff
+    c = tradeoff(args.sigma, args.steps, args.epochs,
+                 points=args.points if args.points is not None else 21, at=args.at)
+    if args.json:
+        _print_json(c.to_json())
+        return EXIT_OK
+    print(f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, M = {c.steps}, "
+          f"E = {c.epochs} (certified bands)")
+    print(f"  {'a':>10}  {'f = T(P0^E, P1^E)(a)':<30} {'reversed T(P1^E, P0^E)(a)':<30}")
+    for p in c.points:
+        print(f"  {frac_str(p.a):>10}  {p.f.short(8):<30} {p.reverse.short(8):<30}")
+    print(f"  distance to the diagonal max_a (1 - a - f(a)) in {c.closest.short(8)}; "
+          f"exact TV in {c.tv.short(8)}")
+    print(f"  {c.info['grid_points']} profile grid points, {c.info['seconds']:.2f} s")
+    return EXIT_OK

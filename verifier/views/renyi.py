@@ -1,0 +1,435 @@
+"""The Rényi curve of the random-allocation pair, its zCDP compression and the conversions to
+(epsilon, delta), every number certified (issue #14; docs/THEORY.md section 10).
+
+Directions (the notation of arXiv 2610.02414 v1, one ordered pair):
+    remove  D_a(P1 || P0) = log E_P0[Ybar^a] / (a - 1)
+    add     D_a(P0 || P1) = log E_P0[Ybar^{1-a}] / (a - 1) = log E_P1[(1/Ybar)^a] / (a - 1)
+E epochs: E times the one-epoch value (additivity of Rényi divergence over products; van
+Erven & Harremoës, IEEE Trans. Inf. Theory 60 (2014), Theorem 28: cited).
+
+Where each end comes from:
+- integer a, remove: exact (``moments.integer_moments``), a ball;
+- real a, both directions: the privacy profile of one epoch through the identity
+  (Taylor's formula with integral remainder for x^a, x >= 0; proof check renyi.profile-moment)
+
+      E_P0[L^a]   = 1 + a(a-1) [ int_0^inf e^{(a-1)e} delta_R(e) de + int_0^inf e^{-a e} delta_A(e) de ]
+      E_P1[L^-a]  = 1 + a(a-1) [ int_0^inf e^{(a-1)e} delta_A(e) de + int_0^inf e^{-a e} delta_R(e) de ]
+
+  on the cover of ``grid.ProfileGrid`` (monotone in e: each cell between the lower end at
+  its right and the upper end at its left), the tails beyond the grid by the moment bounds;
+- remove, real a between integers: also log-convexity of s -> log E[Ybar^s] (Hölder /
+  Lyapunov, cited) from the exact integer moments; the bracket is the intersection;
+- remove, every a: Jensen, E[Ybar^a] <= E[Y^a], so D_a <= a u / 2;
+- add, every a: the arithmetic-geometric mean, D_a <= u/2 + (a - 1) u / (2M).
+
+zCDP: rho = sup_{a > 1} D_a / a (Bun & Steinke 2016).  Remove: rho_R = u/2 exactly — Jensen
+gives D_a / a <= u/2, and keeping one of the M^a terms of the partition sum,
+E[Ybar^a] >= M^-a e^{a(a-1)u/2}, gives D_a / a >= u/2 - log(M)/(a - 1) -> u/2 (proof check
+renyi.zcdp-remove).  So rho = E/(2 sigma^2) for every M: compressing to zCDP keeps none of
+the amplification by random allocation.  Add: a cover of (1, inf) by a ladder of orders
+(D_a nondecreasing in a, van Erven & Harremoës Theorem 3, cited: on (a_i, a_{i+1}],
+D_a / a <= D_{a_{i+1}} / a_i), the arithmetic-geometric bound beyond the last order.
+
+Conversions (upper bounds of epsilon(delta), each direction, then the larger):
+    classical  eps = D_a + log(1/delta) / (a - 1)                   (Mironov 2017, Proposition 3)
+    improved   eps = D_a + log((a-1)/a) - (log delta + log a)/(a - 1)
+               (Balle et al. 2020, Theorem 21; Canonne, Kamath & Steinke 2020, Proposition 12;
+               arXiv 2610.02414 v1, (3.5) and Lemma B.1, proof check renyi.hockey-stick-chernoff)
+optimised over the orders computed (any order gives a valid bound).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb, arb_mat, ctx
+
+from verifier.core.arith import InputError, Interval, decimal_str, frac_str, to_arb
+from verifier.views.grid import PREC, ProfileGrid, cs_arb
+from verifier.views.moments import chernoff_k, integer_moments
+
+DEFAULT_ORDERS = tuple(Fraction(x) for x in
+                       ("1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "5", "6", "8", "10",
+                        "12", "16", "20", "24", "32", "48", "64", "96", "128", "192", "256"))
+MAX_ORDER = 4096
+
+
+def _up(x: arb) -> Fraction:
+    from verifier.core.arith import ball_bounds
+    return ball_bounds(x)[1]
+
+
+def _dn(x: arb) -> Fraction:
+    from verifier.core.arith import ball_bounds
+    return ball_bounds(x)[0]
+
+
+@dataclass(frozen=True)
+class RenyiOrder:
+    alpha: Fraction
+    remove: Interval          # D_alpha(P1^E || P0^E)
+    add: Interval             # D_alpha(P0^E || P1^E)
+    method: str
+
+    def to_json(self) -> dict:
+        return {"alpha": frac_str(self.alpha), "remove": self.remove.to_json(),
+                "add": self.add.to_json(), "method": self.method}
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """An (epsilon, delta) upper bound from the Rényi curve: ``epsilon`` is the bracket of
+    the conversion's value (its upper end the certified guarantee), ``alpha`` the order."""
+    name: str
+    epsilon: Interval
+    alpha: Fraction
+    direction: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "epsilon": self.epsilon.to_json(),
+                "alpha": frac_str(self.alpha), "direction": self.direction}
+
+
+@dataclass(frozen=True)
+class RenyiCurve:
+    sigma: Fraction
+    steps: int
+    epochs: int
+    orders: tuple                         # RenyiOrder, by increasing alpha
+    zcdp_remove: Interval
+    zcdp_add: Interval
+    info: dict = field(default_factory=dict)
+
+    @property
+    def rho(self) -> Interval:
+        """The zCDP parameter of the pair (the larger direction; remove, exactly u E / 2)."""
+        r, a = self.zcdp_remove, self.zcdp_add
+        return Interval(max(r.lower, a.lower), max(r.upper, a.upper))
+
+    def at(self, alpha) -> RenyiOrder:
+        q = Fraction(alpha)
+        for o in self.orders:
+            if o.alpha == q:
+                return o
+        raise InputError(f"order {alpha} was not computed")
+
+    def to_epsilon(self, delta: Fraction, improved: bool = True) -> Conversion:
+        """The Rényi curve's (epsilon, delta) guarantee, optimised over the computed orders."""
+        return convert(self.orders, delta, improved)
+
+    def zcdp_epsilon(self, delta: Fraction, improved: bool = True) -> Conversion:
+        return zcdp_convert(self.rho, delta, improved)
+
+    def to_json(self, delta: Fraction | None = None) -> dict:
+        out = {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
+               "orders": [o.to_json() for o in self.orders],
+               "zcdp": {"remove": self.zcdp_remove.to_json(), "add": self.zcdp_add.to_json(),
+                        "rho": self.rho.to_json(),
+                        "note": "remove: rho = E u / 2 exactly (Jensen above, one term of the "
+                                "partition sum below, a -> inf); add: a cover of all orders"},
+               "certified": CERTIFIED, "engine": dict(self.info)}
+        if delta is not None:
+            out["conversions"] = conversions_json(self, delta)
+        return out
+
+
+CERTIFIED = ("rigorous brackets: integer orders of the remove direction exact (Arb), real orders "
+             "and the add direction through the certified privacy profile of one epoch "
+             "(docs/THEORY.md section 10); E epochs by additivity")
+
+
+def conversions_json(curve: RenyiCurve, delta: Fraction) -> dict:
+    return {"delta": frac_str(delta),
+            "renyi_classical": curve.to_epsilon(delta, improved=False).to_json(),
+            "renyi_improved": curve.to_epsilon(delta).to_json(),
+            "zcdp_classical": curve.zcdp_epsilon(delta, improved=False).to_json(),
+            "zcdp_improved": curve.zcdp_epsilon(delta).to_json()}
+
+
+# ---------------------------------------------------------------- the profile integrals
+def _profile_moments(grid: ProfileGrid, alpha: Fraction):
+    """Brackets (lower, upper) as arb of E_P0[L^a] (remove) and E_P1[L^-a] (add), L the
+    likelihood ratio of the grid's pair, by the identity of the module docstring: in
+    c = e^eps, int e^{(a-1)eps} delta deps = int c^{a-2} delta(c) dc and int e^{-a eps} delta
+    deps = int c^{-a-1} delta(c) dc, each integrated exactly against the grid's linear pieces
+    (upper: chords of the upper ends; lower: lines below delta, grid.pieces)."""
+    with ctx.workprec(PREC):
+        a = to_arb(alpha)
+        t = a - 1
+        pts, coef = _piece_matrix(grid)
+        p = [(t * to_arb(e)).exp() for e in pts]                      # c^{a-1}
+        q = [pj * cj for pj, cj in zip(p, grid._cpow(pts))]           # c^a
+        row = p + q + [1 / x for x in q] + [1 / x for x in p]
+        s = arb_mat(1, len(row), row) * coef
+        # columns: (which, sign) in (remove, +), (remove, -), (add, +), (add, -); each with
+        # sum A (p1 - p0), sum B (q1 - q0), sum A (1/q1 - 1/q0), sum B (1/p1 - 1/p0)
+        out = {}
+        for col, key in enumerate(_COLS):
+            base = 4 * col
+            I = s[0, base] / t + s[0, base + 1] / a
+            J = -(s[0, base + 2] / a + s[0, base + 3] / t)
+            out[key] = (I, J)
+
+        def both(which):
+            (Iu, Ju), (Il, Jl) = out[(which, 1)], out[(which, -1)]
+            return ((arb(max(Il.lower(), arb(0).lower())), arb(Iu.upper())),
+                    (arb(max(Jl.lower(), arb(0).lower())), arb(Ju.upper())))
+        (IR, JR), (IA, JA) = both("remove"), both("add")
+        R, A_ = grid.ends("remove"), grid.ends("add")
+        top = to_arb(grid.top)
+        # tails beyond top
+        tJR = R[-1][2] * (-a * top).exp() / a
+        tJA = A_[-1][2] * (-a * top).exp() / a
+        tIR = _tail_remove(grid, alpha)
+        tIA = _tail_add(grid, alpha)
+        k = a * t
+        rem = (1 + k * (IR[0] + JA[0]), 1 + k * (IR[1] + tIR + JA[1] + tJA))
+        add = (1 + k * (IA[0] + JR[0]), 1 + k * (IA[1] + tIA + JR[1] + tJR))
+        return rem, add
+
+
+_COLS = (("remove", 1), ("remove", -1), ("add", 1), ("add", -1))
+
+
+def _piece_matrix(grid: ProfileGrid):
+    """The pieces of both directions as one coefficient matrix over the pieces' end points
+    (cached on the grid): row blocks p_j, q_j, 1/q_j, 1/p_j of the end points e_j, columns
+    4 per (direction, sign): the coefficients of sum A (p1 - p0), sum B (q1 - q0),
+    sum A (1/q1 - 1/q0) and sum B (1/p1 - 1/p0)."""
+    cached = getattr(grid, "_matrix", None)
+    if cached is not None:
+        return cached
+    pts = sorted({e for w in ("remove", "add") for e0, e1, *_ in grid.pieces(w) for e in (e0, e1)})
+    idx = {e: j for j, e in enumerate(pts)}
+    m = len(pts)
+    coef = arb_mat(4 * m, 4 * len(_COLS))
+    with ctx.workprec(PREC):
+        for col, (which, sg) in enumerate(_COLS):
+            base = 4 * col
+            for e0, e1, A, B, sign in grid.pieces(which):
+                if sign != sg:
+                    continue
+                j0, j1 = idx[e0], idx[e1]
+                for blk, v in ((0, A), (1, B), (2, A), (3, B)):
+                    coef[blk * m + j1, base + blk] += v
+                    coef[blk * m + j0, base + blk] -= v
+    grid._matrix = (pts, coef)
+    return grid._matrix
+
+
+def _tail_remove(grid: ProfileGrid, alpha: Fraction) -> arb:
+    """int_top^inf e^{(a-1)e} delta_R <= k_n E[L^n] e^{(a-n) top} / (n - a), n > a an integer."""
+    x = float(grid.top)
+    best, arg = None, None
+    for n in range(math.floor(alpha) + 1, len(grid.mom)):
+        v = (math.log(float(chernoff_k(n))) + float(grid.mom[n].log().mid())
+             + float(alpha - n) * x - math.log(float(n - alpha)))
+        if best is None or v < best:
+            best, arg = v, n
+    if arg is None:
+        return arb("inf")
+    n = arg
+    with ctx.workprec(PREC):
+        return arb((to_arb(chernoff_k(n)) * grid.mom[n] * (to_arb(alpha - n) * to_arb(grid.top)).exp()
+                    / to_arb(n - alpha)).upper())
+
+
+def _tail_add(grid: ProfileGrid, alpha: Fraction) -> arb:
+    """int_top^inf e^{(a-1)e} delta_A <= c_s e^{K(s)} e^{(a-1-s) top} / (s - a + 1), s > a - 1,
+    K(s) = E (s u/2 + s^2 u/(2M)) (grid.py)."""
+    t, x, u, E, M = float(alpha - 1), float(grid.top), float(grid.u.mid()), grid.E, grid.M
+
+    def f(s):
+        return (s * math.log(s) - (1 + s) * math.log1p(s) + E * (s * u / 2 + s * s * u / (2 * M))
+                + (t - s) * x - math.log(s - t))
+    cands = [t + 2.0 ** (k / 4) for k in range(-40, 60)]
+    s = Fraction(min(cands, key=f)).limit_denominator(2 ** 20)
+    if s <= alpha - 1:
+        s = alpha - 1 + Fraction(1, 2 ** 20)
+    with ctx.workprec(PREC):
+        sa, ta = to_arb(s), to_arb(alpha - 1)
+        v = (cs_arb(sa) * (E * (sa * grid.u / 2 + sa * sa * grid.u / (2 * M))
+                           + (ta - sa) * to_arb(grid.top)).exp() / (sa - ta))
+        return arb(v.upper())
+
+
+# ---------------------------------------------------------------- one-epoch divergences
+def _div(lo: arb, hi: arb, alpha: Fraction) -> tuple:
+    """(lower, upper) of log(m) / (a - 1) for m between the balls lo and hi (m >= 1 by
+    Jensen: E W = 1 and x^a is convex); upper None when hi is not finite."""
+    with ctx.workprec(PREC):
+        t = to_arb(alpha - 1)
+        low = arb(lo.lower())
+        lval = _dn(low.log() / t) if low > 1 else Fraction(0)
+        hval = _up(arb(hi.upper()).log() / t) if hi.is_finite() else None
+        return lval, hval
+
+
+def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments):
+    """[(alpha, (rem_lo, rem_hi), (add_lo, add_hi), method)] of one epoch."""
+    with ctx.workprec(PREC):
+        u = 1 / to_arb(sigma) ** 2
+        phi = [m.log() for m in moments]                       # log E[W^n]
+    out = []
+    for a in orders:
+        methods = []
+        with ctx.workprec(PREC):
+            au = to_arb(a)
+            jensen = _up(au * u / 2)
+            amgm = _up(u / 2 + (au - 1) * u / (2 * M))
+        r_lo, r_hi, a_lo, a_hi = Fraction(0), jensen, Fraction(0), amgm
+        if a.denominator == 1 and a < len(moments):
+            lo, hi = _div(moments[int(a)], moments[int(a)], a)
+            r_lo, r_hi = max(r_lo, lo), min(r_hi, hi)
+            methods.append("exact (integer order)")
+        elif a + 2 < len(moments):
+            n = math.floor(a)
+            with ctx.workprec(PREC):
+                fa, t = to_arb(a - n), to_arb(a - 1)
+                up = ((1 - fa) * phi[n] + fa * phi[n + 1]) / t
+                lows = [phi[n + 1] - (1 - fa) * (phi[n + 2] - phi[n + 1])]
+                if n >= 1:
+                    lows.append(phi[n] + fa * (phi[n] - phi[n - 1]))
+                lo = max(_dn(x / t) for x in lows)
+            r_lo, r_hi = max(r_lo, lo), min(r_hi, _up(up))
+            methods.append("log-convexity of the integer moments")
+        if grid is not None:
+            rem, add = _profile_moments(grid, a)
+            if a + 2 < len(grid.mom):
+                lo, hi = _div(rem[0], rem[1], a)
+                r_lo = max(r_lo, lo)
+                r_hi = min(r_hi, hi) if hi is not None else r_hi
+            lo, hi = _div(add[0], add[1], a)
+            a_lo = max(a_lo, lo)
+            a_hi = min(a_hi, hi) if hi is not None else a_hi
+            methods.append("privacy-profile integral")
+        if r_lo > r_hi or a_lo > a_hi:          # two certified brackets that do not meet
+            raise AssertionError(f"inconsistent Rényi brackets at alpha = {a}")
+        out.append((a, (r_lo, r_hi), (a_lo, a_hi), "; ".join(methods) or "bounds"))
+    return out
+
+
+def zcdp_add(sigma: Fraction, M: int, grid: ProfileGrid, rows) -> Interval:
+    """rho_A = sup_{a > 1} D_a(P0 || P1) / a of one epoch: lower end the best computed order,
+    upper end a cover of (1, inf) (module docstring)."""
+    ladder = sorted({Fraction(1) + Fraction(1, 64)} |
+                    {Fraction(round(2 ** (k / 4) * 64), 64) for k in range(1, 49)})
+    ladder = [a for a in ladder if a > 1]
+    cover = one_epoch(sigma, M, ladder, grid, [arb(1)])
+    lo = max(max(Fraction(r[2][0]) / r[0] for r in rows), max(r[2][0] / r[0] for r in cover))
+    with ctx.workprec(PREC):
+        u = 1 / to_arb(sigma) ** 2
+        hi = cover[0][2][1]                                      # (1, a_1]: D_{a_1} / 1
+        for (a0, _, _, _), (a1, _, add1, _) in zip(cover, cover[1:]):
+            hi = max(hi, add1[1] / a0)
+        A = to_arb(ladder[-1])
+        tail = _up(u / 2 * (M + A - 1) / (M * A))               # a >= a_last: AM-GM
+        hi = max(hi, tail)
+        hi = min(hi, _up(u / 2))                                  # AM-GM at every order
+    return Interval(lo, hi)
+
+
+def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool = True,
+                refine_delta: Fraction | None = None):
+    """The certified Rényi curve of (sigma, M, E) at ``orders`` (default DEFAULT_ORDERS).
+    With ``refine_delta`` the orders near the best (epsilon, refine_delta) conversion of
+    each direction are added (ratios 2^{k/16}), so the conversion is optimised finely."""
+    import time
+    from verifier.bounds.profile import check_range
+    check_range(sigma, M, E)
+    t0 = time.perf_counter()
+    orders = sorted({Fraction(a) for a in (orders or DEFAULT_ORDERS)})
+    for a in orders:
+        if not 1 < a <= MAX_ORDER:
+            raise InputError(f"Rényi order {decimal_str(a, 12)} is outside (1, {MAX_ORDER}]")
+    amax = max(66, math.ceil(max(orders)) + 3)
+    moments = integer_moments(sigma, M, amax, PREC + 2 * amax.bit_length())
+    grid = ProfileGrid(sigma, M, 1) if with_profile else None
+    rows = one_epoch(sigma, M, orders, grid, moments)
+    if refine_delta is not None:
+        extra = set()
+        for k in (1, 2):
+            cur = _scaled(rows, E)
+            best = convert(cur, refine_delta).alpha
+            extra |= {Fraction(round(float(best) * 2 ** (j / 2 ** (k + 2)) * 256), 256)
+                      for j in range(-4, 5)}
+            extra = {a for a in extra if 1 < a <= MAX_ORDER and a not in {r[0] for r in rows}}
+            rows = sorted(rows + one_epoch(sigma, M, sorted(extra), grid, moments))
+            extra = set()
+    if M == 1:
+        # the Gaussian pair: the reflection x -> 1/sigma - x exchanges P0 and P1 (proof check
+        # profile.gaussian-symmetry), so both directions have the same divergence
+        rows = [(a, (max(r[0], d[0]), min(r[1], d[1])), (max(r[0], d[0]), min(r[1], d[1])), m)
+                for a, r, d, m in rows]
+    out = _scaled(rows, E)
+    rho_r = Fraction(E) / (2 * sigma ** 2)
+    if M == 1:
+        za = Interval(rho_r, rho_r)
+    elif grid is not None:
+        za1 = zcdp_add(sigma, M, grid, rows)
+        za = Interval(E * za1.lower, E * za1.upper)
+    else:
+        za = Interval(Fraction(0), rho_r)
+    info = {"grid_points": len(grid.eps) if grid else 0,
+            "grid_top": frac_str(grid.top) if grid else None,
+            "moments_up_to": amax, "seconds": round(time.perf_counter() - t0, 3)}
+    return RenyiCurve(sigma, M, E, tuple(out), Interval(rho_r, rho_r), za, info)
+
+
+def _scaled(rows, E: int):
+    E_ = Fraction(E)
+    return [RenyiOrder(a, Interval(E_ * r[0], E_ * r[1]), Interval(E_ * d[0], E_ * d[1]), m)
+            for a, r, d, m in rows]
+
+
+# ---------------------------------------------------------------- conversions
+def _conv(D: Fraction, alpha: Fraction, delta: Fraction, improved: bool, prec=PREC) -> arb:
+    with ctx.workprec(prec):
+        a, d = to_arb(alpha), to_arb(delta)
+        if improved:
+            return to_arb(D) + ((a - 1) / a).log() - (d.log() + a.log()) / (a - 1)
+        return to_arb(D) - d.log() / (a - 1)
+
+
+def convert(orders, delta: Fraction, improved: bool = True) -> Conversion:
+    """min over the orders of each direction's conversion; the larger direction."""
+    best = {}
+    for which in ("remove", "add"):
+        cand = []
+        for o in orders:
+            iv = getattr(o, which)
+            lo, hi = _conv(iv.lower, o.alpha, delta, improved), _conv(iv.upper, o.alpha, delta,
+                                                                       improved)
+            cand.append((_up(hi), _dn(lo), o.alpha))
+        up, _, alpha = min(cand)
+        best[which] = (max(min(c[1] for c in cand), Fraction(0)), up, alpha)
+    which = "remove" if best["remove"][1] >= best["add"][1] else "add"
+    lo = max(best["remove"][0], best["add"][0])
+    up = best[which][1]
+    name = "improved (Balle et al. 2020)" if improved else "classical (Mironov 2017)"
+    return Conversion(name, Interval(max(lo, Fraction(0)), max(up, Fraction(0))), best[which][2],
+                      which)
+
+
+def zcdp_convert(rho: Interval, delta: Fraction, improved: bool = True) -> Conversion:
+    """(epsilon, delta) from rho-zCDP: the same conversion applied to D_a = rho a, at the
+    float-optimal real order (any order is valid); classical: rho + 2 sqrt(rho log(1/delta))
+    (Bun & Steinke 2016, Proposition 1.3)."""
+    r = float(rho.upper)
+    ld = -math.log(float(delta))
+    if not improved:
+        with ctx.workprec(PREC):
+            lo = to_arb(rho.lower) + 2 * (to_arb(rho.lower) * -to_arb(delta).log()).sqrt()
+            hi = to_arb(rho.upper) + 2 * (to_arb(rho.upper) * -to_arb(delta).log()).sqrt()
+        a = Fraction(1 + math.sqrt(ld / r)).limit_denominator(10 ** 6) if r > 0 else Fraction(2)
+        return Conversion("classical (Bun & Steinke 2016)", Interval(_dn(lo), _up(hi)), a, "zcdp")
+
+    def f(a):
+        return r * a + math.log((a - 1) / a) - (math.log(float(delta)) + math.log(a)) / (a - 1)
+    a0 = 1 + math.sqrt(ld / r) if r > 0 else 2.0
+    grid = [1 + (a0 - 1) * 2.0 ** (k / 64) for k in range(-256, 257)]
+    a = Fraction(min(grid, key=f)).limit_denominator(10 ** 6)
+    lo, hi = _conv(rho.lower * a, a, delta, True), _conv(rho.upper * a, a, delta, True)
+    return Conversion("improved (Balle et al. 2020)", Interval(max(_dn(lo), Fraction(0)),
+                                                               max(_up(hi), Fraction(0))), a, "zcdp")

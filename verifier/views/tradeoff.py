@@ -1,0 +1,124 @@
+"""The trade-off curves of the random-allocation pair as certified bands (issue #14;
+docs/THEORY.md section 10).
+
+f_R(a) = T(P0^E, P1^E)(a) (type II error of the best test of P0 against P1 at type I error a)
+and the reversed pair f_A = T(P1^E, P0^E), from the two directions of the privacy profile by
+the primal-dual conversion (Dong, Roth & Su, arXiv 1905.02383 v3, Proposition 2.12; in the
+one-sided form of Su, Yang, Su & Wang, arXiv 2610.02414 v1, Theorem 2.1):
+
+    f_R(a) = max(0, sup_{eps >= 0} [1 - delta_R(eps) - e^eps a], sup_{eps >= 0} e^-eps [1 - delta_A(eps) - a])
+
+(the second family is the first at negative eps: delta_R(-e) = 1 - e^-e + e^-e delta_A(e),
+proof check tradeoff.negative-eps), and f_A the same with the directions exchanged.
+
+Lower end: every term of the sup at a grid point with the upper end of delta is a valid
+lower bound of f.  Upper end: a cover of all eps: on each piece of ``grid.pieces`` delta(c)
+>= A + B c (c = e^eps), so the first family is <= 1 - A - (B + a) c and the second <=
+(1 - a - A)/c - B, linear or monotone in c: the larger of the piece's two end values bounds
+the whole piece; beyond the grid's top, 1 - a e^top and (1 - a) e^-top; and f <= 1 - a.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from verifier.core.arith import InputError, Interval, ball_bounds, frac_str, parse_exact, to_arb
+from verifier.views.grid import PREC, ProfileGrid
+
+
+@dataclass(frozen=True)
+class TradeoffPoint:
+    a: Fraction
+    f: Interval              # T(P0^E, P1^E)(a)
+    reverse: Interval        # T(P1^E, P0^E)(a)
+
+    def to_json(self) -> dict:
+        return {"a": frac_str(self.a), "f": self.f.to_json(), "reverse": self.reverse.to_json()}
+
+
+@dataclass(frozen=True)
+class TradeoffCurve:
+    sigma: Fraction
+    steps: int
+    epochs: int
+    points: tuple
+    tv: Interval                        # delta(0) = the exact TV, from the same profile
+    closest: Interval                   # max over the grid of a of 1 - a - f(a), both ends
+    info: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
+                "points": [p.to_json() for p in self.points], "tv": self.tv.to_json(),
+                "distance_to_diagonal": self.closest.to_json(),
+                "certified": CERTIFIED, "engine": dict(self.info)}
+
+
+CERTIFIED = ("rigorous band on the grid of a: lower ends from the certified privacy profile's "
+             "upper ends, upper ends from a cover of every eps (docs/THEORY.md section 10)")
+
+
+def _lines(grid: ProfileGrid, first: str, second: str):
+    """Upper-end lines (lo_K, lo_S: f >= value - slope a) and cover lines (f <= value - slope
+    a) as arb pairs (value, slope) for f = T with delta_first in the first family."""
+    lower, upper = [], []
+    with ctx.workprec(PREC):
+        for e, _, hi in grid.ends(first):
+            c = to_arb(e).exp()
+            lower.append((1 - hi, c))                     # 1 - delta - c a
+        for e, _, hi in grid.ends(second):
+            ic = (-to_arb(e)).exp()
+            lower.append((ic * (1 - hi), ic))             # e^-e (1 - delta - a)
+        for e0, e1, A, B, sign in grid.pieces(first):
+            if sign > 0:
+                continue
+            for e in (e0, e1):
+                c = to_arb(e).exp()
+                upper.append((1 - A - B * c, c))          # 1 - (A + B c) - c a
+        for e0, e1, A, B, sign in grid.pieces(second):
+            if sign > 0:
+                continue
+            for e in (e0, e1):
+                ic = (-to_arb(e)).exp()
+                upper.append(((1 - A) * ic - B, ic))      # (1 - A - a)/c - B
+        ct = to_arb(grid.top).exp()
+        upper.append((arb(1), ct))                        # beyond top, first family
+        upper.append((1 / ct, 1 / ct))                    # beyond top, second family
+    return lower, upper
+
+
+def _band(lines, a: Fraction) -> Interval:
+    lower, upper = lines
+    with ctx.workprec(PREC):
+        x = to_arb(a)
+        lo = max((v - s * x for v, s in lower), key=lambda y: y.lower())
+        hi = max((v - s * x for v, s in upper), key=lambda y: y.upper())
+        lo_q = max(ball_bounds(lo)[0], Fraction(0))
+        hi_q = min(max(ball_bounds(hi)[1], Fraction(0)), 1 - a)
+    return Interval(min(lo_q, hi_q), hi_q)
+
+
+def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21) -> TradeoffCurve:
+    import time
+    t0 = time.perf_counter()
+    if at is None:
+        if not 2 <= points <= 2001:
+            raise InputError(f"points = {points} is outside [2, 2001]")
+        at = [Fraction(k, points - 1) for k in range(points)]
+    at = [parse_exact(a, "a") if not isinstance(a, Fraction) else a for a in at]
+    for a in at:
+        if not 0 <= a <= 1:
+            raise InputError(f"type I error a = {frac_str(a)} is outside [0, 1]")
+    grid = ProfileGrid(sigma, M, E, tau=1 / 16)
+    fwd, rev = _lines(grid, "remove", "add"), _lines(grid, "add", "remove")
+    pts = tuple(TradeoffPoint(a, _band(fwd, a), _band(rev, a)) for a in sorted(set(at)))
+    (_, lr, hr), (_, la, ha) = grid.ends("remove")[0], grid.ends("add")[0]
+    lo_tv = max(ball_bounds(lr)[0], ball_bounds(la)[0])
+    hi_tv = min(ball_bounds(hr)[1], ball_bounds(ha)[1])
+    tv = Interval(lo_tv, hi_tv)
+    gaps = [(1 - p.a - p.f.upper, 1 - p.a - p.f.lower) for p in pts]
+    closest = Interval(max(max(g[0] for g in gaps), Fraction(0)), hi_tv)
+    info = {"grid_points": len(grid.eps), "grid_top": frac_str(grid.top),
+            "seconds": round(time.perf_counter() - t0, 3)}
+    return TradeoffCurve(sigma, M, E, pts, tv, closest, info)

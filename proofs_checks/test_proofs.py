@@ -7,7 +7,10 @@ from proofs_checks.framework import CITED, DEMONSTRATION, PROVED, run_check
 # the checks whose chains rest on a cited textbook lemma (verdict "cited", not "proved")
 CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accuracy": "Cauchy-Schwarz",
                 "lognormal.coef-lyapunov-lower-bound": "Lyapunov",
-                "profile.jensen-over-pairs": "Jensen", "profile.binomial-tail": "Boole"}
+                "profile.jensen-over-pairs": "Jensen", "profile.binomial-tail": "Boole",
+                "renyi.add-moment": "arithmetic-geometric", "renyi.log-convexity": "Lyapunov",
+                "renyi.profile-moment": "Tonelli", "renyi.zcdp-remove": "Jensen",
+                "tradeoff.primal-dual": "Dong, Roth & Su"}
 
 CHECKS = all_checks()
 

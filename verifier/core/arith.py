@@ -237,14 +237,16 @@ def decimal_str(q: Fraction, digits: int = 17, direction: str = "down") -> str:
 def frac_str(q) -> str:
     """Exact text of a rational: a finite decimal when there is one, else p/q."""
     q = Fraction(q)
-    d = q.denominator
+    d, a, b = q.denominator, 0, 0
     while d % 2 == 0:
-        d //= 2
+        d, a = d // 2, a + 1
     while d % 5 == 0:
-        d //= 5
+        d, b = d // 5, b + 1
     if d != 1:
         return f"{q.numerator}/{q.denominator}"
-    return decimal_str(q, len(str(abs(q.numerator))) + len(str(q.denominator)) + 2, "down")
+    m = max(a, b)             # q 10^m is an integer: its digits are all the digits of q
+    digits = len(str(abs(q.numerator * 2 ** (m - a) * 5 ** (m - b))))
+    return decimal_str(q, max(digits, 1), "down")
 
 
 @dataclass(frozen=True)

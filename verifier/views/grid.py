@@ -171,14 +171,15 @@ class ProfileGrid:
         with delta(c) <= A + B c (sign +1, the chord of the upper ends: delta is convex in c)
         or delta(c) >= A + B c (sign -1) for every c in [e^eps0, e^eps1].  Lower pieces: on
         a cell the constant lower end at its right, the chord of the left neighbour cell
-        extended (through its upper end on the left and the cell's lower end), or the chord of
-        the right neighbour extended back; each valid on the whole cell (convexity), so any
+        extended (through its upper end on the left and the cell's lower end; for the first
+        cell the neighbour at eps = -e_1), or the chord of the right neighbour extended back; each valid on the whole cell (convexity), so any
         float choice of where to switch between them gives a valid lower bound."""
         if not hasattr(self, "_pieces"):
             self._pieces = {}
         if which in self._pieces:
             return self._pieces[which]
         ends = self.ends(which)
+        other = "add" if which == "remove" else "remove"
         out = []
         with ctx.workprec(PREC):
             cs = [to_arb(e).exp() for e, _, _ in ends]
@@ -191,8 +192,14 @@ class ProfileGrid:
                 cands = [(lo1, arb(0))]                                  # the constant
                 if i >= 1:
                     cm, him = cs[i - 1], ends[i - 1][2]
-                    s1 = (lo0 - him) / (c0 - cm)
-                    cands.append((lo0 - s1 * c0, s1))
+                else:
+                    # the left neighbour at eps = -e_1: delta(-e) = 1 - e^-e + e^-e delta'(e)
+                    # with delta' the other direction (proof check tradeoff.negative-eps),
+                    # and delta is convex in c on all of c > 0
+                    cm = 1 / cs[1]
+                    him = 1 - cm + cm * self.ends(other)[1][2]
+                s1 = (lo0 - him) / (c0 - cm)
+                cands.append((lo0 - s1 * c0, s1))
                 if i + 2 < n:
                     c2, hi2 = cs[i + 2], ends[i + 2][2]
                     s2 = (hi2 - lo1) / (c2 - c1)

@@ -52,7 +52,7 @@ from verifier.views.moments import chernoff_k, integer_moments
 DEFAULT_ORDERS = tuple(Fraction(x) for x in
                        ("1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "5", "6", "8", "10",
                         "12", "16", "20", "24", "32", "48", "64", "96", "128", "192", "256"))
-MAX_ORDER = 4096
+MAX_ORDER = 1024
 
 
 def _up(x: arb) -> Fraction:

@@ -12,7 +12,8 @@ one-sided form of Su, Yang, Su & Wang, arXiv 2610.02414 v1, Theorem 2.1):
 proof check tradeoff.negative-eps), and f_A the same with the directions exchanged.
 
 Lower end: every term of the sup at a grid point with the upper end of delta is a valid
-lower bound of f.  Upper end: a cover of all eps: on each piece of ``grid.pieces`` delta(c)
+lower bound of f, and so is the term at a cell's middle with the chord of the upper ends
+(delta is convex in c, proof check views.profile-convex-in-c).  Upper end: a cover of all eps: on each piece of ``grid.pieces`` delta(c)
 >= A + B c (c = e^eps), so the first family is <= 1 - A - (B + a) c and the second <=
 (1 - a - A)/c - B, linear or monotone in c: the larger of the piece's two end values bounds
 the whole piece; beyond the grid's top, 1 - a e^top and (1 - a) e^-top; and f <= 1 - a.
@@ -71,13 +72,17 @@ def _lines(grid: ProfileGrid, first: str, second: str):
             ic = (-to_arb(e)).exp()
             lower.append((ic * (1 - hi), ic))             # e^-e (1 - delta - a)
         for e0, e1, A, B, sign in grid.pieces(first):
-            if sign > 0:
+            if sign > 0:                                  # delta <= A + B c: a line at the middle
+                c = to_arb((e0 + e1) / 2).exp()
+                lower.append((1 - A - B * c, c))
                 continue
             for e in (e0, e1):
                 c = to_arb(e).exp()
                 upper.append((1 - A - B * c, c))          # 1 - (A + B c) - c a
         for e0, e1, A, B, sign in grid.pieces(second):
             if sign > 0:
+                ic = (-to_arb((e0 + e1) / 2)).exp()
+                lower.append(((1 - A) * ic - B, ic))
                 continue
             for e in (e0, e1):
                 ic = (-to_arb(e)).exp()
@@ -110,7 +115,7 @@ def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21) -
     for a in at:
         if not 0 <= a <= 1:
             raise InputError(f"type I error a = {frac_str(a)} is outside [0, 1]")
-    grid = ProfileGrid(sigma, M, E, tau=1 / 16)
+    grid = ProfileGrid(sigma, M, E, tau=1 / 32)
     fwd, rev = _lines(grid, "remove", "add"), _lines(grid, "add", "remove")
     pts = tuple(TradeoffPoint(a, _band(fwd, a), _band(rev, a)) for a in sorted(set(at)))
     (_, lr, hr), (_, la, ha) = grid.ends("remove")[0], grid.ends("add")[0]

@@ -1,0 +1,196 @@
+"""The identities and inequalities behind the views of the pair: the Rényi curve, zCDP, the
+conversions and the trade-off curves (verifier/views; docs/THEORY.md section 10, issue #14)."""
+from __future__ import annotations
+
+import sympy as sp
+
+from verifier.symbolic import lognormal as L
+from verifier.symbolic import renyi as R
+from .framework import PROVED, Outcome, all_proved, check, cite, identity, sign_proved
+
+SRC = "docs/THEORY.md section 10 (the verifier's construction; arXiv 2610.02414 v1)"
+A_SYMBOLIC = range(2, 9)          # orders checked for symbolic M
+A_BRUTE, M_BRUTE = range(2, 6), range(1, 5)
+
+
+@check("renyi.moment-sum", "The integer moments of the likelihood ratio: partition sum and "
+       "coefficient form agree.",
+       "E[(sum_j Y_j)^a] = sum over partitions of a into at most M parts (multinomial counts) "
+       "= a! [z^a] (sum_k m_k z^k / k!)^M, m_k = E[Y^k]", "a, M, m_k",
+       ("a = 2..8 for symbolic M", "brute force a = 2..5, M = 1..4", "Y_j i.i.d."),
+       "exact algebra: both forms expanded by SymPy for symbolic M (the binomial series of "
+       "(1 + g)^M truncated after z^a) and compared with the expansion of (y_1 + ... + y_M)^a "
+       "with y_j^k -> m_k (independence) at small M", SRC)
+def moment_sum():
+    parts = []
+    for a in A_SYMBOLIC:
+        parts.append((f"a = {a}, symbolic M", identity(R.partition_sum(a), R.coefficient_form(a), [])))
+    for a in A_BRUTE:
+        for Mv in M_BRUTE:
+            parts.append((f"a = {a}, M = {Mv}",
+                          identity(R.partition_sum(a).subs(R.M, Mv), R.brute_force(a, Mv), [])))
+    return all_proved(parts)
+
+
+@check("renyi.chi-square", "Order 2 of the remove direction is the chi-square divergence.",
+       "E_P0[Ybar^2] = 1 + s2/M, so D_2(P1 || P0) = log(1 + s2/M) (arXiv 2610.09651)", "M, sigma",
+       ("M >= 1", "sigma > 0"), "exact algebra: the partition sum at a = 2 with m_1 = E[Y] = 1 "
+       "and m_2 = e^u (lognormal.raw-moments), divided by M^2", SRC)
+def chi_square():
+    m1, m2 = R.moment_symbols(2)
+    ps = R.partition_sum(2).subs({m1: L.raw_moment(1), m2: L.raw_moment(2)})
+    Mv = sp.Symbol("M", positive=True, integer=True)
+    ps = ps.subs(R.M, Mv)
+    return identity(ps / Mv ** 2, 1 + L.s2 / Mv, [])
+
+
+@check("renyi.profile-moment", "The moments of the likelihood ratio from the two privacy "
+       "profiles.",
+       "E_P0[L^a] = 1 + a(a-1) [int_0^inf e^{(a-1)e} delta_R(e) de + int_0^inf e^{-a e} delta_A(e) de]",
+       "a, x, c, e", ("a > 1", "L >= 0 with E_P0 L = 1"),
+       "exact algebra: x^a = a(a-1) int_0^inf c^{a-2} (x - c)_+ dc for x > 0 (SymPy integral); "
+       "int_0^1 c^{a-2}(1 - c) dc = 1/(a(a-1)); (x - c)_+ = x - c + (c - x)_+ with "
+       "E_P0[(c - L)_+] = c delta_A(log 1/c); the substitutions c = e^e and c = e^-e; the "
+       "exchange of E and the integral is Tonelli's (nonnegative integrand, cited)", SRC)
+def profile_moment():
+    a = sp.Symbol("a", positive=True)
+    x, c, e = sp.symbols("x c e", positive=True)
+    # for a > 1 put a = 1 + t, t > 0 (a bijection of the domain)
+    t = sp.Symbol("t", positive=True)
+    lhs = (1 + t) * t * sp.integrate(c ** (t - 1) * (x - c), (c, 0, x))
+    parts = [("Taylor form of x^a", identity(sp.simplify(lhs), x ** (1 + t), []))]
+    low = sp.integrate(c ** (t - 1) * (1 - c), (c, 0, 1))
+    parts.append(("int_0^1 c^{a-2}(1-c) dc", identity(sp.simplify(low * (1 + t) * t), sp.Integer(1), [])))
+    # (x - c)_+ = x - c + (c - x)_+ on both sides of c = x
+    d = sp.Symbol("d", positive=True)               # x = c + d, resp. c = x + d
+    parts.append(("(x-c)_+ split, x > c", identity(d, ((c + d) - c) + 0, [])))
+    parts.append(("(x-c)_+ split, x < c", identity(sp.Integer(0), (x - (x + d)) + ((x + d) - x), [])))
+    # substitutions: c = e^e: c^{a-2} dc = e^{(a-1) e} de;  c = e^-e: c^{a-1} |dc| = e^{-a e} de
+    ce = sp.exp(e)
+    parts.append(("c = e^e", identity(ce ** (t - 1) * sp.diff(ce, e), sp.exp(t * e), [])))
+    cm = sp.exp(-e)
+    parts.append(("c = e^-e", identity(cm ** t * (-sp.diff(cm, e)), sp.exp(-(1 + t) * e), [])))
+    parts.append(("exchange", cite("Tonelli's theorem for a nonnegative integrand",
+                                   "e.g. Folland, Real Analysis, Theorem 2.37")))
+    return all_proved(parts)
+
+
+@check("renyi.hockey-stick-chernoff", "The Chernoff bound of a hockey stick (Lemma B.1 of "
+       "arXiv 2610.02414).",
+       "(1 - e^x)_+ <= c_t e^{-t x}, c_t = t^t/(1+t)^{1+t}; so (w - c)_+ <= k_n w^n c^{1-n} with "
+       "k_n = c_{n-1} = (n-1)^{n-1}/n^n", "x, t, y", ("t > 0",),
+       "exact algebra: with y = e^x in (0, 1), g(y) = y^t (1 - y) has g'(y) = y^{t-1}(t - (1+t) y) "
+       "(SymPy), positive below y* = t/(1+t) and negative above, so max g = g(y*) = c_t; the "
+       "(w - c)_+ form is the lemma at x = log(c/w) times w", "arXiv 2610.02414 v1, Lemma B.1; "
+       "Balle et al. 2020, Theorem 21")
+def hockey_stick_chernoff():
+    y, t = sp.symbols("y t", positive=True)
+    g = y ** t * (1 - y)
+    parts = [("g'", identity(sp.diff(g, y), y ** (t - 1) * (t - (1 + t) * y), []))]
+    ys = t / (1 + t)
+    parts.append(("g(y*)", identity(sp.simplify(g.subs(y, ys)), t ** t / (1 + t) ** (1 + t), [])))
+    parts.append(("sign change", Outcome(PROVED, "t - (1+t) y is affine decreasing in y with "
+                                                  "its root at y* = t/(1+t) in (0, 1)")))
+    n = sp.Symbol("n", positive=True)
+    ct = lambda s: s ** s / (1 + s) ** (1 + s)            # noqa: E731
+    parts.append(("k_n = c_{n-1}", identity(ct(n - 1).subs(n, n + 1), n ** n / (n + 1) ** (n + 1), [])))
+    return all_proved(parts)
+
+
+@check("renyi.add-moment", "The negative moments of the likelihood ratio (the add direction).",
+       "E_P0[Ybar^{-s}] <= E[G^{-s}] = exp(s u/2 + s^2 u/(2M)), G = (prod_j Y_j)^{1/M}", "s, M, sigma",
+       ("s > 0", "M >= 1", "sigma > 0"),
+       "exact algebra: G = exp(Xbar/sigma - u/2) with Xbar ~ N(0, 1/M), its moment generating "
+       "function by SymPy integration; Ybar >= G is the arithmetic-geometric mean inequality "
+       "(cited) and x -> x^{-s} is decreasing", SRC)
+def add_moment():
+    s = sp.Symbol("s", positive=True)
+    Mv = sp.Symbol("M", positive=True)
+    xb = sp.Symbol("xb", real=True)
+    dens = sp.sqrt(Mv / (2 * sp.pi)) * sp.exp(-Mv * xb ** 2 / 2)
+    val = sp.integrate(sp.exp(-s * (xb / L.sigma - L.u / 2)) * dens, (xb, -sp.oo, sp.oo))
+    parts = [("Gaussian integral", identity(sp.simplify(val),
+                                            sp.exp(s * L.u / 2 + s ** 2 * L.u / (2 * Mv)), []))]
+    parts.append(("AM-GM", cite("the arithmetic-geometric mean inequality",
+                                "e.g. Hardy, Littlewood & Polya, Inequalities, 2.5")))
+    return all_proved(parts)
+
+
+@check("renyi.zcdp-remove", "The zCDP parameter of the remove direction is u/2 for every M.",
+       "sup_{a > 1} D_a(P1 || P0) / a = u/2 = 1/(2 sigma^2): D_a <= a u/2 (Jensen) and "
+       "D_a / a >= u/2 - log(M)/(a - 1)", "a, M, sigma", ("M >= 1", "sigma > 0"),
+       "exact algebra: the one-term lower bound E[Ybar^a] >= M^-a E[Y^a] (every term of the "
+       "partition sum is positive) gives (a(a-1)u/2 - a log M)/((a-1) a) = u/2 - log M/(a-1), "
+       "whose limit a -> inf is u/2 (SymPy); the upper bound is Jensen's (cited)", SRC)
+def zcdp_remove():
+    a = sp.Symbol("a", positive=True)
+    Mv = sp.Symbol("M", positive=True)
+    lower = (a * (a - 1) * L.u / 2 - a * sp.log(Mv)) / ((a - 1) * a)
+    parts = [("one-term form", identity(lower, L.u / 2 - sp.log(Mv) / (a - 1), [])),
+             ("limit", identity(sp.limit(lower, a, sp.oo), L.u / 2, [])),
+             ("Jensen", cite("Jensen's inequality: (mean Y_j)^a <= mean Y_j^a for a >= 1",
+                             "Jensen 1906; e.g. Hardy, Littlewood & Polya, Inequalities, 3.5"))]
+    return all_proved(parts)
+
+
+@check("renyi.log-convexity", "Real orders of the remove direction between integer moments.",
+       "phi(s) = log E[Ybar^s] is convex: chords bound it above, extended chords below",
+       "s", ("s >= 0",), "Hölder's inequality makes phi convex (cited); the chord and the "
+       "extended-chord inequalities of a convex function are exact algebra on the weights "
+       "(the chord weight and the extension coefficient are in [0, 1], checked)", SRC)
+def log_convexity():
+    f, n = sp.symbols("f n", positive=True)        # a = n + f, 0 < f < 1
+    a = n + f
+    p0, p1, p2, pm = sp.symbols("phi_n phi_n1 phi_n2 phi_nm1", real=True)
+    lam = f / (1 + f)                                # n = lam (n - 1) + (1 - lam) a
+    mu = 1 / (2 - f)                                 # n + 1 = mu a + (1 - mu)(n + 2)
+    parts = [
+        ("chord: a = (1 - f) n + f (n + 1)", identity((1 - f) * n + f * (n + 1), a, [])),
+        ("n between n - 1 and a", identity(lam * (n - 1) + (1 - lam) * a, n, [])),
+        ("extension below: (phi_n - lam phi_{n-1})/(1 - lam)",
+         identity((p0 - lam * pm) / (1 - lam), p0 + f * (p0 - pm), [])),
+        ("n + 1 between a and n + 2", identity(mu * a + (1 - mu) * (n + 2), n + 1, [])),
+        ("extension above: (phi_{n+1} - (1 - mu) phi_{n+2})/mu",
+         identity((p1 - (1 - mu) * p2) / mu, p1 - (1 - f) * (p2 - p1), [])),
+        ("weights in (0, 1)", Outcome(PROVED, "for 0 < f < 1: f/(1+f), 1/(2-f) in (0, 1)")),
+        ("Hölder", cite("Lyapunov's inequality (log-convexity of absolute moments)",
+                        "e.g. Hardy, Littlewood & Polya, Inequalities, 2.9"))]
+    return all_proved(parts)
+
+
+@check("tradeoff.negative-eps", "The second family of the trade-off conversion is the first at "
+       "negative eps.",
+       "delta_R(-e) = 1 - e^-e + e^-e delta_A(e), hence 1 - delta_R(-e) - e^-e a = "
+       "e^-e (1 - delta_A(e) - a)", "e, a, L", ("e >= 0", "E_P0 L = 1"),
+       "exact algebra: (L - c)_+ = L - c + (c - L)_+ and E_P0[(c - L)_+] = c E_P0[(1 - L/c)_+] "
+       "with c = e^-e; then the family's line", SRC)
+def tradeoff_negative_eps():
+    e, a, dA = sp.symbols("e a delta_A", positive=True)
+    dR = 1 - sp.exp(-e) + sp.exp(-e) * dA
+    return identity(1 - dR - sp.exp(-e) * a, sp.exp(-e) * (1 - dA - a), [])
+
+
+@check("tradeoff.primal-dual", "A trade-off function from the two one-sided privacy profiles.",
+       "T(P, Q)(a) = sup_{eps in R} (1 - delta_{Q||P}(eps) - e^eps a)", "a, eps",
+       ("P, Q probability measures",),
+       "cited: the primal-dual conversion; the restriction to eps >= 0 with the second family "
+       "is tradeoff.negative-eps", "Dong, Roth & Su, arXiv 1905.02383 v3, Proposition 2.12; "
+       "Su, Yang, Su & Wang, arXiv 2610.02414 v1, Theorem 2.1")
+def tradeoff_primal_dual():
+    return all_proved([("conversion", cite("the primal-dual conversion between trade-off "
+                                           "functions and privacy profiles",
+                                           "Dong, Roth & Su, arXiv 1905.02383 v3, Proposition "
+                                           "2.12; arXiv 2610.02414 v1, Theorem 2.1"))])
+
+
+@check("views.profile-convex-in-c", "Each direction of the privacy profile is convex in c = e^eps.",
+       "delta_R = E_P0[(L - c)_+] and delta_A = E_P0[(1 - c L)_+] are convex, nonincreasing in c",
+       "c", ("c > 0",), "exact algebra: each integrand is the maximum of two affine functions "
+       "of c (0 and L - c, resp. 0 and 1 - c L), so convex; an expectation of convex functions "
+       "is convex; slopes -1{L > c} and -L 1{cL < 1} are <= 0", SRC)
+def profile_convex_in_c():
+    Lv, c = sp.symbols("L c", positive=True)
+    parts = [("remove: affine piece", identity(sp.diff(Lv - c, c, 2), sp.Integer(0), [])),
+             ("add: affine piece", identity(sp.diff(1 - c * Lv, c, 2), sp.Integer(0), [])),
+             ("slopes", sign_proved(Lv, "positive"))]
+    return all_proved(parts)

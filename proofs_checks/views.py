@@ -53,7 +53,6 @@ def chi_square():
        "E_P0[(c - L)_+] = c delta_A(log 1/c); the substitutions c = e^e and c = e^-e; the "
        "exchange of E and the integral is Tonelli's (nonnegative integrand, cited)", SRC)
 def profile_moment():
-    a = sp.Symbol("a", positive=True)
     x, c, e = sp.symbols("x c e", positive=True)
     # for a > 1 put a = 1 + t, t > 0 (a bijection of the domain)
     t = sp.Symbol("t", positive=True)

@@ -322,7 +322,72 @@ def _profile_symmetry_everywhere():
     Profile.__init__ = init
 
 
+V = "tests/test_views.py::"
+
+
+def _views_upper_read_right():
+    from verifier.views.grid import ProfileGrid
+    real = ProfileGrid.ends
+
+    def ends(self, which):
+        out = real(self, which)
+        return [(e, lo, out[min(i + 1, len(out) - 1)][2]) for i, (e, lo, _) in enumerate(out)]
+    ProfileGrid.ends = ends                   # each cell's upper end read at its right
+
+
+def _views_conversion_prefactor_flipped():
+    from flint import ctx
+    from verifier.core.arith import to_arb
+    from verifier.views import renyi as RV
+
+    def conv(D, alpha, delta, improved, prec=RV.PREC):
+        with ctx.workprec(prec):
+            a, d = to_arb(alpha), to_arb(delta)
+            if improved:
+                return to_arb(D) + (a / (a - 1)).log() - (d.log() + a.log()) / (a - 1)
+            return to_arb(D) - d.log() / (a - 1)
+    RV._conv = conv
+
+
+def _views_chord_without_left_weight():
+    _set("verifier.views.renyi:_chord", lambda p0, p1, f: f * p1)
+
+
 MUTATIONS = [
+    Mutation("views.remove-tail-dropped", "tail",
+             "the Rényi integral's remove tail beyond the grid (the moment bound) replaced by 0",
+             lambda: _set("verifier.views.renyi:_tail_remove", _const_arb(0)),
+             (V + "test_profile_integral_encloses_the_exact_integer_moment",)),
+    Mutation("views.upper-end-read-right", "spread",
+             "on each cell of the profile grid the upper end of delta read at the right end "
+             "(delta is nonincreasing: the left end bounds the cell)",
+             _views_upper_read_right,
+             (V + "test_profile_integral_encloses_the_exact_integer_moment",
+              V + "test_gaussian_tradeoff_is_G_mu")),
+    Mutation("views.zcdp-remove-amplified", "compose",
+             "the remove direction's zCDP parameter divided by M (as if amplification survived)",
+             lambda: _set("verifier.views.renyi:rho_remove",
+                          lambda sigma, E: Fraction(E) / (2 * sigma ** 2) / 100),
+             (V + "test_zcdp_of_random_allocation",)),
+    Mutation("views.conversion-prefactor-flipped", "compose",
+             "the improved Rényi conversion with log(a/(a-1)) for log((a-1)/a)",
+             _views_conversion_prefactor_flipped,
+             (V + "test_improved_conversion_value_at_an_order",)),
+    Mutation("views.tradeoff-second-family-dropped", "compose",
+             "the cover of the trade-off's upper end without the second family (negative eps)",
+             lambda: _set("verifier.views.tradeoff:_upper_lines",
+                          (lambda real: lambda g, w, fam: real(g, w, fam) if fam == 1 else [])(
+                              _get("verifier.views.tradeoff:_upper_lines"))),
+             (V + "test_gaussian_tradeoff_is_G_mu",)),
+    Mutation("views.chord-weight-dropped", "spread",
+             "the log-convexity chord between integer moments without the weight of phi(n)",
+             _views_chord_without_left_weight,
+             (V + "test_gaussian_mechanism_is_its_zcdp_envelope",)),
+    Mutation("views.gaussian-symmetry-for-every-M", "compose",
+             "the M = 1 reflection (both directions equal) applied to the Rényi curve at every M",
+             lambda: _set("verifier.views.renyi:_gaussian", lambda M: True),
+             (V + "test_real_orders_bracket_and_order_monotonicity",
+              V + "test_zcdp_of_random_allocation")),
     Mutation("profile.symmetry-for-every-M", "compose",
              "the M = 1 symmetry (delta_A = delta_R) applied at every M",
              _profile_symmetry_everywhere,

@@ -266,6 +266,22 @@ def _div(lo: arb, hi: arb, alpha: Fraction) -> tuple:
         return lval, hval
 
 
+def _chord(p0: arb, p1: arb, f: arb) -> arb:
+    """The chord of the convex phi between n and n + 1 at n + f: an upper end of phi(n + f)."""
+    return (1 - f) * p0 + f * p1
+
+
+def rho_remove(sigma: Fraction, E: int) -> Fraction:
+    """The zCDP parameter of the remove direction: E u / 2 = E / (2 sigma^2), exactly, for
+    every M (module docstring; proof check renyi.zcdp-remove)."""
+    return Fraction(E) / (2 * sigma ** 2)
+
+
+def _gaussian(M: int) -> bool:
+    """M = 1: the Gaussian mechanism, whose two directions coincide (the reflection)."""
+    return M == 1
+
+
 def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments):
     """[(alpha, (rem_lo, rem_hi), (add_lo, add_hi), method)] of one epoch."""
     with ctx.workprec(PREC):
@@ -287,7 +303,7 @@ def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments
             n = math.floor(a)
             with ctx.workprec(PREC):
                 fa, t = to_arb(a - n), to_arb(a - 1)
-                up = ((1 - fa) * phi[n] + fa * phi[n + 1]) / t
+                up = _chord(phi[n], phi[n + 1], fa) / t
                 lows = [phi[n + 1] - (1 - fa) * (phi[n + 2] - phi[n + 1])]
                 if n >= 1:
                     lows.append(phi[n] + fa * (phi[n] - phi[n - 1]))
@@ -357,14 +373,14 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
             extra = {a for a in extra if 1 < a <= MAX_ORDER and a not in {r[0] for r in rows}}
             rows = sorted(rows + one_epoch(sigma, M, sorted(extra), grid, moments))
             extra = set()
-    if M == 1:
+    if _gaussian(M):
         # the Gaussian pair: the reflection x -> 1/sigma - x exchanges P0 and P1 (proof check
         # profile.gaussian-symmetry), so both directions have the same divergence
         rows = [(a, (max(r[0], d[0]), min(r[1], d[1])), (max(r[0], d[0]), min(r[1], d[1])), m)
                 for a, r, d, m in rows]
     out = _scaled(rows, E)
-    rho_r = Fraction(E) / (2 * sigma ** 2)
-    if M == 1:
+    rho_r = rho_remove(sigma, E)
+    if _gaussian(M):
         za = Interval(rho_r, rho_r)
     elif grid is not None:
         za1 = zcdp_add(sigma, M, grid, rows)

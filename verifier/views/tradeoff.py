@@ -61,36 +61,45 @@ CERTIFIED = ("rigorous band on the grid of a: lower ends from the certified priv
 
 
 def _lines(grid: ProfileGrid, first: str, second: str):
-    """Upper-end lines (lo_K, lo_S: f >= value - slope a) and cover lines (f <= value - slope
-    a) as arb pairs (value, slope) for f = T with delta_first in the first family."""
-    lower, upper = [], []
+    """(lower, upper) lines (value, slope): f >= value - slope a for each lower line, and
+    f <= the largest value - slope a of the upper lines (a cover of every eps), for
+    f = T with delta_first in the first family and delta_second in the second."""
+    lower = _lower_lines(grid, first, 1) + _lower_lines(grid, second, 2)
+    upper = _upper_lines(grid, first, 1) + _upper_lines(grid, second, 2)
+    return lower, upper
+
+
+def _lower_lines(grid: ProfileGrid, which: str, family: int):
+    """Family 1: 1 - delta(c) - c a >= 1 - U - c a; family 2: (1 - delta(c) - a)/c >=
+    (1 - U - a)/c, with U an upper end of delta at c: the grid's, and the chord at a cell's
+    middle."""
+    out = []
     with ctx.workprec(PREC):
-        for e, _, hi in grid.ends(first):
-            c = to_arb(e).exp()
-            lower.append((1 - hi, c))                     # 1 - delta - c a
-        for e, _, hi in grid.ends(second):
-            ic = (-to_arb(e)).exp()
-            lower.append((ic * (1 - hi), ic))             # e^-e (1 - delta - a)
-        for e0, e1, A, B, sign in grid.pieces(first):
-            if sign > 0:                                  # delta <= A + B c: a line at the middle
+        pts = [(e, hi) for e, _, hi in grid.ends(which)]
+        for e0, e1, A, B, sign in grid.pieces(which):
+            if sign > 0:
                 c = to_arb((e0 + e1) / 2).exp()
-                lower.append((1 - A - B * c, c))
+                pts.append(((e0 + e1) / 2, A + B * c))
+        for e, U in pts:
+            c = to_arb(e).exp()
+            out.append((1 - U, c) if family == 1 else ((1 - U) / c, 1 / c))
+    return out
+
+
+def _upper_lines(grid: ProfileGrid, which: str, family: int):
+    """On each lower piece delta(c) >= A + B c: family 1 <= 1 - A - (B + a) c, family 2 <=
+    (1 - a - A)/c - B, at the piece's two ends (linear, resp. monotone, in c); beyond top."""
+    out = []
+    with ctx.workprec(PREC):
+        for e0, e1, A, B, sign in grid.pieces(which):
+            if sign > 0:
                 continue
             for e in (e0, e1):
                 c = to_arb(e).exp()
-                upper.append((1 - A - B * c, c))          # 1 - (A + B c) - c a
-        for e0, e1, A, B, sign in grid.pieces(second):
-            if sign > 0:
-                ic = (-to_arb((e0 + e1) / 2)).exp()
-                lower.append(((1 - A) * ic - B, ic))
-                continue
-            for e in (e0, e1):
-                ic = (-to_arb(e)).exp()
-                upper.append(((1 - A) * ic - B, ic))      # (1 - A - a)/c - B
+                out.append((1 - A - B * c, c) if family == 1 else ((1 - A) / c - B, 1 / c))
         ct = to_arb(grid.top).exp()
-        upper.append((arb(1), ct))                        # beyond top, first family
-        upper.append((1 / ct, 1 / ct))                    # beyond top, second family
-    return lower, upper
+        out.append((arb(1), ct) if family == 1 else (1 / ct, 1 / ct))
+    return out
 
 
 def _band(lines, a: Fraction) -> Interval:

@@ -322,3 +322,24 @@ def test_frac_str_is_exact():
         q = F(n, 2 ** a * 5 ** b * d)
         assert F(frac_str(q)) == q
     check()
+
+
+def test_certificate_shows_every_view_in_one_table(tmp_path):
+    r = _cli("certify", "--sigma", "2", "--steps", "10", "--epochs", "2", "--delta", "1e-5",
+             "--target-epsilon", "2", "--out", str(tmp_path), "--json", timeout=600)
+    assert r.returncode == 0, r.stderr
+    cert = json.loads((tmp_path / "certificate.json").read_text())
+    views = cert["privacy_profile"]["views"]
+    rows = {row["name"]: row for row in views["rows"]}
+    exact = rows["exact epsilon(delta): privacy profile"]["value"]
+    for name in ("Rényi curve, improved conversion", "Rényi curve, classical conversion",
+                 "zCDP, improved conversion", "zCDP, classical conversion"):
+        row = rows[name]
+        assert F(row["value"]["upper"]) >= F(exact["lower"])         # an upper bound
+        assert F(row["loss"]["upper"]) >= 0
+    assert F(views["zcdp_rho"]["lower"]) == F(views["zcdp_rho"]["upper"]) == F(2, 8)
+    assert "TV = delta(0)" in rows and "attack accuracy 1/2 + TV/2" in rows
+    md = (tmp_path / "certificate.md").read_text()
+    assert "## Every view of the pair" in md and "loss against the exact epsilon" in md
+    svg = (tmp_path / "certificate-tradeoff.svg").read_text()
+    assert "certified band" in svg

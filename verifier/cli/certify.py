@@ -44,6 +44,13 @@ def cmd_certify(args) -> int:
                   f"{pv.epsilon_bracket.short(8)}  (larger direction: {pv.larger})")
         print(f"                          TV in {pv.tv.short(8)}, attack accuracy in "
               f"{pv.accuracy.short(8)}")
+        if pv.views is not None:
+            r = {row.name: row for row in pv.views.rows}
+            ren, z = r["Rényi curve, improved conversion"], r["zCDP, improved conversion"]
+            print(f"  other views             Rényi-converted epsilon <= "
+                  f"{ren.value.short(8).split(', ')[-1].rstrip(']')}, zCDP-converted <= "
+                  f"{z.value.short(8).split(', ')[-1].rstrip(']')} (rho = "
+                  f"{pv.views.rho.short(8)}): what compressing the curve costs")
     if c.noise_per_round is not None:
         print(f"  per-round noise C sigma M / N = {frac_str(c.noise_per_round)}")
     cm = c.comparisons

@@ -53,6 +53,7 @@ class PrivacyStatement:
     tv: Interval
     accuracy: Interval
     curve: tuple                 # (eps, remove Interval, add Interval)
+    views: object = None         # verifier.views.summary.ViewsSummary (every view, one table)
 
     def to_json(self) -> dict:
         from verifier.core.arith import frac_str
@@ -64,6 +65,7 @@ class PrivacyStatement:
                 "accuracy": self.accuracy.to_json(),
                 "profile": [{"epsilon": frac_str(e), "remove": r.to_json(), "add": a.to_json()}
                             for e, r, a in self.curve],
+                "views": None if self.views is None else self.views.to_json(),
                 "certified": "rigorous bracket (verifier epsilon / verifier delta; "
                              "docs/THEORY.md section 9)"}
 
@@ -81,7 +83,9 @@ def privacy_statement(sigma: Fraction, steps: int, epochs: int, eps: Fraction,
     acc = Interval(Fraction(1, 2) + tv.lower / 2, Fraction(1, 2) + tv.upper / 2)
     grid = sorted({top * k / 16 for k in range(17)} | {eps})
     curve = tuple((e,) + PR.directions(P, e) for e in grid)
-    return PrivacyStatement(eps, delta, v, iv, er.epsilon, er.larger, tv, acc, curve)
+    from verifier.views.summary import views_summary
+    views = views_summary(sigma, steps, epochs, delta, er.epsilon, tv, acc)
+    return PrivacyStatement(eps, delta, v, iv, er.epsilon, er.larger, tv, acc, curve, views)
 
 
 def certify(sigma: Fraction, steps: int, epochs: int, target: Target, bound: str = "all",

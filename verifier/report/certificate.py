@@ -46,6 +46,14 @@ def _iv(x: Interval) -> str:
     return x.short(10)
 
 
+def _loss(x) -> str:
+    if x is None:
+        return "-"
+    if x.lower == x.upper == 0:
+        return "0 (the reference)"
+    return x.short(6)
+
+
 def certificate_markdown(c: Certificate) -> str:
     v = versions("sympy", "mpmath")
     lines = ["# Privacy certificate: DP-SGD with random allocation", "",
@@ -67,6 +75,15 @@ def certificate_markdown(c: Certificate) -> str:
                   f"{_iv(pv.epsilon_bracket) if pv.epsilon_bracket else 'inconclusive'}"
                   f" (larger direction: {pv.larger})",
                   f"- TV = delta(0) in {_iv(pv.tv)}, attack accuracy in {_iv(pv.accuracy)}", ""]
+        if pv.views is not None:
+            lines += [f"## Every view of the pair, at delta = {_fs(pv.delta)} (certified)", "",
+                      "| view | certified value | loss against the exact epsilon | how |",
+                      "|---|---|---|---|"]
+            for r in pv.views.rows:
+                lines.append(f"| {r.name} | {_iv(r.value)} | {_loss(r.loss)} | {r.note} |")
+            lines += ["", f"zCDP parameter rho = {_iv(pv.views.rho)} = E/(2 sigma^2) whatever M: "
+                          "compressing the Rényi curve to zCDP keeps none of the amplification "
+                          "by random allocation.", ""]
     lines += ["## Bounds (certified intervals, rounded outward)", "",
               "| bound | delta_E | attack accuracy <= | hypotheses | meets target | verdict |",
               "|---|---|---|---|---|---|"]
@@ -97,14 +114,18 @@ def certificate_figures(c: Certificate, feasibility: dict) -> dict:
         out["certificate-profile.svg"] = (F.figure_profile(c.privacy), (
             "Privacy profile delta(eps) of the random-allocation pair, both directions, each a "
             "certified band (lower and upper ends of its bracket); the target (eps, delta) marked."))
+    band = (c.privacy.views.tradeoff if c.privacy is not None and c.privacy.views is not None
+            else None)
+    if band is not None or c.bounds:
+        out["certificate-tradeoff.svg"] = (F.figure_tradeoff(
+            c.sigma, c.steps, c.epochs, {n: ev.delta_epochs for n, ev in c.bounds.items()},
+            c.comparisons, band), "Trade-off curves implied by each bound (f(a) >= 1 - a - "
+            "delta_E) against 1 - a" + ("; the certified band of the exact trade-off curve "
+                                        "T(P0^E, P1^E) from the privacy profile" if band else "")
+            + "; Gaussian trade-offs G_mu dotted (asymptotic comparison, not a certified bound).")
     if not c.bounds:
         return out
     return {**out,
-        "certificate-tradeoff.svg": (F.figure_tradeoff(
-            c.sigma, c.steps, c.epochs, {n: ev.delta_epochs for n, ev in c.bounds.items()},
-            c.comparisons), "Trade-off curves implied by each bound (f(a) >= 1 - a - delta_E) "
-                            "against 1 - a; Gaussian trade-offs G_mu dotted (asymptotic comparison, "
-                            "not a certified bound)."),
         "certificate-feasibility.svg": (F.figure_feasibility(c.sigma, c.steps, feasibility),
             "Feasibility map: the certified smallest M meeting the target for each bound across "
             "sigma; the target is met above a curve. The star is your (sigma, M)."),
@@ -130,6 +151,15 @@ def certificate_html(c: Certificate, figs: dict) -> str:
                                                 else "inconclusive"), H.esc(pv.larger)),
              ("TV = delta(0)", H.esc(_iv(pv.tv)), "-"),
              ("attack accuracy 1/2 + TV/2", H.esc(_iv(pv.accuracy)), "-")], raw_cols=(0, 1, 2))]
+        if pv.views is not None:
+            priv += [f"<h2>Every view of the pair, at delta = {H.esc(_fs(pv.delta))} "
+                     "(certified)</h2>", H.table(
+                         ["view", "certified value", "loss against the exact epsilon", "how"],
+                         [(H.esc(r.name), H.esc(_iv(r.value)), H.esc(_loss(r.loss)),
+                           H.esc(r.note)) for r in pv.views.rows], raw_cols=(0, 1, 2, 3)),
+                     f'<p class="note">zCDP parameter rho = {H.esc(_iv(pv.views.rho))} = '
+                     "E/(2 sigma^2) whatever M: compressing the Rényi curve to zCDP keeps none "
+                     "of the amplification by random allocation.</p>"]
     body = priv + ['<h2>Verdicts</h2><div id="verdicts">',
             H.table(["bound", "delta_E (certified)", "attack accuracy <=", "hypotheses",
                      "meets target", "verdict"], rows, raw_cols=(0, 1, 2, 3, 4, 5)), "</div>",

@@ -113,13 +113,21 @@ def figure_delta_vs_steps(data: dict) -> str:
     return _svg(fig)
 
 
-def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comparisons=None) -> str:
+def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comparisons=None,
+                    band=None) -> str:
     """Trade-off curves f(a) >= max(0, 1 - a - delta_E) implied by each bound, against 1 - a;
-    Gaussian trade-offs G_mu for comparison (asymptotic, dotted)."""
+    with ``band`` (verifier.views.tradeoff.TradeoffCurve) the certified band of the exact
+    T(P0^E, P1^E); Gaussian trade-offs G_mu for comparison (asymptotic, dotted)."""
     plt = _plt()
     a = [k / 200 for k in range(201)]
     fig, ax = plt.subplots(figsize=(4.8, 4.6))
     ax.plot(a, [1 - x for x in a], color="black", linewidth=1, label="1 - a (perfect privacy)")
+    if band is not None:
+        xs = [float(p.a) for p in band.points]
+        ax.fill_between(xs, [float(p.f.lower) for p in band.points],
+                        [float(p.f.upper) for p in band.points], color="tab:purple", alpha=0.5,
+                        label="exact T(P0^E, P1^E): certified band")
+        ax.plot(xs, [float(p.f.upper) for p in band.points], color="tab:purple", linewidth=0.8)
     for name, dE in bounds.items():
         up = decimal_str(dE.upper, 3, "up")     # after '<=': rounded up
         d = float(up)

@@ -2,7 +2,9 @@
 pair, certified (docs/THEORY.md section 10; issue #14)."""
 from __future__ import annotations
 
-from verifier.core.arith import frac_str
+from fractions import Fraction
+
+from verifier.core.arith import decimal_str, frac_str
 from verifier.cli.common import EXIT_OK, _print_json
 
 
@@ -20,8 +22,14 @@ def cmd_rdp(args) -> int:
     if args.json:
         out = c.to_json(delta)
         if exact is not None:
-            out["conversions"]["exact"] = (None if exact.epsilon is None
-                                           else exact.epsilon.to_json())
+            ex = exact.epsilon
+            out["conversions"]["exact"] = None if ex is None else ex.to_json()
+            if ex is not None:         # what each conversion loses: its epsilon - the exact one
+                from verifier.core.arith import Interval
+                for k in ("renyi_classical", "renyi_improved", "zcdp_classical", "zcdp_improved"):
+                    e = out["conversions"][k]["epsilon"]
+                    lo, hi = Fraction(e["lower"]), Fraction(e["upper"])
+                    out["conversions"][k]["loss"] = Interval(lo - ex.upper, hi - ex.lower).to_json()
         _print_json(out)
         return EXIT_OK
     print(f"Rényi divergences of random allocation, sigma = {frac_str(c.sigma)}, M = {c.steps}, "
@@ -37,11 +45,14 @@ def cmd_rdp(args) -> int:
                 ("Rényi, improved", c.to_epsilon(delta)),
                 ("zCDP, classical", c.zcdp_epsilon(delta, improved=False)),
                 ("zCDP, improved", c.zcdp_epsilon(delta))]
+        ex = exact.epsilon if exact is not None else None
         for name, cv in rows:
-            print(f"    {name:<17} epsilon <= {cv.epsilon.short(8).split(', ')[-1].rstrip(']')}"
-                  f"   (order {frac_str(cv.alpha)})")
-        if exact is not None and exact.epsilon is not None:
-            print(f"    exact profile     epsilon in {exact.epsilon.short(8)}")
+            loss = (f", {decimal_str(cv.epsilon.upper - ex.lower, 4, 'up')} above the exact"
+                    if ex is not None else "")
+            print(f"    {name:<17} epsilon <= {decimal_str(cv.epsilon.upper, 8, 'up')}"
+                  f"   (order {decimal_str(Fraction(cv.alpha), 6)}{loss})")
+        if ex is not None:
+            print(f"    exact profile     epsilon in {ex.short(8)}")
     print(f"  {c.info['grid_points']} profile grid points, {c.info['seconds']:.2f} s")
     return EXIT_OK
 

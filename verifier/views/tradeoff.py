@@ -110,7 +110,9 @@ def _band(lines, a: Fraction) -> Interval:
         hi = max((v - s * x for v, s in upper), key=lambda y: y.upper())
         lo_q = max(ball_bounds(lo)[0], Fraction(0))
         hi_q = min(max(ball_bounds(hi)[1], Fraction(0)), 1 - a)
-    return Interval(min(lo_q, hi_q), hi_q)
+    if lo_q > hi_q:                  # two certified ends that do not meet: a bug, never a number
+        raise AssertionError(f"inconsistent trade-off band at a = {frac_str(a)}")
+    return Interval(lo_q, hi_q)
 
 
 def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21) -> TradeoffCurve:

@@ -24,6 +24,13 @@ def _max_prec(text):
     return v
 
 
+def _pair_args(sp):
+    """The pair's parameters, shared by epsilon, delta, rdp and tradeoff."""
+    sp.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+    sp.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
+    sp.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="verifier",
@@ -155,9 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "Rigorous bracket of delta(eps) = max(remove, add) of E epochs, and of "
                          "each direction."),
             epilog=f"Exit status: 0 bracketed; 2 bad input; 3 inconclusive. {RANGE_HELP}.")
-        pp.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-        pp.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
-        pp.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+        _pair_args(pp)
         pp.add_argument(f"--{key}", required=True, metavar=key[0].upper(), help=hlp)
         pp.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -170,9 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "zCDP parameter rho of each direction (a proof over all orders), and with "
                     "--delta the (epsilon, delta) they imply beside the exact epsilon(delta).",
         epilog=f"Exit status: 0 ok; 2 bad input. Orders in (1, {MAX_ORDER}]. {RANGE_HELP}.")
-    r.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-    r.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
-    r.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+    _pair_args(r)
     og = r.add_mutually_exclusive_group()
     og.add_argument("--orders", metavar="A1,A2,...", help="orders (exact decimals > 1)")
     og.add_argument("--alpha-max", dest="alpha_max", metavar="K", help="the integer orders 2..K")
@@ -187,9 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "the certified privacy profile (Dong, Roth & Su, Proposition 2.12); its "
                     "distance to the diagonal is the exact TV.",
         epilog=f"Exit status: 0 ok; 2 bad input. {RANGE_HELP}.")
-    t.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-    t.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
-    t.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+    _pair_args(t)
     tg = t.add_mutually_exclusive_group()
     tg.add_argument("--points", default=None, metavar="N", help="N equally spaced a in [0, 1] "
                                                                 "(default 21)")

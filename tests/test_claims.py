@@ -167,10 +167,10 @@ def test_hostile_claims_files(tmp_path, capsys, name):
 
 def test_shipped_claims_are_in_the_package():
     files = C.shipped_claims_files()
-    assert [os.path.basename(f) for f in files] == ["2605.06259.toml"]
-    cf = C.load(files[0])
-    assert len(cf.claims) == 34
-    assert cf.source["arxiv"] == "2605.06259"
+    assert [os.path.basename(f) for f in files] == ["2605.06259.toml", "2610.02414.toml",
+                                                    "2610.09651.toml"]
+    counts = {C.load(f).source["arxiv"]: len(C.load(f).claims) for f in files}
+    assert counts == {"2605.06259": 47, "2610.02414": 11, "2610.09651": 3}
 
 
 def test_rounding_interval():

@@ -9,10 +9,12 @@ from hypothesis import strategies as st
 from verifier.claims import format as C
 from verifier.core.arith import InputError
 from verifier.cli import main
-SHIPPED = C.shipped_claims_files()[0]
+# the claims file whose mutations are audited: the format-2 file of expressions (its grammar
+# is the larger attack surface; the format-1 quantities are in it too through the registry)
+SHIPPED = [f for f in C.shipped_claims_files() if f.endswith("2610.02414.toml")][0]
 FUZZ = settings(max_examples=int(os.environ.get("VERIFIER_FUZZ", "150")), deadline=None,
                 suppress_health_check=list(HealthCheck))
-# the mutated-claims fuzz audits 34 claims per example: about 25 examples by default, the
+# the mutated-claims fuzz audits 11 claims per example: about 25 examples by default, the
 # full count under HYPOTHESIS_PROFILE=ci (or VERIFIER_FUZZ)
 _CI = os.environ.get("HYPOTHESIS_PROFILE") == "ci"
 FUZZ_AUDIT = settings(max_examples=int(os.environ.get("VERIFIER_FUZZ", "150" if _CI else "25")),
@@ -28,8 +30,9 @@ def _in_tmp(tmp_path, monkeypatch):
 def _assert_clean(rc, err, out_dir):
     assert rc in (0, 1, 2, 3), (rc, err)          # 4 = internal error: a bug
     assert "Traceback" not in err
-    if rc == 2:
-        assert err.count("\n") == 1
+    if rc == 2:           # one line per mistake found (a claims file reports them all)
+        lines = err.strip("\n").split("\n")
+        assert lines and all(ln.startswith("verifier: error: ") for ln in lines), err
         assert not os.path.exists(out_dir)
 
 
@@ -93,8 +96,8 @@ def test_structured_claims_fuzz(claim, top, tmp_path_factory, capsys):
     p.write_text("\n".join(lines) + "\n", encoding="utf-8", errors="surrogateescape")
     try:
         C.load(str(p))
-    except InputError as e:
-        assert "\n" not in str(e)
+    except InputError as e:          # each mistake is one line (InputErrors lists several)
+        assert all("\n" not in m for m in getattr(e, "messages", [str(e)]))
     out = d / "out"
     rc = main(["audit", str(p), "--out", str(out), "--max-prec", "256"])
     _, err = capsys.readouterr()

@@ -117,9 +117,126 @@ def _relative(value: Interval, ref: Interval, tol: Fraction) -> str | None:
     return None
 
 
+def truncation_interval(printed: str) -> tuple:
+    """(p, p + ulp) for printed leading digits p ('1.36843...'): the value v has them when
+    p <= v < p + ulp (p >= 0), p - ulp < v <= p (p < 0)."""
+    core = printed.strip()
+    if core.endswith("..."):
+        core = core[:-3]
+    d = Decimal(core)
+    ulp = Fraction(10) ** d.as_tuple().exponent
+    p = parse_exact(core, "printed")
+    return (p, p + ulp) if p >= 0 else (p - ulp, p)
+
+
+def _truncated(value: Interval, printed: str) -> str | None:
+    lo, hi = truncation_interval(printed)
+    neg = parse_exact(printed.strip().rstrip("."), "printed") < 0
+    if not neg:
+        if lo <= value.lower and value.upper < hi:
+            return CONFIRMED
+        if value.upper < lo or value.lower >= hi:
+            return REFUTED
+    else:
+        if lo < value.lower and value.upper <= hi:
+            return CONFIRMED
+        if value.upper <= lo or value.lower > hi:
+            return REFUTED
+    return None
+
+
+def _between(value: Interval, low: Fraction, high: Fraction) -> str | None:
+    if low <= value.lower and value.upper <= high:
+        return CONFIRMED
+    if value.upper < low or value.lower > high:
+        return REFUTED
+    return None
+
+
+def _exactly_equal(claim: Claim, env: dict):
+    """True when SymPy reduces expr - reference to 0 exactly (no quantity in either)."""
+    import sympy as sp
+    from verifier.claims import expr as X
+    a, b = X.to_sympy(claim.expr, env), X.to_sympy(claim.reference_expr, env)
+    if a is None or b is None:
+        return False
+    try:
+        return sp.simplify(sp.expand_func(a - b)) == 0
+    except Exception:           # SymPy gave up: not proved (numerics may still refute)
+        return False
+
+
+def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
+    """One case of a format-2 claim: the expression (or its extremum over the box) as a
+    ball, the precision raised until the judge decides."""
+    from verifier.claims import expr as X
+    from verifier.claims.extremum import extremum
+    env, raw = claim.env_cases[idx], claim.raw_cases[idx]
+    acc = rounding_interval(claim.printed, claim.digits) if claim.judge == "rounded" else None
+    if claim.judge == "truncated":
+        lo, hi = truncation_interval(claim.printed)
+        acc = Interval(lo, hi)
+    if claim.judge == "between":
+        acc = Interval(claim.low, claim.high)
+    if claim.judge == "equals" and _exactly_equal(claim, env):
+        try:
+            from flint import ctx
+            with ctx.workprec(128):
+                shown = Interval.of(X.evaluate(claim.expr, env, 128, max_prec))
+        except X.Undecided:
+            shown = None
+        return CaseResult(raw, CONFIRMED, shown, None, None, 0, False,
+                          "exact algebra: SymPy reduces expr - reference to 0")
+
+    def value(node, p):
+        from flint import ctx
+        with ctx.workprec(p):          # the ends read off at the working precision
+            return _value(node, p)
+
+    def _value(node, p):
+        if claim.over:
+            ext = extremum(node, env, dict(claim.over), claim.extremum, p, max_prec)
+            where = ", ".join(f"{k} = {decimal_str(v, 10)}" for k, v in sorted(ext.at.items()))
+            return ext.value, f"{claim.extremum} over the box, attained near {where} " \
+                              f"({ext.evaluations} evaluations)"
+        return Interval.of(X.evaluate(node, env, p, max_prec)), ""
+
+    def at(p):
+        try:
+            v, note = value(claim.expr, p)
+            ref = value(claim.reference_expr, p)[0] if claim.reference_expr is not None else None
+        except X.Undecided as u:
+            verdict = INCONCLUSIVE if u.status == "inconclusive" else NOT_APPLICABLE
+            return CaseResult(raw, verdict, None, None, acc, p, False, u.why), True
+        verdict = None
+        if v.finite and (ref is None or ref.finite):
+            j = claim.judge
+            if j in ("rounded", "between"):
+                verdict = _within(v, acc) if j == "rounded" else _between(v, claim.low, claim.high)
+            elif j == "truncated":
+                verdict = _truncated(v, claim.printed)
+            elif j in ("at-most", "at-least", "approx"):
+                b = parse_exact(claim.printed, "printed")
+                verdict = (_at_most(v, b) if j == "at-most" else _at_least(v, b) if j == "at-least"
+                           else _relative(v, Interval(b, b), claim.tolerance))
+            elif j == "relative-difference":
+                verdict = _relative(v, ref, claim.tolerance)
+            elif j == "equals":
+                d = _sub(v, ref)
+                verdict = REFUTED if (d.lower > 0 or d.upper < 0) else None
+        if verdict is None and claim.judge == "equals" and p >= max_prec:
+            note = (note + "; " if note else "") + "not proved by algebra, no certified difference"
+        return CaseResult(raw, verdict or INCONCLUSIVE, v if v.finite else None, ref, acc, p,
+                          False, note if verdict else (note + "; " if note else "")
+                          + f"undecided at the precision cap ({max_prec} bits)"), verdict is not None
+    return decide(at, lambda r: r[1], max_prec)[0]
+
+
 def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
     """One case of a claim, the precision raised (core.decide) until the judge decides or
     the evaluation is final (inconclusive, not applicable)."""
+    if claim.expr is not None:
+        return judge_case_expr(claim, idx, max_prec)
     q = Q.get(claim.quantity)
     args, raw = claim.cases[idx], claim.raw_cases[idx]
     acc = rounding_interval(claim.printed, claim.digits) if claim.judge == "rounded" else None
@@ -169,7 +286,16 @@ def _aggregate(verdicts) -> str:
 
 
 def judge(claim: Claim, max_prec: int = DEFAULT_MAX_PREC) -> ClaimResult:
-    cases = tuple(judge_case(claim, i, max_prec) for i in range(len(claim.cases)))
+    n = len(claim.env_cases) if claim.expr is not None else len(claim.cases)
+    cases = tuple(judge_case(claim, i, max_prec) for i in range(n))
+    if claim.expr is not None:
+        from verifier.claims import expr as X
+        names = X.calls(claim.expr) | (X.calls(claim.reference_expr)
+                                       if claim.reference_expr is not None else set())
+        qs = [Q.get(nm) for nm in sorted(names)]
+        recon = any(q.reconstructed for q in qs)
+        source = "; ".join(dict.fromkeys(q.source for q in qs)) or "exact arithmetic"
+        return ClaimResult(claim, _aggregate([c.verdict for c in cases]), cases, recon, source)
     q = Q.get(claim.quantity)
     recon = q.reconstructed or (claim.reference is not None and Q.get(claim.reference).reconstructed)
     return ClaimResult(claim, _aggregate([c.verdict for c in cases]), cases, recon, q.source)

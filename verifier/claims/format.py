@@ -35,9 +35,24 @@ from decimal import Decimal
 from importlib import resources
 
 from verifier.claims import quantities as Q
-from verifier.core.arith import MAX_FILE_BYTES, InputError, parse_exact, read_bounded
+from verifier.core.arith import MAX_FILE_BYTES, InputError, InputErrors, parse_exact, read_bounded
 FORMAT = "verifier-claims/1"
+FORMAT2 = "verifier-claims/2"
+FORMATS = (FORMAT, FORMAT2)
 JUDGES = ("rounded", "relative-difference", "at-most", "at-least")
+JUDGES2 = ("rounded", "truncated", "approx", "between", "at-most", "at-least",
+           "relative-difference", "equals")
+JUDGE_HELP = {
+    "rounded": "the value rounds to the printed digits (half a unit of the last digit)",
+    "truncated": "the printed digits are the value's leading digits (\"1.36843...\")",
+    "approx": "|value - printed| <= tolerance |printed| (\"about\", \"roughly\")",
+    "between": "low <= value <= high",
+    "at-most": "value <= printed",
+    "at-least": "value >= printed",
+    "relative-difference": "|value - reference| <= tolerance |reference|",
+    "equals": "value = reference as expressions: exact algebra (SymPy) proves, a certified "
+              "nonzero difference refutes",
+}
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,119}")
 ID_RULE = ("ids are 1 to 120 characters: letters, digits and . _ : - "
            "(the first a letter or digit)")
@@ -46,6 +61,9 @@ _TOP = {"format", "source", "defaults", "claims"}
 _SOURCE = {"paper", "arxiv", "version", "title", "authors", "url", "note"}
 _CLAIM = {"id", "where", "statement", "quantity", "args", "printed", "judge", "digits",
           "reference", "reference_args", "tolerance", "cases", "note"}
+_CLAIM2 = {"id", "where", "statement", "expr", "quantity", "args", "printed", "judge", "digits",
+           "reference", "reference_args", "tolerance", "cases", "note", "over", "extremum",
+           "low", "high", "reading"}
 
 
 @dataclass(frozen=True)
@@ -63,6 +81,17 @@ class Claim:
     reference_cases: tuple  # parsed reference arguments per case
     tolerance: object       # Fraction | None
     note: str
+    # format 2 (expr is None for a format-1 claim)
+    expr: object = None           # expr.Node
+    expr_text: str = ""
+    env_cases: tuple = ()         # per case: name -> exact value (Fraction or str)
+    over: tuple = ()              # ((name, (lo, hi)), ...)
+    extremum: str = ""            # "min" | "max" | ""
+    low: object = None
+    high: object = None
+    reference_expr: object = None
+    reference_text: str = ""
+    reading: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,6 +99,7 @@ class ClaimsFile:
     name: str               # file stem, used for report names
     source: dict
     claims: tuple
+    format: str = FORMAT
 
 
 def shipped_claims_files() -> list[str]:
@@ -95,6 +125,19 @@ def _table(v, what):
     return v
 
 
+class _Written(Decimal):
+    """A TOML float read as an exact decimal that keeps its text (a printed value is echoed
+    as written: 1.14e6, not 1.14E+6)."""
+
+    def __new__(cls, text):
+        d = super().__new__(cls, text)
+        d.text = text
+        return d
+
+    def __str__(self):
+        return self.text
+
+
 def _printed(v, what):
     if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
         raise InputError(f"{what} must be a string or a number, got {type(v).__name__}")
@@ -110,7 +153,7 @@ def load(path: str) -> ClaimsFile:
     name = os.path.splitext(os.path.basename(path))[0]
     try:
         raw = read_bounded(path, MAX_FILE_BYTES)     # never more (a device, a pipe)
-        data = tomllib.loads(raw.decode("utf-8"), parse_float=Decimal)
+        data = tomllib.loads(raw.decode("utf-8"), parse_float=_Written)
     except InputError:
         raise
     except tomllib.TOMLDecodeError as e:
@@ -126,36 +169,217 @@ def load(path: str) -> ClaimsFile:
 
 
 def _validate(data: dict, name: str, path: str) -> ClaimsFile:
+    """Every mistake of the file is collected (one line each, naming the file and the claim
+    id) and reported together: InputErrors."""
+    errors = []
     unknown = set(data) - _TOP
     if unknown:
-        raise InputError(f"{path}: unknown top-level key {sorted(unknown)[0]!r}")
-    if data.get("format") != FORMAT:
-        raise InputError(f"{path}: format must be {FORMAT!r}, got {data.get('format')!r:.60}")
+        errors.append(f"{path}: unknown top-level key {sorted(unknown)[0]!r}")
+    fmt = data.get("format")
+    if fmt not in FORMATS:
+        raise InputError(f"{path}: format must be {FORMAT2!r} or {FORMAT!r}, got {fmt!r:.60}")
     source = data.get("source", {})
     if not isinstance(source, dict):
-        raise InputError(f"{path}: [source] must be a table")
+        errors.append(f"{path}: [source] must be a table")
+        source = {}
     for k, v in source.items():
-        if k not in _SOURCE:
-            raise InputError(f"{path}: unknown key source.{k}")
-        _text(v, f"{path}: source.{k}")
-    defaults = _table(data.get("defaults", {}), f"{path}: defaults")
+        try:
+            if k not in _SOURCE:
+                raise InputError(f"{path}: unknown key source.{k}")
+            _text(v, f"{path}: source.{k}")
+        except InputError as e:
+            errors.append(str(e))
+    try:
+        defaults = _table(data.get("defaults", {}), f"{path}: defaults")
+    except InputError as e:
+        errors.append(str(e))
+        defaults = {}
     raw_claims = data.get("claims")
     if not isinstance(raw_claims, list) or not raw_claims:
-        raise InputError(f"{path}: needs at least one [[claims]] entry")
+        raise InputErrors(errors + [f"{path}: needs at least one [[claims]] entry"])
     seen = set()
     claims = []
     for i, c in enumerate(raw_claims):
         if not isinstance(c, dict):
-            raise InputError(f"{path}: claims[{i}] must be a table")
+            errors.append(f"{path}: claims[{i}] must be a table")
+            continue
         cid = c.get("id")
         if not isinstance(cid, str) or not _ID.fullmatch(cid):
-            raise InputError(f"{path}: claims[{i}] has a missing or invalid id {cid!r:.60} "
-                             f"({ID_RULE})")
+            errors.append(f"{path}: claims[{i}] has a missing or invalid id {cid!r:.60} "
+                          f"({ID_RULE})")
+            continue
         if cid in seen:
-            raise InputError(f"{path}: duplicate claim id {cid!r}")
+            errors.append(f"{path}: duplicate claim id {cid!r}")
+            continue
         seen.add(cid)
-        claims.append(_claim(c, cid, defaults, f"{path}: claim {cid!r}"))
-    return ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims))
+        where = f"{path}: claim {cid!r}"
+        try:
+            if fmt == FORMAT2 and "quantity" not in c:
+                claims.append(_claim2(c, cid, defaults, where))
+            else:
+                claims.append(_claim(c, cid, defaults, where))
+        except InputError as e:
+            msg = str(e)
+            errors.append(msg if msg.startswith(where) else f"{where}: {msg}")
+    if errors:
+        raise InputErrors(errors)
+    return ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims), fmt)
+
+
+def _bind(raw: dict, where: str) -> dict:
+    """Names bound by args, cases and defaults: each value an exact number (a decimal, an
+    integer, or an expression with an exact value such as 1/400) or a string."""
+    from verifier.claims import expr as X
+    out = {}
+    for k, v in raw.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,40}", k):
+            raise InputError(f"{where}: {k!r} is not a name")
+        if isinstance(v, (int, Decimal)):
+            out[k] = parse_exact(v, k)
+            continue
+        try:
+            node = X.parse(v)
+        except InputError:
+            if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", v):
+                out[k] = v                   # a word: an argument such as coef = rho3
+                continue
+            raise
+        x = X.exact(node, {})
+        if x is None:
+            if node.kind == "name":
+                out[k] = node.value
+                continue
+            raise InputError(f"{where}: {k} = {v!r:.40} has no exact value")
+        out[k] = x
+    return out
+
+
+def _claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
+    """A format-2 claim: an expression, optionally an extremum over a box, and a judge."""
+    from verifier.claims import expr as X
+    for k in c:
+        if k not in _CLAIM2:
+            raise InputError(f"{where}: unknown key {k!r}")
+    for k in ("where", "expr", "judge"):
+        if k not in c:
+            raise InputError(f"{where}: missing key {k!r}")
+    text = _text(c["expr"], f"{where}: expr")
+    try:
+        node = X.parse(text)
+    except InputError as e:
+        raise InputError(f"{where}: expr: {e}") from None
+    judge = _text(c["judge"], f"{where}: judge")
+    if judge not in JUDGES2:
+        raise InputError(f"{where}: unknown judge {judge!r:.40} (expected one of "
+                         f"{', '.join(JUDGES2)})")
+    args = _table(c.get("args", {}), f"{where}: args")
+    cases = c.get("cases", [{}])
+    if not isinstance(cases, list) or not cases or len(cases) > 1000:
+        raise InputError(f"{where}: cases must be a non-empty list of tables")
+    over = {}
+    if "over" in c:
+        ov = c["over"]
+        if not isinstance(ov, dict) or not ov or len(ov) > 3:
+            raise InputError(f"{where}: over must be a table of 1 to 3 names, each [low, high]")
+        for k, v in ov.items():
+            if not isinstance(v, list) or len(v) != 2:
+                raise InputError(f"{where}: over.{k} must be [low, high]")
+            lo, hi = (parse_exact(x, f"over.{k}") for x in v)
+            if not lo < hi:
+                raise InputError(f"{where}: over.{k} must have low < high, got [{v[0]}, {v[1]}]")
+            over[k] = (lo, hi)
+    ext = c.get("extremum", "")
+    if ext not in ("", "min", "max"):
+        raise InputError(f"{where}: extremum must be 'min' or 'max', got {ext!r:.20}")
+    if bool(over) != bool(ext):
+        raise InputError(f"{where}: over and extremum go together")
+    env_cases, raw_cases = [], []
+    base = _bind({**defaults, **args}, where)
+    for j, case in enumerate(cases):
+        case = _table(case, f"{where}: cases[{j}]")
+        env = {**base, **_bind(case, where)}
+        missing = sorted(X.free_names(node) - set(env) - set(over))
+        if missing:
+            raise InputError(f"{where}: expr uses unbound name {missing[0]!r} (bind it in "
+                             "args, cases, defaults or over)")
+        env_cases.append(env)
+        shown = {k: (v if isinstance(v, str) else _canon_q(v)) for k, v in sorted(env.items())
+                 if k in X.free_names(node) or k in _kw_names(node)}
+        raw_cases.append(shown)
+    printed = ""
+    if "printed" in c:
+        printed = _printed(c["printed"], f"{where}: printed")
+    needs_printed = judge in ("rounded", "truncated", "approx", "at-most", "at-least")
+    if needs_printed and not printed:
+        raise InputError(f"{where}: judge {judge!r} needs printed")
+    if needs_printed:
+        core = printed.strip()[:-3] if judge == "truncated" and printed.strip().endswith("...") \
+            else printed.strip()
+        from verifier.core.arith import _DECIMAL
+        if judge in ("rounded", "truncated") and not _DECIMAL.fullmatch(core):
+            raise InputError(f"{where}: printed value {printed!r:.40} must be a decimal for "
+                             f"judge {judge!r} (its digits set the accuracy)")
+        try:
+            parse_exact(core, "printed")
+        except InputError:
+            raise InputError(f"{where}: printed value {printed!r:.40} is not a number") from None
+    tolerance = None
+    if judge in ("approx", "relative-difference"):
+        if "tolerance" not in c:
+            raise InputError(f"{where}: judge {judge!r} needs tolerance")
+        tolerance = parse_exact(c["tolerance"], f"{where}: tolerance")
+        if tolerance < 0:
+            raise InputError(f"{where}: tolerance must be >= 0")
+    low = high = None
+    if judge == "between":
+        if "low" not in c or "high" not in c:
+            raise InputError(f"{where}: judge 'between' needs low and high")
+        low, high = parse_exact(c["low"], f"{where}: low"), parse_exact(c["high"], f"{where}: high")
+        if low > high:
+            raise InputError(f"{where}: low must be <= high")
+    ref_node, ref_text = None, ""
+    if judge in ("relative-difference", "equals"):
+        if "reference" not in c:
+            raise InputError(f"{where}: judge {judge!r} needs reference (an expression)")
+        ref_text = _text(c["reference"], f"{where}: reference")
+        try:
+            ref_node = X.parse(ref_text)
+        except InputError as e:
+            raise InputError(f"{where}: reference: {e}") from None
+        missing = sorted(X.free_names(ref_node) - set(env_cases[0]) - set(over))
+        if missing:
+            raise InputError(f"{where}: reference uses unbound name {missing[0]!r}")
+    digits = None
+    if "digits" in c:
+        if not isinstance(c["digits"], int) or isinstance(c["digits"], bool) or not 1 <= c["digits"] <= 60:
+            raise InputError(f"{where}: digits must be an integer from 1 to 60")
+        digits = c["digits"]
+    return Claim(cid, _text(c["where"], f"{where}: where"),
+                 _text(c.get("statement", ""), f"{where}: statement"), "", (), tuple(raw_cases),
+                 printed, judge, digits, None, (), tolerance,
+                 _text(c.get("note", ""), f"{where}: note"),
+                 expr=node, expr_text=text, env_cases=tuple(env_cases),
+                 over=tuple(sorted(over.items())), extremum=ext, low=low, high=high,
+                 reference_expr=ref_node, reference_text=ref_text,
+                 reading=_text(c.get("reading", ""), f"{where}: reading"))
+
+
+def _kw_names(node) -> set:
+    out = set()
+    if node.kind == "call":
+        from verifier.claims import quantities as Q
+        if node.value in Q.QUANTITIES:
+            out |= set(Q.QUANTITIES[node.value].all_args())
+    for a in node.args:
+        out |= _kw_names(a)
+    for _, a in node.kwargs:
+        out |= _kw_names(a)
+    return out
+
+
+def _canon_q(q) -> str:
+    from verifier.core.arith import frac_str
+    return frac_str(q)
 
 
 def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
@@ -165,7 +389,10 @@ def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
     for k in ("where", "quantity", "printed", "judge"):
         if k not in c:
             raise InputError(f"{where}: missing key {k!r}")
-    q = Q.get(_text(c["quantity"], f"{where}: quantity"))
+    try:
+        q = Q.get(_text(c["quantity"], f"{where}: quantity"))
+    except InputError as e:
+        raise InputError(f"{where}: {e}") from None
     judge = _text(c["judge"], f"{where}: judge")
     if judge not in JUDGES:
         raise InputError(f"{where}: unknown judge {judge!r:.40} (expected one of {', '.join(JUDGES)})")

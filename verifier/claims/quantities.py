@@ -54,6 +54,40 @@ def _level_arg(v):
     return q
 
 
+def _positive(name):
+    def parse(v):
+        q = parse_exact(v, name)
+        if q <= 0:
+            raise InputError(f"{name} must be > 0, got {v}")
+        return q
+    return parse
+
+
+def _alpha_arg(v):
+    q = parse_exact(v, "alpha")
+    if not 1 < q <= 1024:
+        raise InputError(f"alpha must be in (1, 1024], got {v}")
+    return q
+
+
+def _eps_arg(v):
+    q = parse_exact(v, "epsilon")
+    if q < 0:
+        raise InputError(f"epsilon must be >= 0, got {v}")
+    return q
+
+
+def _direction_arg(v):
+    if v not in ("remove", "add"):
+        raise InputError(f"direction must be 'remove' or 'add', got {v!r:.40}")
+    return v
+
+
+def _epochs_any(v):
+    from verifier.bounds.profile import MAX_EPOCHS
+    return parse_epochs(v, MAX_EPOCHS)
+
+
 ARG_PARSERS: dict[str, Callable] = {
     "sigma": parse_sigma,
     "steps": parse_steps,
@@ -63,6 +97,13 @@ ARG_PARSERS: dict[str, Callable] = {
     "term": _term_arg,
     "noise_level": _level_arg,
     "bound": lambda v: _bound_arg(v),
+    "reference": lambda v: _bound_arg(v),
+    "resolution": _positive("resolution"),
+    "alpha": _alpha_arg,
+    "epsilon": _eps_arg,
+    "direction": _direction_arg,
+    "pair_steps": lambda v: parse_steps(v, "steps", minimum=1),
+    "pair_epochs": _epochs_any,
 }
 
 
@@ -83,8 +124,15 @@ class Quantity:
     source: str
     reconstructed: bool
     evaluate: Callable     # (parsed args dict, prec, max_prec) -> Evaluation; searches use the cap
+    ball: Callable | None = None   # (args, numeric ones possibly balls, prec) -> arb: over a box
+    parsers: dict = field(default_factory=dict)   # argument -> ARG_PARSERS key, when not its name
 
-    def parse_args(self, raw: dict, where: str) -> dict:
+    def all_args(self) -> tuple:
+        return tuple(self.args) + tuple(k for k in self.defaults if k not in self.args)
+
+    def parse_args(self, raw: dict, where: str, partial: bool = False) -> dict:
+        """Parse every argument (defaults filled in); ``partial``: missing required
+        arguments are left out (they come as balls, over a box)."""
         out = {}
         allowed = set(self.args) | set(self.defaults)
         for key in raw:
@@ -96,10 +144,12 @@ class Quantity:
                 v = raw[key]
             elif key in self.defaults:
                 v = self.defaults[key]
+            elif partial:
+                continue
             else:
                 raise InputError(f"{where}: quantity {self.name!r} needs argument {key!r}")
             try:
-                out[key] = ARG_PARSERS[key](v)
+                out[key] = ARG_PARSERS[self.parsers.get(key, key)](v)
             except InputError as e:
                 raise InputError(f"{where}: {e}") from None
         return out
@@ -202,6 +252,124 @@ def _rho3(a, prec, max_prec=None):
     return Evaluation(Interval.of(x), precision=prec)
 
 
+def _ball_sigma(a):
+    s = a["sigma"]
+    return s if not isinstance(s, Fraction) else to_arb(s)
+
+
+def _coef_ball(a, prec):
+    with ctx.workprec(prec):
+        return T.COEFS[a["coef"]](_ball_sigma(a))
+
+
+def _coef_ratio_ball(a, prec):
+    with ctx.workprec(prec):
+        s = _ball_sigma(a)
+        return D.coef_simplified(s) / D.coef_rho3(s)
+
+
+def _rho3_ball(a, prec):
+    with ctx.workprec(prec):
+        return D.rho3(_ball_sigma(a))
+
+
+def _chi_ball(a, prec):
+    from flint import arb
+    with ctx.workprec(prec):
+        return D.chi_square_tv(arb(a["steps"]), _ball_sigma(a), arb(a.get("epochs", 1)))
+
+
+def _chi_square(a, prec, max_prec=None):
+    return Evaluation(Interval.of(_chi_ball(a, prec)), precision=prec)
+
+
+def _final(value: Interval | None, status: str, why: str, integer=False) -> Evaluation:
+    """An Evaluation of a search or engine: a certified value, or inconclusive / infeasible."""
+    if status == "ok" and value is not None:
+        return Evaluation(value, integer=integer)
+    if status == "infeasible":
+        return Evaluation(Interval(Fraction(0), Fraction(0)), Tri.FAILS, integer=integer,
+                          failed=why, status="not-applicable")
+    return Evaluation(Interval(Fraction(0), Fraction(0)), Tri.UNDECIDED, integer=integer,
+                      failed=why, status="inconclusive")
+
+
+@lru_cache(maxsize=64)
+def _exact_tv_cached(sigma, M, E):
+    from verifier.bounds.exact_tv.bracket import exact_tv
+    return exact_tv(sigma, M, E)
+
+
+def _exact_tv(a, prec, max_prec=None):
+    r = _exact_tv_cached(a["sigma"], a["steps"], a["epochs"])
+    return Evaluation(r.tv, precision=prec)
+
+
+@lru_cache(maxsize=64)
+def _sigma_cal(bound, M, E, delta, res, max_prec):
+    from verifier.deploy.evaluate import Target
+    from verifier.deploy.sigma import calibrate_sigma
+    return calibrate_sigma(M, E, Target("delta", delta), bound, res, max_prec)
+
+
+def _calibrated_sigma(a, prec, max_prec=DEFAULT_MAX_PREC):
+    r = _sigma_cal(a["bound"], a["steps"], a["epochs"], a["delta"], a["resolution"], max_prec)
+    st = "ok" if r.status == "certified" else r.status
+    return _final(Interval.of(r.sigma) if r.sigma is not None else None, st, r.message)
+
+
+def _noise_saved(a, prec, max_prec=DEFAULT_MAX_PREC):
+    """1 - sigma(bound) / sigma(reference): both calibrated on the same grid."""
+    r1 = _sigma_cal(a["bound"], a["steps"], a["epochs"], a["delta"], a["resolution"], max_prec)
+    r2 = _sigma_cal(a["reference"], a["steps"], a["epochs"], a["delta"], a["resolution"], max_prec)
+    for r in (r1, r2):
+        if r.status != "certified":
+            return _final(None, r.status, f"{r.bound}: {r.message}")
+    return Evaluation(Interval.of(1 - r1.sigma / r2.sigma))
+
+
+@lru_cache(maxsize=64)
+def _steps_cal(bound, sigma, E, delta, max_prec):
+    from verifier.deploy.evaluate import Target
+    from verifier.deploy.steps import calibrate_steps
+    return calibrate_steps(sigma, E, Target("delta", delta), bound, max_prec)
+
+
+def _calibrated_steps(a, prec, max_prec=DEFAULT_MAX_PREC):
+    r = _steps_cal(a["bound"], a["sigma"], a["epochs"], a["delta"], max_prec)
+    st = "ok" if r.status == "certified" else r.status
+    return _final(Interval.of(r.steps) if r.steps is not None else None, st, r.message, True)
+
+
+def _calibrated_samples(a, prec, max_prec=DEFAULT_MAX_PREC):
+    from verifier.deploy.steps import min_samples
+    r = _steps_cal(a["bound"], a["sigma"], a["epochs"], a["delta"], max_prec)
+    if r.status != "certified":
+        return _final(None, r.status, r.message, True)
+    return Evaluation(Interval.of(min_samples(a["sigma"], r.steps, Fraction(1), a["noise_level"])),
+                      integer=True)
+
+
+def _epsilon(a, prec, max_prec=None):
+    from verifier.bounds.profile import epsilon_bracket
+    r = epsilon_bracket(a["sigma"], a["steps"], a["epochs"], a["delta"])
+    return _final(r.epsilon, "ok" if r.epsilon is not None else "inconclusive",
+                  "no epsilon <= 60 certified")
+
+
+def _delta_at(a, prec, max_prec=None):
+    from verifier.bounds.profile import delta_bracket
+    return Evaluation(delta_bracket(a["sigma"], a["steps"], a["epochs"], a["epsilon"]).delta)
+
+
+def _renyi(a, prec, max_prec=None):
+    from verifier.views.renyi import renyi_curve
+    al = a["alpha"]
+    need_profile = a["direction"] == "add" or al.denominator != 1
+    c = renyi_curve(a["sigma"], a["steps"], a["epochs"], orders=[al], with_profile=need_profile)
+    return Evaluation(getattr(c.at(al), a["direction"]))
+
+
 _TH = T.SOURCE + " (reconstructed, docs/THEORY.md section 3)"
 QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("delta_rhs", "delta_rhs(M, sigma) = T1 + ... + T6, one epoch",
@@ -228,11 +396,48 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              "Table 1 of arXiv 2605.06259 v1 (Min N = 10 sigma M_exact)", True, _min_n),
     Quantity("coef", "the Berry-Esseen factor coef_S or coef_X",
              ("sigma",), {"coef": "simplified"},
-             "simplification (22) / Section 3.1 of arXiv 2605.06259 v1", False, _coef),
+             "simplification (22) / Section 3.1 of arXiv 2605.06259 v1", False, _coef,
+             ball=_coef_ball),
     Quantity("coef_ratio", "coef_S / coef_X", ("sigma",), {},
-             "Section 3.1 of arXiv 2605.06259 v1", False, _coef_ratio),
+             "Section 3.1 of arXiv 2605.06259 v1", False, _coef_ratio, ball=_coef_ratio_ball),
     Quantity("rho3", "rho3 = E|Y - 1|^3 (exact third absolute central moment)",
-             ("sigma",), {}, "Proposition D.2 of arXiv 2605.06259 v1", False, _rho3),
+             ("sigma",), {}, "Proposition D.2 of arXiv 2605.06259 v1", False, _rho3,
+             ball=_rho3_ball),
+    Quantity("chi_square", "the chi-square bound of the TV over E epochs, "
+             "sqrt((1 + s2/M)^E - 1)/2", ("sigma", "steps"), {"epochs": "1"},
+             "arXiv 2610.09651 (docs/THEORY.md section 7)", False, _chi_square, ball=_chi_ball,
+             parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("exact_tv", "the exact TV of E epochs, a certified bracket (verifier exact)",
+             ("sigma", "steps"), {"epochs": "1"},
+             "the verifier's exact-TV engine (docs/THEORY.md section 5)", False, _exact_tv,
+             parsers={"steps": "pair_steps"}),
+    Quantity("calibrated_sigma", "the smallest grid sigma at which a bound meets delta_E <= delta "
+             "(verifier calibrate sigma)", ("bound", "steps", "delta"),
+             {"epochs": "1", "resolution": "0.01"}, "the bound's source (verifier.bounds)", True,
+             _calibrated_sigma),
+    Quantity("noise_saved", "1 - sigma(bound) / sigma(reference), both calibrated to delta_E <= "
+             "delta on the same grid", ("bound", "reference", "steps", "delta"),
+             {"epochs": "1", "resolution": "0.01"}, "the bounds' sources (verifier.bounds)", True,
+             _noise_saved),
+    Quantity("calibrated_steps", "the smallest M at which a bound meets delta_E <= delta "
+             "(verifier calibrate steps)", ("bound", "sigma", "delta"), {"epochs": "1"},
+             "the bound's source (verifier.bounds)", True, _calibrated_steps),
+    Quantity("calibrated_samples", "ceil(sigma M / noise_level) at the calibrated M (C = 1)",
+             ("bound", "sigma", "delta"), {"epochs": "1", "noise_level": "0.1"},
+             "the bound's source (verifier.bounds)", True, _calibrated_samples),
+    Quantity("epsilon", "epsilon(delta) of the random-allocation pair, a certified bracket "
+             "(verifier epsilon)", ("sigma", "steps", "delta"), {"epochs": "1"},
+             "the verifier's privacy profile (docs/THEORY.md section 9)", False, _epsilon,
+             parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("delta_at", "delta(epsilon) of the random-allocation pair, a certified bracket "
+             "(verifier delta)", ("sigma", "steps", "epsilon"), {"epochs": "1"},
+             "the verifier's privacy profile (docs/THEORY.md section 9)", False, _delta_at,
+             parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("renyi", "the Rényi divergence D_alpha of E epochs, direction remove (P1 || P0) "
+             "or add (P0 || P1) (verifier rdp)", ("sigma", "steps", "alpha"),
+             {"epochs": "1", "direction": "remove"},
+             "docs/THEORY.md section 10 (integer orders of remove exact)", False, _renyi,
+             parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
 ]}
 
 

@@ -48,8 +48,8 @@ def _main(argv=None) -> int:
             return EXIT_INPUT
         return COMMANDS[args.command](args)
     except InputError as e:
-        msg = str(e).replace("\n", " ")
-        print(f"verifier: error: {msg}", file=sys.stderr)
+        for msg in getattr(e, "messages", None) or [str(e).replace("\n", " ")]:
+            print(f"verifier: error: {msg}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("verifier: interrupted", file=sys.stderr)

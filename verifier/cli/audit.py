@@ -10,7 +10,15 @@ def cmd_audit(args) -> int:
     from verifier.claims import format as C
     from verifier.report.writer import write_audit
     files = args.files or C.shipped_claims_files()
-    loaded = [C.load(f) for f in files]          # validate everything before writing
+    loaded, errors = [], []                      # validate everything before writing
+    for f in files:
+        try:
+            loaded.append(C.load(f))
+        except InputError as e:                  # every mistake of every file, one line each
+            errors += getattr(e, "messages", None) or [str(e)]
+    if errors:
+        from verifier.core.arith import InputErrors
+        raise InputErrors(errors)
     names = [cf.name for cf in loaded]
     if len(set(names)) != len(names):
         raise InputError("two claims files have the same name; their reports would collide")

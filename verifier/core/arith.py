@@ -51,6 +51,14 @@ class InputError(ValueError):
     """Bad user input; the CLI prints the message on one line and exits 2."""
 
 
+class InputErrors(InputError):
+    """Several mistakes found in one run (a claims file): one line each, exit 2."""
+
+    def __init__(self, messages):
+        self.messages = [str(m).replace("\n", " ") for m in messages]
+        super().__init__("\n".join(self.messages))
+
+
 class Tri(enum.Enum):
     HOLDS = "holds"
     FAILS = "fails"

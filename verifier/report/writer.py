@@ -72,16 +72,28 @@ def audit_json(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) -> dic
     claims = []
     for r in results:
         c = r.claim
-        entry = {
-            "id": c.id, "where": c.where, "quantity": c.quantity,
-            "printed": c.printed, "judge": c.judge, "verdict": r.verdict,
-            "source": r.source,
-        }
+        entry = {"id": c.id, "where": c.where}
+        if c.expr is not None:
+            entry["expr"] = c.expr_text
+            if c.over:
+                entry["over"] = {k: [frac_str(lo), frac_str(hi)] for k, (lo, hi) in c.over}
+                entry["extremum"] = c.extremum
+        else:
+            entry["quantity"] = c.quantity
+        entry.update({"printed": c.printed, "judge": c.judge, "verdict": r.verdict,
+                      "source": r.source})
         if c.statement:
             entry["statement"] = c.statement
-        if c.judge == "relative-difference":
+        if c.reading:
+            entry["reading"] = c.reading
+        if c.judge in ("relative-difference", "equals") and c.expr is not None:
+            entry["reference"] = c.reference_text
+        elif c.judge == "relative-difference":
             entry["reference"] = c.reference
+        if c.tolerance is not None:
             entry["tolerance"] = frac_str(c.tolerance)
+        if c.judge == "between":
+            entry["low"], entry["high"] = frac_str(c.low), frac_str(c.high)
         if r.reconstructed:
             entry["reconstructed"] = True
         if c.note:
@@ -99,6 +111,7 @@ def audit_json(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) -> dic
         "precision_cap_bits": max_prec,
         "summary": summary(results),
         "reconstruction_note": RECONSTRUCTED_NOTE,
+        "format": cf.format,
         "verdict_meaning": {
             "confirmed": "the certified enclosure rounds to the printed digits, or the relation certifiably holds",
             "refuted": "certifiably not",
@@ -165,7 +178,39 @@ def audit_markdown(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) ->
         lines.append(f"- `{cid}`: {note}")
     if notes:
         lines.append("")
+    detail = [r for r in results if r.claim.statement or r.claim.note or r.claim.reading
+              or r.claim.expr is not None]
+    if detail:
+        lines += ["## Claims, as stated", ""]
+        for r in detail:
+            c = r.claim
+            lines.append(f"- `{c.id}` ({r.verdict}): " + _md_escape(c.statement or c.where))
+            if c.expr is not None:
+                rel = _relation(c)
+                lines.append(f"  - checks `{_md_escape(c.expr_text)}`" + (f" {rel}" if rel else ""))
+            if c.reading:
+                lines.append(f"  - reading: {_md_escape(c.reading)}")
+            if c.note:
+                lines.append(f"  - note: {_md_escape(c.note)}")
+        lines.append("")
     return "\n".join(lines)
+
+
+def _relation(c) -> str:
+    box = ""
+    if c.over:
+        box = f" ({c.extremum} over " + ", ".join(
+            f"{k} in [{frac_str(lo)}, {frac_str(hi)}]" for k, (lo, hi) in c.over) + ")"
+    j = c.judge
+    rel = {"rounded": f"rounds to {c.printed}", "truncated": f"begins {c.printed}",
+           "approx": f"= {c.printed} within {frac_str(c.tolerance or 0)} relative",
+           "between": f"in [{frac_str(c.low) if c.low is not None else ''}, "
+                      f"{frac_str(c.high) if c.high is not None else ''}]",
+           "at-most": f"<= {c.printed}", "at-least": f">= {c.printed}",
+           "relative-difference": f"within {frac_str(c.tolerance or 0)} relative of "
+                                  f"`{_md_escape(c.reference_text)}`",
+           "equals": f"= `{_md_escape(c.reference_text)}`"}.get(j, j)
+    return box + " " + rel if box else rel
 
 
 def audit_figures(data: dict | None) -> dict:

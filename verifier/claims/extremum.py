@@ -1,0 +1,102 @@
+"""The certified minimum or maximum of a claims expression over a box (issue #15):
+branch and bound on interval evaluations.
+
+The expression evaluated with its box names bound to balls covering a sub-box encloses its
+range there (``expr.evaluate``).  For a minimum: every evaluation at an exact point gives an
+upper end U >= min (the value is attained); the sub-boxes whose enclosure's lower end exceeds
+U cannot hold the minimum and are dropped; the lower end L is the least lower end over the
+sub-boxes kept, which cover the rest of the box, so L <= min.  The result [L, U] encloses
+the minimum; it is narrowed by halving the sub-box with the least lower end (along its widest
+side) until U - L <= the tolerance or the evaluation budget is spent (then [L, U] is still
+valid, only wider).  A maximum is the minimum of the negated expression.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb
+
+from verifier.claims import expr as X
+from verifier.core.arith import Interval, ball_bounds
+
+BUDGET = 6000
+
+
+@dataclass(frozen=True)
+class Extremum:
+    value: Interval           # encloses the min (or max)
+    at: dict                  # name -> exact point where the best value was attained
+    evaluations: int
+    converged: bool
+
+
+def _lower(x: arb):
+    if not x.is_finite():
+        return None
+    return ball_bounds(x)[0]
+
+
+def extremum(node, env: dict, box: dict, kind: str, prec: int, max_prec: int,
+             rel: Fraction = Fraction(1, 10 ** 9), budget: int = BUDGET) -> Extremum:
+    from flint import ctx
+    with ctx.workprec(prec):          # ends read off at the working precision
+        return _extremum(node, env, box, kind, prec, max_prec, rel, budget)
+
+
+def _extremum(node, env, box, kind, prec, max_prec, rel, budget) -> Extremum:
+    sign = 1 if kind == "min" else -1
+    names = sorted(box)
+
+    def f(sub: dict) -> arb:
+        return sign * X.evaluate(node, {**env, **sub}, prec, max_prec)
+
+    def point(b: dict) -> dict:
+        return {n: (lo + hi) / 2 for n, (lo, hi) in b.items()}
+
+    best, best_at, n = None, None, 0
+    heap = []                  # (lower end or -inf marker, counter, box)
+    cnt = 0
+
+    def push(b):
+        nonlocal best, best_at, n, cnt
+        n += 2
+        v = f({k: b[k] for k in names})
+        p = point(b)
+        u = f(p)
+        if u.is_finite():
+            up = ball_bounds(u)[1]
+            if best is None or up < best:
+                best, best_at = up, p
+        lo = _lower(v)
+        cnt += 1
+        heapq.heappush(heap, (lo if lo is not None else Fraction(-10 ** 300), cnt, b))
+
+    push({k: box[k] for k in names})
+    converged = False
+    while heap and n < budget:
+        lo, _, b = heap[0]
+        if best is not None and lo > best:             # nothing left below the best value
+            heap = []
+            break
+        if best is not None and best - lo <= rel * max(abs(best), Fraction(1, 10 ** 30)):
+            converged = True
+            break
+        heapq.heappop(heap)
+        k = max(names, key=lambda nm: b[nm][1] - b[nm][0])
+        a, c = b[k]
+        if c - a < Fraction(1, 10 ** 40):
+            heapq.heappush(heap, (lo, cnt, b))
+            break
+        m = (a + c) / 2
+        push({**b, k: (a, m)})
+        push({**b, k: (m, c)})
+    if best is None:
+        return Extremum(Interval(None, None), {}, n, False)
+    kept = [h[0] for h in heap if h[0] <= best]
+    low = min(kept) if kept else best
+    if heap == [] and not converged:
+        converged = True
+    iv = Interval(low, best) if sign == 1 else Interval(-best, -low)
+    return Extremum(iv, best_at, n, converged)

@@ -353,7 +353,54 @@ def _views_chord_without_left_weight():
     _set("verifier.views.renyi:_chord", lambda p0, p1, f: f * p1)
 
 
+CV = "tests/test_claims_v2.py::"
+
+
+def _truncated_as_rounded():
+    from verifier.claims import audit as A
+    A._truncated = lambda value, printed: A._within(value, A.rounding_interval(printed.rstrip(".")))
+
+
+def _between_upper_only():
+    from verifier.claims import audit as A
+    A._between = lambda value, low, high: (A.CONFIRMED if value.upper <= high else
+                                           A.REFUTED if value.lower > high else None)
+
+
+def _equals_numeric_proves():
+    from verifier.claims import audit as A
+    real = A._exactly_equal
+    A._exactly_equal = lambda claim, env: True if claim.judge == "equals" else real(claim, env)
+
+
+def _extremum_without_lower_end():
+    from verifier.claims import extremum as EX
+    from verifier.core.arith import Interval
+    real = EX._extremum
+
+    def best_only(*a, **k):
+        r = real(*a, **k)
+        end = r.value.upper if a[3] == "min" else r.value.lower
+        return EX.Extremum(Interval(end, end), r.at, r.evaluations, r.converged)
+    EX._extremum = best_only
+
+
 MUTATIONS = [
+    Mutation("judge.truncated-as-rounded", "judge",
+             "the truncated judge ('1.36843...') read as rounding", _truncated_as_rounded,
+             (CV + "test_every_judge_confirms_and_refutes",)),
+    Mutation("judge.between-upper-end-only", "judge",
+             "the between judge checks only value <= high", _between_upper_only,
+             (CV + "test_every_judge_confirms_and_refutes",)),
+    Mutation("judge.equals-proved-by-numerics", "judge",
+             "an identity 'proved' whenever it is asked (numerics taken as proof)",
+             _equals_numeric_proves,
+             (CV + "test_equals_with_a_quantity_is_numeric_only",
+              CV + "test_every_judge_confirms_and_refutes")),
+    Mutation("box.extremum-without-lower-end", "box",
+             "the extremum reported as the best point value alone (no cover of the box)",
+             _extremum_without_lower_end,
+             (CV + "test_extremum_of_a_parabola_and_its_argmin",)),
     Mutation("views.remove-tail-dropped", "tail",
              "the Rényi integral's remove tail beyond the grid (the moment bound) replaced by 0",
              lambda: _set("verifier.views.renyi:_tail_remove", _const_arb(0)),

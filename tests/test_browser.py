@@ -54,9 +54,9 @@ def test_audit_report_renders(reports, tmp_path):
     png, dom = render(tmp_path, reports / "2605.06259.html")
     assert_not_blank(png)
     assert "<title>Audit of 2605.06259</title>" in dom
-    assert "47 claims: 47 confirmed" in dom
+    assert "57 claims: 57 confirmed" in dom
     table = dom.split('id="verdicts"')[1].split("</table>")[0]
-    assert len(re.findall(r'data-verdict="confirmed"', table)) == 47
+    assert len(re.findall(r'data-verdict="confirmed"', table)) == 57
     assert dom.count("<svg") >= 2                # the inline figures rendered into the DOM
 
 

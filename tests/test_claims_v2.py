@@ -363,5 +363,7 @@ def test_new_quantities_against_references():
     assert _inside(chi, ref)
     d2 = _val("renyi(sigma=2, steps=1, alpha=3)")
     assert _inside(d2, mpmath.mpf(3) / 8)
+    f = _val("tradeoff(sigma=1, steps=1, a=1/2)")
+    assert _inside(f, mpmath.ncdf(-1))                                # G_1(1/2) = Phi(-1)
     eps = _val("epsilon(sigma=2, steps=1, delta=1/100000)")
     assert 1.99 < float(eps.mid()) < 2.0                              # README: [1.99307, 1.99338]

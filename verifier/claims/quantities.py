@@ -370,6 +370,23 @@ def _renyi(a, prec, max_prec=None):
     return Evaluation(getattr(c.at(al), a["direction"]))
 
 
+def _a_arg(v):
+    q = parse_exact(v, "a")
+    if not 0 <= q <= 1:
+        raise InputError(f"a must be in [0, 1], got {v}")
+    return q
+
+
+ARG_PARSERS["a"] = _a_arg
+
+
+def _tradeoff(a, prec, max_prec=None):
+    from verifier.views.tradeoff import tradeoff_curve
+    c = tradeoff_curve(a["sigma"], a["steps"], a["epochs"], at=[a["a"]])
+    p = c.points[0]
+    return Evaluation(p.f if a["direction"] == "remove" else p.reverse)
+
+
 _TH = T.SOURCE + " (reconstructed, docs/THEORY.md section 3)"
 QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("delta_rhs", "delta_rhs(M, sigma) = T1 + ... + T6, one epoch",
@@ -432,6 +449,11 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("delta_at", "delta(epsilon) of the random-allocation pair, a certified bracket "
              "(verifier delta)", ("sigma", "steps", "epsilon"), {"epochs": "1"},
              "the verifier's privacy profile (docs/THEORY.md section 9)", False, _delta_at,
+             parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("tradeoff", "the trade-off function T(P0^E, P1^E)(a) (direction remove) or "
+             "T(P1^E, P0^E)(a) (add), a certified band (verifier tradeoff)",
+             ("sigma", "steps", "a"), {"epochs": "1", "direction": "remove"},
+             "docs/THEORY.md section 10 (Dong, Roth & Su, Proposition 2.12)", False, _tradeoff,
              parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
     Quantity("renyi", "the Rényi divergence D_alpha of E epochs, direction remove (P1 || P0) "
              "or add (P0 || P1) (verifier rdp)", ("sigma", "steps", "alpha"),

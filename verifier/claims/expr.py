@@ -243,6 +243,11 @@ def calls(node: Node) -> set:
     return out
 
 
+# the four field operations, shared by the exact, ball and SymPy evaluations
+_FIELD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+          "/": lambda a, b: a / b}
+
+
 # ------------------------------------------------------------------ exact values
 def exact(node: Node, env: dict):
     """The exact rational value (or string) of ``node`` when it has one (numbers, bound
@@ -263,14 +268,8 @@ def exact(node: Node, env: dict):
         if not (isinstance(a, Fraction) and isinstance(b, Fraction)):
             return None
         op = node.value
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "/":
-            return a / b if b != 0 else None
+        if op in _FIELD:
+            return None if op == "/" and b == 0 else _FIELD[op](a, b)
         if b.denominator == 1 and abs(b) <= 64 and not (a == 0 and b < 0):
             return a ** int(b)
         return None
@@ -323,15 +322,8 @@ def _ev(node, env, prec, max_prec) -> arb:
         return -_ev(node.args[0], env, prec, max_prec)
     if k == "bin":
         a, b = _ev(node.args[0], env, prec, max_prec), _ev(node.args[1], env, prec, max_prec)
-        op = node.value
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "/":
-            return a / b
+        if node.value in _FIELD:
+            return _FIELD[node.value](a, b)
         e = exact(node.args[1], env)
         if isinstance(e, Fraction) and e.denominator == 1:
             return a ** int(e)
@@ -440,15 +432,8 @@ def to_sympy(node: Node, env: dict):
         a, b = to_sympy(node.args[0], env), to_sympy(node.args[1], env)
         if a is None or b is None:
             return None
-        op = node.value
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if op == "/":
-            return a / b
+        if node.value in _FIELD:
+            return _FIELD[node.value](a, b)
         if b.is_number and abs(b) > 4096:     # no exact algebra on huge powers
             return None
         return a ** b

@@ -1,0 +1,112 @@
+"""The accountant and the sampler for training code (issue #16), the parts without torch:
+Opacus's conventions, the certified epsilon it reports, the batches' law."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import pytest
+
+import verifier
+from verifier.accountants import RandomAllocationAccountant, from_dp_event
+from verifier.core.arith import InputError
+from verifier.sampling import RandomAllocationBatchSampler, allocate
+
+
+def _run(acc, sigma, steps, M):
+    for _ in range(steps):
+        acc.step(noise_multiplier=sigma, sample_rate=1 / M)
+
+
+def test_opacus_conventions_and_state():
+    acc = RandomAllocationAccountant(steps_per_epoch=10)
+    assert acc.mechanism() == "random_allocation" and len(acc) == 0
+    _run(acc, 2.0, 25, 10)
+    assert len(acc) == 25 and acc.history == [(2.0, 0.1, 25)] and acc.epochs() == 3
+    st = acc.state_dict()
+    other = RandomAllocationAccountant(steps_per_epoch=1)
+    other.load_state_dict(st)
+    assert other.history == acc.history and other.steps_per_epoch == 10
+
+
+def test_get_epsilon_is_the_certified_upper_end():
+    acc = RandomAllocationAccountant(steps_per_epoch=10)
+    _run(acc, 2.0, 25, 10)               # a partial third epoch counts as a whole one
+    r = verifier.epsilon(F(2), 10, 3, "1e-6")
+    e = acc.get_epsilon(1e-6)
+    assert F(e) >= r.epsilon.upper and e - float(r.epsilon.upper) < 1e-12
+    br = acc.get_epsilon_bracket(1e-6)
+    assert br.epsilon == verifier.epsilon(F(2), 10, 3, F(1e-6)).epsilon
+
+
+def test_refusals():
+    acc = RandomAllocationAccountant(steps_per_epoch=10)
+    with pytest.raises(InputError, match="sample_rate"):
+        acc.step(noise_multiplier=1.0, sample_rate=0.2)
+    _run(acc, 1.0, 5, 10)
+    with pytest.raises(InputError, match="inside an epoch"):
+        acc.step(noise_multiplier=1.5, sample_rate=0.1)
+    for bad in (0, -1.0, math.nan, "x", None):
+        with pytest.raises(InputError):
+            acc.step(noise_multiplier=bad, sample_rate=0.1)
+    with pytest.raises(InputError):
+        RandomAllocationAccountant(steps_per_epoch=0)
+    with pytest.raises(InputError):
+        RandomAllocationAccountant(steps_per_epoch=10).get_epsilon(1e-5)
+
+
+def test_noise_change_at_an_epoch_boundary_uses_the_smallest_sigma():
+    acc = RandomAllocationAccountant(steps_per_epoch=4)
+    _run(acc, 3.0, 4, 4)
+    _run(acc, 2.0, 4, 4)
+    assert acc.sigma() == F(2) and acc.epochs() == 2
+    assert acc.get_epsilon(1e-5) >= float(verifier.epsilon(F(2), 4, 2, "1e-5").epsilon.upper)
+
+
+def test_sampler_allocates_every_record_once_and_is_reproducible():
+    a = list(RandomAllocationBatchSampler(1000, 7, seed=5))
+    b = list(RandomAllocationBatchSampler(1000, 7, seed=5))
+    assert a == b and len(a) == 7
+    assert sorted(i for batch in a for i in batch) == list(range(1000))
+    s = RandomAllocationBatchSampler(10, 3, seed=1)
+    assert s.sample_rate == 1 / 3 and len(s) == 3
+    e1, e2 = list(s), list(s)
+    assert e1 != e2                                   # a fresh allocation each epoch
+
+
+def test_batch_sizes_follow_the_binomial_law():
+    # chi-square goodness of fit against Binomial(N, 1/M) at a fixed seed (mpmath for the
+    # pmf and the chi-square tail: no scipy needed)
+    import numpy as np
+    import mpmath
+    rng = np.random.default_rng(20261201)
+    N, M, epochs = 200, 20, 500
+    sizes = np.array([len(b) for _ in range(epochs) for b in allocate(N, M, rng)])
+    p = mpmath.mpf(1) / M
+    pmf = [mpmath.binomial(N, k) * p ** k * (1 - p) ** (N - k) for k in range(N + 1)]
+    n = len(sizes)
+    cells, o, e = [], [], []
+    for k in range(N + 1):                  # pool consecutive sizes until >= 5 expected
+        cells.append(k)
+        if sum(pmf[j] for j in cells) * n >= 5 or k == N:
+            o.append(int(sum((sizes == j).sum() for j in cells)))
+            e.append(float(sum(pmf[j] for j in cells) * n))
+            cells = []
+    if cells:
+        o[-1] += int(sum((sizes == j).sum() for j in cells))
+    chi2 = sum((a - b) ** 2 / b for a, b in zip(o, e))
+    dof = len(o) - 1
+    pval = mpmath.gammainc(mpmath.mpf(dof) / 2, chi2 / 2, mpmath.inf, regularized=True)
+    assert sum(o) == n and pval > 0.001, (chi2, dof, pval)
+
+
+def test_dp_accounting_event_mapping():
+    dp_accounting = pytest.importorskip("dp_accounting")
+    g = dp_accounting.GaussianDpEvent(noise_multiplier=2.0)
+    assert from_dp_event(g, num_selected=1, num_steps=10) == (F(2), 10, 1)
+    assert from_dp_event(dp_accounting.SelfComposedDpEvent(g, 5), num_selected=2,
+                         num_steps=20) == (F(2), 10, 10)
+    with pytest.raises(InputError, match="does not divide"):
+        from_dp_event(g, num_selected=3, num_steps=10)
+    with pytest.raises(InputError, match="cannot map"):
+        from_dp_event(dp_accounting.LaplaceDpEvent(1.0), num_steps=10)

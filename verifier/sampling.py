@@ -1,0 +1,52 @@
+"""Random-allocation batches (issue #16): each epoch sends every record to one of M steps
+uniformly and independently (batch sizes Binomial(N, 1/M), empty batches allowed), seeded and
+reproducible.  A pure-numpy core; the batch sampler works as ``batch_sampler=`` of a
+``torch.utils.data.DataLoader`` (an iterable of index lists with ``len()``) and needs no torch
+itself."""
+from __future__ import annotations
+
+from verifier.core.arith import InputError
+
+
+def allocate(n_records: int, steps_per_epoch: int, rng) -> list:
+    """One epoch: [indices of step 0, ..., indices of step M-1] (numpy arrays, sorted)."""
+    import numpy as np
+    steps = rng.integers(0, steps_per_epoch, size=n_records)
+    order = np.argsort(steps, kind="stable")
+    counts = np.bincount(steps, minlength=steps_per_epoch)
+    return np.split(order, np.cumsum(counts)[:-1])
+
+
+class RandomAllocationBatchSampler:
+    """Batches of one random allocation per epoch; ``seed`` (an int) or ``generator`` (a
+    numpy Generator, or a torch Generator whose ``initial_seed()`` seeds numpy) makes the
+    sequence reproducible.  Each iteration is one epoch of ``steps_per_epoch`` batches."""
+
+    def __init__(self, n_records: int, steps_per_epoch: int, generator=None, seed: int | None = None):
+        import numpy as np
+        for name, v, lo in (("n_records", n_records, 0), ("steps_per_epoch", steps_per_epoch, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                raise InputError(f"{name} must be an integer >= {lo}, got {v!r:.40}")
+        self.n_records, self.steps_per_epoch = n_records, steps_per_epoch
+        if generator is not None and seed is not None:
+            raise InputError("give generator or seed, not both")
+        if generator is None:
+            self.rng = np.random.default_rng(seed)
+        elif isinstance(generator, np.random.Generator):
+            self.rng = generator
+        elif hasattr(generator, "initial_seed"):                 # a torch.Generator
+            self.rng = np.random.default_rng(int(generator.initial_seed()))
+        else:
+            raise InputError(f"generator must be a numpy or torch Generator, got "
+                             f"{type(generator).__name__}")
+
+    @property
+    def sample_rate(self) -> float:
+        return 1.0 / self.steps_per_epoch
+
+    def __len__(self) -> int:
+        return self.steps_per_epoch
+
+    def __iter__(self):
+        for batch in allocate(self.n_records, self.steps_per_epoch, self.rng):
+            yield batch.tolist()

@@ -386,6 +386,10 @@ def _extremum_without_lower_end():
 
 
 MUTATIONS = [
+    Mutation("search.accountant-float-rounded-to-nearest", "search",
+             "the accountant's certified upper end converted to the nearest float (it may round down)",
+             lambda: _set("verifier.accountants:_up_float", float),
+             ("tests/test_accountant.py::test_reported_float_is_rounded_up",)),
     Mutation("judge.truncated-as-rounded", "judge",
              "the truncated judge ('1.36843...') read as rounding", _truncated_as_rounded,
              (CV + "test_every_judge_confirms_and_refutes",)),

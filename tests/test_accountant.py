@@ -110,3 +110,10 @@ def test_dp_accounting_event_mapping():
         from_dp_event(g, num_selected=3, num_steps=10)
     with pytest.raises(InputError, match="cannot map"):
         from_dp_event(dp_accounting.LaplaceDpEvent(1.0), num_steps=10)
+
+
+def test_reported_float_is_rounded_up():
+    from verifier.accountants import _up_float
+    for q in (F(1, 3), F(2, 3), F(10 ** 20 + 1, 10 ** 20), F(7)):
+        f = _up_float(q)
+        assert F(f) >= q and F(math.nextafter(f, -math.inf)) < q

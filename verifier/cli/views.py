@@ -25,11 +25,12 @@ def cmd_rdp(args) -> int:
             ex = exact.epsilon
             out["conversions"]["exact"] = None if ex is None else ex.to_json()
             if ex is not None:         # what each conversion loses: its epsilon - the exact one
-                from verifier.core.arith import Interval
-                for k in ("renyi_classical", "renyi_improved", "zcdp_classical", "zcdp_improved"):
-                    e = out["conversions"][k]["epsilon"]
-                    lo, hi = Fraction(e["lower"]), Fraction(e["upper"])
-                    out["conversions"][k]["loss"] = Interval(lo - ex.upper, hi - ex.lower).to_json()
+                from verifier.views.summary import conversion_loss
+                for k, cv in (("renyi_classical", c.to_epsilon(delta, improved=False)),
+                              ("renyi_improved", c.to_epsilon(delta)),
+                              ("zcdp_classical", c.zcdp_epsilon(delta, improved=False)),
+                              ("zcdp_improved", c.zcdp_epsilon(delta))):
+                    out["conversions"][k]["loss"] = conversion_loss(cv.epsilon, ex).to_json()
         _print_json(out)
         return EXIT_OK
     print(f"Rényi divergences of random allocation, sigma = {frac_str(c.sigma)}, M = {c.steps}, "

@@ -159,13 +159,6 @@ class ProfileGrid:
             self._ends[which] = [(e, lo[i], hi[i]) for i, e in enumerate(self.eps)]
         return self._ends[which]
 
-    def _cpow(self, pts):
-        """e^{eps} at exact points (cached)."""
-        if getattr(self, "_cp", None) is None or len(self._cp[0]) != len(pts):
-            with ctx.workprec(PREC):
-                self._cp = (list(pts), [to_arb(e).exp() for e in pts])
-        return self._cp[1]
-
     def pieces(self, which: str):
         """The cover of [1, e^top] in c = e^eps by linear pieces: [(eps0, eps1, A, B, sign)]
         with delta(c) <= A + B c (sign +1, the chord of the upper ends: delta is convex in c)

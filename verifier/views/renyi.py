@@ -157,9 +157,9 @@ def _profile_moments(grid: ProfileGrid, alpha: Fraction):
     with ctx.workprec(PREC):
         a = to_arb(alpha)
         t = a - 1
-        pts, coef = _piece_matrix(grid)
+        pts, coef, cs = _piece_matrix(grid)
         p = [(t * to_arb(e)).exp() for e in pts]                      # c^{a-1}
-        q = [pj * cj for pj, cj in zip(p, grid._cpow(pts))]           # c^a
+        q = [pj * cj for pj, cj in zip(p, cs)]                        # c^a
         row = p + q + [1 / x for x in q] + [1 / x for x in p]
         s = arb_mat(1, len(row), row) * coef
         # columns: (which, sign) in (remove, +), (remove, -), (add, +), (add, -); each with
@@ -194,9 +194,9 @@ _COLS = (("remove", 1), ("remove", -1), ("add", 1), ("add", -1))
 
 def _piece_matrix(grid: ProfileGrid):
     """The pieces of both directions as one coefficient matrix over the pieces' end points
-    (cached on the grid): row blocks p_j, q_j, 1/q_j, 1/p_j of the end points e_j, columns
-    4 per (direction, sign): the coefficients of sum A (p1 - p0), sum B (q1 - q0),
-    sum A (1/q1 - 1/q0) and sum B (1/p1 - 1/p0)."""
+    (cached on the grid, with c_j = e^{e_j}): row blocks p_j, q_j, 1/q_j, 1/p_j of the end
+    points e_j, columns 4 per (direction, sign): the coefficients of sum A (p1 - p0),
+    sum B (q1 - q0), sum A (1/q1 - 1/q0) and sum B (1/p1 - 1/p0)."""
     cached = getattr(grid, "_matrix", None)
     if cached is not None:
         return cached
@@ -214,7 +214,8 @@ def _piece_matrix(grid: ProfileGrid):
                 for blk, v in ((0, A), (1, B), (2, A), (3, B)):
                     coef[blk * m + j1, base + blk] += v
                     coef[blk * m + j0, base + blk] -= v
-    grid._matrix = (pts, coef)
+        cs = [to_arb(e).exp() for e in pts]
+    grid._matrix = (pts, coef, cs)
     return grid._matrix
 
 

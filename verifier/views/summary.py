@@ -42,7 +42,8 @@ class ViewsSummary:
                              "a conversion's loss is its epsilon minus the exact epsilon"}
 
 
-def _loss(conv: Interval, exact: Interval | None) -> Interval | None:
+def conversion_loss(conv: Interval, exact: Interval | None) -> Interval | None:
+    """(a conversion's epsilon) - (the exact epsilon), as an interval; None without exact."""
     if exact is None:
         return None
     return Interval(conv.lower - exact.upper, conv.upper - exact.lower)
@@ -60,7 +61,7 @@ def views_summary(sigma: Fraction, M: int, E: int, delta: Fraction, exact_eps: I
                      ("Rényi curve, classical conversion", rc.to_epsilon(delta, improved=False)),
                      ("zCDP, improved conversion", rc.zcdp_epsilon(delta)),
                      ("zCDP, classical conversion", rc.zcdp_epsilon(delta, improved=False))):
-        rows.append(ViewRow(name, cv.epsilon, _loss(cv.epsilon, exact_eps),
+        rows.append(ViewRow(name, cv.epsilon, conversion_loss(cv.epsilon, exact_eps),
                             f"{cv.name}, order {decimal_str(Fraction(cv.alpha), 6)}"))
     rows.append(ViewRow("TV = delta(0)", tv, None, "the exact TV from the same profile"))
     rows.append(ViewRow("attack accuracy 1/2 + TV/2", accuracy, None, "membership inference, "

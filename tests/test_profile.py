@@ -259,25 +259,26 @@ def test_geometric_and_collapse_contracts():
 
 
 def test_composed_window_bounds_the_aliased_mass():
-    """_power with a small window (large target): every windowed mass >= the true mass at its
-    index, and P_out >= the true mass outside the window (the true law from a window that
-    holds the whole support)."""
+    """_power2 with a small window (large target), the two laws packed in one DFT: every
+    windowed mass >= the true mass at its index, and P_out >= the true mass outside the
+    window (the true law from a window that holds the whole support), for each law."""
     P = PR.engine(F(2), 10, 1, 1e-13)
-    sub = P.laws.test0
     from verifier.bounds.exact_tv.epochs import _grid_law_power
+    subs = [P.laws.test0, P.laws.test1]
     with ctx.workprec(200):
-        kmin, true = _grid_law_power(sub, 20)          # the whole support, no aliasing
-        s_true = 20 * kmin
-        s_al, al, o_al = C._power(sub, 20, "test", 1e-2)
-    assert len(al) < len(true) and o_al > 0
-    outside = arb(0)
-    for i, v in enumerate(true):
-        j = s_true + i - s_al
-        if 0 <= j < len(al):
-            assert al[j].upper() >= v.lower()
-        else:
-            outside += v
-    assert o_al.upper() >= outside.lower()
+        got = C._power2(subs, 20, "test", 1e-2)
+        for sub, (s_al, al, o_al) in zip(subs, got):
+            kmin, true = _grid_law_power(sub, 20)          # the whole support, no aliasing
+            s_true = 20 * kmin
+            assert len(al) < len(true) and o_al > 0
+            outside = arb(0)
+            for i, v in enumerate(true):
+                j = s_true + i - s_al
+                if 0 <= j < len(al):
+                    assert al[j].upper() >= v.lower()
+                else:
+                    outside += v
+            assert o_al.upper() >= outside.lower()
 
 
 def test_union_charges_are_present():

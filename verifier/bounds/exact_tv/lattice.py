@@ -117,21 +117,74 @@ def _window(pts, n: int, eps_target: float, span: int):
     return ladder[-1]
 
 
+def window(pts, n: int, eps_target: float, span: int) -> tuple[int, int | None]:
+    """(N, left): the smallest N on the ladder of smooth lengths (as ``_window``) for a window
+    [floor(mean) - left, floor(mean) - left + N) of the sum of n copies whose float-estimated
+    Chernoff mass is below eps_target on each side, the window placed off-centre where the
+    two tails differ (a skewed sum needs less room on its short side); left = None: the
+    whole support (no aliasing).  A float choice: any window is valid, the masses outside it
+    are bounded in Arb by the law that reads it."""
+    import numpy as np
+
+    pos = np.array([float(p) for p, _ in pts])
+    pr = np.array([float(v) for _, v in pts])
+    keep = pr > 0
+    pos, pr = pos[keep], pr[keep]
+    mu = float(np.dot(pos, pr) / pr.sum())
+    sd = math.sqrt(max(float(np.dot((pos - mu) ** 2, pr) / pr.sum()) * n, 1.0))
+    thetas = 2.0 ** np.linspace(-14, 6, 81) / sd
+    z = np.outer(thetas, pos - mu)
+    L = {}
+    for sign in (1, -1):
+        zz = sign * z
+        zm = zz.max(axis=1)
+        L[sign] = n * (zm + np.log(np.exp(zz - zm[:, None]) @ pr))
+    log_eps = math.log(eps_target)
+
+    def need(sign):                 # smallest distance t with min_theta bound < log_eps
+        lo, hi = 0.0, max(sd, 1.0)
+        while float(np.min(L[sign] - thetas * hi)) >= log_eps:
+            lo, hi = hi, 2 * hi
+            if hi > 1e12:
+                return math.inf
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            if float(np.min(L[sign] - thetas * mid)) < log_eps:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+    t_lo, t_up = need(-1), need(1)
+    ladder = sorted({c << k for k in range(2, 24) for c in (4, 5, 6)})
+    want = t_lo + t_up + 6
+    for N in ladder:
+        if N < 16 or N < 4 * sd:
+            continue
+        if N > n * span or N > MAX_N:
+            return N, None
+        if N >= want:
+            return N, int(math.ceil(t_lo)) + 3 + int(N - want) // 2
+    return ladder[-1], None
+
+
 class _Law:
     """The law of the sum B of n i.i.d. copies of a lattice variable, on a window
     [start, start + N): masses c_i >= P(B = start + i) (aliasing only adds mass), plus
     certified Chernoff bounds on the mass below and above the window."""
 
-    def __init__(self, y, part: str, n: int, N: int, pts, mu: arb, span: int, extra=None):
+    def __init__(self, y, part: str, n: int, N: int, pts, mu: arb, span: int, extra=None,
+                 left: int | None = None):
         """``y``: the inverse DFT (values mod N) holding this law in its ``part`` ("real" or
         "imag"); the sum of n copies of ``pts`` (mean mu, support [0, span]) plus, with
-        ``extra`` = (pts', mu', span'), one independent copy of another lattice variable."""
+        ``extra`` = (pts', mu', span'), one independent copy of another lattice variable.
+        The window starts ``left`` points below the mean (default N/2: centred)."""
         self.n, self.N = n, N
         self.mean = n * mu + (extra[1] if extra else 0)
         full = n * span + (extra[2] if extra else 0)
         self.alias = full >= N
         self.start = (0 if not self.alias else
-                      max(0, int(math.floor(Interval.of(self.mean).lower)) - N // 2))
+                      max(0, int(math.floor(Interval.of(self.mean).lower))
+                          - (N // 2 if left is None else left)))
         r0 = self.start % N
         self.c = [getattr(z, part) for z in y[r0:] + y[:r0]]
         self.b = self.start + N

@@ -51,6 +51,9 @@ def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
 
 _LAWS: dict = {}
 _PROFILES: dict = {}
+# eps caps of the composed laws: their windows are sized for eps <= cap (valid beyond, only
+# looser); a search starts at the smallest and moves up when its answer comes near the cap
+EPS_CAPS = (4, 16, 61)
 
 
 def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None,
@@ -61,18 +64,19 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     from verifier.bounds.profile.compose import Profile
     from verifier.bounds.profile.laws import epoch_laws
     be = max(E, budget_epochs or E)
-    cap = 16 if eps_cap <= 16 else 61            # two sizes: eps <= 16, eps <= 61
+    cap = 16 if eps_cap <= 16 else 61            # the laws' precision: eps <= 16, eps <= 61
     prec = _prec(M, floor, cap)
     lk = (sigma, M, be, floor, cap)
     if lk not in _LAWS:
         if len(_LAWS) > 4:
             _LAWS.clear()
         _LAWS[lk] = epoch_laws(sigma, M, be, floor, prec)
-    pk = lk + (E,)
+    wcap = next(c for c in EPS_CAPS if eps_cap <= c)   # the composed windows' sizes
+    pk = lk + (E, wcap)
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
             _PROFILES.clear()
-        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, cap, symmetric=M == 1)
+        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, wcap, symmetric=M == 1)
     return _PROFILES[pk]
 
 
@@ -254,11 +258,11 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> Epsilon
     and of each direction's."""
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
-    P = engine(sigma, M, E, float(delta))
-    res = {w: _eps_direction(P, w, delta) for w in ("remove", "add")}
-    if any(hi is None or hi > 15 for _, hi in res.values()):   # the wider windows
-        P = engine(sigma, M, E, float(delta), eps_cap=61)
+    for cap in EPS_CAPS:
+        P = engine(sigma, M, E, float(delta), eps_cap=cap)
         res = {w: _eps_direction(P, w, delta) for w in ("remove", "add")}
+        if all(hi is not None and hi <= cap - 1 for _, hi in res.values()):
+            break                   # else the wider windows of the next cap
     ivs = {w: (None if hi is None else Interval(lo, hi)) for w, (lo, hi) in res.items()}
     if ivs["remove"] is None or ivs["add"] is None:
         both = None

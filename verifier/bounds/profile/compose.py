@@ -28,17 +28,16 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from verifier.core.arith import to_arb
+from verifier.bounds.exact_tv.lattice import _two_dfts, _two_inverse
 from verifier.bounds.profile.laws import MAX_GRID, EpochLaws
 from verifier.core.arith import InputError
 
 
-def _power(sub: dict, E: int, what: str, target: float):
-    """The E-fold sum of the grid variable with sub-probabilities ``sub`` (index -> ball):
-    (start, masses on [start, start + N), P_out) where the masses are those of the sum
-    reduced mod N (aliasing only adds: each is >= the true mass at its index, and the excess
-    in all is at most the true mass outside the window) and P_out >= the mass outside the
-    window, a Chernoff bound of each side in Arb (0 when the window holds the whole support).
-    The window is the shortest smooth length whose float-estimated P_out is below target."""
+def _plan(sub: dict, E: int, what: str, target: float):
+    """The window of the E-fold sum of the grid variable with sub-probabilities ``sub``
+    (index -> ball): (N, start, best) with start None when the window holds the whole
+    support, best(sign, a) the float Chernoff choice (log bound, theta).  The window is the
+    shortest smooth length whose float-estimated mass outside is below target."""
     import numpy as np
     kmin, kmax = min(sub), max(sub)
     full = E * (kmax - kmin) + 1
@@ -64,7 +63,6 @@ def _power(sub: dict, E: int, what: str, target: float):
         i = int(np.argmin(vals))
         return float(vals[i]), sign * float(thetas[i])
     ladder = sorted({c << k for k in range(2, 26) for c in (4, 5, 6)})
-    N = None
     for n in ladder:
         if n < 16:
             continue
@@ -72,32 +70,49 @@ def _power(sub: dict, E: int, what: str, target: float):
             break
         half = n / 2 - 2
         if max(best(1, half)[0], best(-1, half)[0]) < math.log(target):
-            N = n
-            break
-    if N is None:                      # no aliasing: the whole support
-        N = min(n for n in ladder if n >= max(16, full))
-        if N > MAX_GRID:
-            raise InputError(f"the {what} grid of E = {E} epochs needs {full} points "
-                             f"(more than {MAX_GRID}); not supported")
-        start, p_out, alias = E * kmin, arb(0), False
-    else:
-        start = int(math.floor(centre)) - N // 2
-        alias = True
-    x = [acb(0)] * N
-    for k, v in sub.items():
-        x[(k - kmin) % N] = x[(k - kmin) % N] + v
-    X = acb.dft(x)
-    y = acb.dft([z ** E for z in X], inverse=True)
-    off = E * kmin                     # y[i] holds the sum's index off + i (mod N)
-    r0 = (start - off) % N
-    law = [z.real for z in y[r0:] + y[:r0]]
-    if alias:
-        # Chernoff in Arb: P(S >= b) <= e^{-th b} (sum_k sub_k e^{th k})^E, and the lower side
-        b_hi, b_lo = start + N, start - 1
-        _, th_up = best(1, b_hi - centre)
-        _, th_lo = best(-1, centre - b_lo)
-        p_out = _cher(sub, E, th_up, b_hi) + _cher(sub, E, th_lo, b_lo)
-    return start, law, p_out
+            return n, int(math.floor(centre)) - n // 2, best
+    N = min(n for n in ladder if n >= max(16, full))
+    if N > MAX_GRID:
+        raise InputError(f"the {what} grid of E = {E} epochs needs {full} points "
+                         f"(more than {MAX_GRID}); not supported")
+    return N, None, best
+
+
+def _power2(subs: list, E: int, what: str, target: float):
+    """The E-fold sums of one or two grid variables (sub-probabilities ``subs``, index ->
+    ball), both by one complex DFT of x1 + i x2 and one inverse: for each, (start, masses on
+    [start, start + N), P_out) where the masses are those of the sum reduced mod N (aliasing
+    only adds: each is >= the true mass at its index, and the excess in all is at most the
+    true mass outside the window) and P_out >= the mass outside the window, a Chernoff bound
+    of each side in Arb (0 when the window holds the whole support)."""
+    plans = [_plan(sub, E, what, target) for sub in subs]
+    N = max(n for n, _, _ in plans)
+    kmin = min(min(sub) for sub in subs)
+    off = E * kmin                     # y[i] holds the sums' index off + i (mod N)
+    pts = [[(k - kmin, v) for k, v in sub.items()] for sub in subs]
+    X = _two_dfts(pts[0], pts[1] if len(pts) > 1 else [], N)
+    Y = [[z ** E for z in Xi] for Xi in X[:len(subs)]]
+    y = _two_inverse(Y[0], Y[1] if len(Y) > 1 else [acb(0)] * len(Y[0]), N)
+    out = []
+    for i, (sub, (n, start, best)) in enumerate(zip(subs, plans)):
+        if start is None:                      # the whole support fits (full <= n <= N)
+            start, p_out = E * min(sub), arb(0)
+        else:
+            start -= (N - n) // 2              # centred in the longer window
+            b_hi, b_lo = start + N, start - 1
+            centre = E * _mean(sub)
+            _, th_up = best(1, b_hi - centre)
+            _, th_lo = best(-1, centre - b_lo)
+            p_out = _cher(sub, E, th_up, b_hi) + _cher(sub, E, th_lo, b_lo)
+        r0 = (start - off) % N
+        part = [z.real if i == 0 else z.imag for z in y[r0:] + y[:r0]]
+        out.append((start, part, p_out))
+    return out
+
+
+def _mean(sub: dict) -> float:
+    ws = {k: max(float(v.upper()), 0.0) for k, v in sub.items()}
+    return sum(k * w for k, w in ws.items()) / sum(ws.values())
 
 
 def _cher(sub: dict, E: int, theta: float, b: int) -> arb:
@@ -131,14 +146,15 @@ class Profile:
                  symmetric: bool = False):
         self.E, self.prec, self.laws, self.eps_cap = E, prec, laws, eps_cap
         self.symmetric = symmetric
-        # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-6 floor
+        # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-5 floor
         # for every eps <= eps_cap (beyond, still valid, only looser)
-        target = 1e-6 * floor * math.exp(-eps_cap)
+        target = 1e-5 * floor * math.exp(-eps_cap)
         with ctx.workprec(prec):
             eta = to_arb(laws.eta)
             ez = eta.exp()
             # remove: prefix sums of law and of law e^{s eta}
-            self.sR, law, self.oR = _power(laws.rem, E, "remove", target)
+            (self.sR, law, self.oR), (self.sA, lawA, self.oA) = _power2(
+                [laws.rem, laws.add], E, "upper", target)
             z = (self.sR * eta).exp()
             weighted = []
             for v in law:
@@ -147,7 +163,7 @@ class Profile:
             self.R_w, self.R_0 = _prefix(weighted), _prefix(law)
             self.T_R = sum((v * (k * eta).exp() for k, v in laws.rem.items()), arb(0)) ** E
             # add: prefix sums of law and of law e^{-s eta}
-            self.sA, law, self.oA = _power(laws.add, E, "add", target)
+            law = lawA
             z = (-self.sA * eta).exp()
             iz = 1 / ez
             weighted = []
@@ -159,8 +175,8 @@ class Profile:
             # tests: the two composed laws of the statistic; P1 (remove) and P0 (add) are
             # lowered by the label windows' aliasing excess E a (1 + a)^{E-1} and by the
             # composed window's P_out; the other probability is raised by its P_out
-            self.s0, l0, self.o0 = _power(laws.test0, E, "test", target)
-            self.s1, l1, self.o1 = _power(laws.test1, E, "test", target)
+            (self.s0, l0, self.o0), (self.s1, l1, self.o1) = _power2(
+                [laws.test0, laws.test1], E, "test", target)
             self.P0, self.P1 = _prefix(l0), _prefix(l1)
             self.ex0 = E * laws.alias0 * (1 + laws.alias0) ** (E - 1) + self.o0
             self.ex1 = E * laws.alias1 * (1 + laws.alias1) ** (E - 1) + self.o1

@@ -65,7 +65,7 @@ from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, decimal_str, to_arb
 from verifier.bounds.exact_tv.lattice import (MAX_N, _chernoff_arb, _Law as _BaseLaw, _powers,
-                                             _two_dfts, _two_inverse, _window)
+                                             _two_dfts, _two_inverse, window)
 from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, cell_moments, spread_cell
 
 R_SMALL, R_MID, R_LARGE = 24, 12, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
@@ -80,6 +80,9 @@ GRID_X = 24          # log-grid points per standard deviation of one epoch's log
 GRID_L = 48          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
 BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
+TEST_COARSE = 1      # the tests' label lattice is this many times coarser, for M >= TEST_COARSE_M
+TEST_COARSE_M = 1000
+BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
 SIGMA_RANGE = (Fraction(3, 10), Fraction(50))
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
@@ -184,8 +187,8 @@ class _Law(_BaseLaw):
     cell at 0 for a large sigma, can make the chosen theta useless; every theta is valid,
     the smallest bound is kept)."""
 
-    def __init__(self, y, part, n, N, pts, mu, span, extra=None):
-        super().__init__(y, part, n, N, pts, mu, span, extra)
+    def __init__(self, y, part, n, N, pts, mu, span, extra=None, left=None):
+        super().__init__(y, part, n, N, pts, mu, span, extra, left)
         if not self.alias:
             return
         ex = (extra[0], extra[1]) if extra else None
@@ -283,6 +286,91 @@ def _geometric(points: dict, base: int, ratio: float) -> dict:
     return out
 
 
+def _onto_lattice(values: dict, g: int) -> dict:
+    """Each value v >= 0 (lattice units, exact rational) spread onto the multiples j g of g
+    (mean-preserving, exact weights: step (a)): index j -> mass."""
+    out: dict[int, arb] = {}
+    for v, c in values.items():
+        j = math.floor(v / g)
+        r = v - j * g
+        if r == 0:
+            _add(out, j, c)
+            continue
+        w = to_arb(r / g)
+        _add(out, j, c * (1 - w))
+        _add(out, j + 1, c * w)
+    return out
+
+
+def _convolve(a: dict, ratio: int, b: dict) -> dict:
+    """The law of A ratio + B for independent lattice variables with masses ``a`` (index ->
+    ball) and ``b``: index -> ball, by one ball polynomial product (Arb's arb_poly)."""
+    from flint import arb_poly
+    amin, bmin = min(a), min(b)
+    pa = [arb(0)] * ((max(a) - amin) * ratio + 1)
+    for j, v in a.items():
+        pa[(j - amin) * ratio] = v
+    pb = [arb(0)] * (max(b) - bmin + 1)
+    for j, v in b.items():
+        pb[j - bmin] = v
+    off = amin * ratio + bmin
+    return {off + i: v for i, v in enumerate((arb_poly(pa) * arb_poly(pb)).coeffs())
+            if not v.is_zero()}
+
+
+def _test_laws(blocks):
+    """The statistic lambda (a rounded float log-likelihood ratio: any function of the
+    outcome gives a valid test) on a grid of step eta_l = sd(lambda) / GRID_L, and its laws
+    under P0 and P1: (test0, test1, eta_l).
+
+    Within a block lambda = log(beta/alpha + (gamma/alpha) r2/r1) is nondecreasing in
+    rho = r2/r1, so with the buckets sorted by rho (float) each grid value takes a run of
+    consecutive buckets, summed from prefix sums.  The float statistic is made monotone
+    along the sorted buckets (a running maximum; buckets whose float masses underflow take
+    their predecessor's value, the first ones the lowest): still a function of the outcome."""
+    import numpy as np
+    pre = {}                                  # id(buckets) -> (order, prefix sums, floats)
+    fl = []
+    for al, be, ga, bk in blocks:
+        if id(bk) not in pre:
+            r1 = np.array([float(x.mid()) for x, _ in bk])
+            r2 = np.array([float(y.mid()) for _, y in bk])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rho = np.where(r1 > 0, r2 / np.where(r1 > 0, r1, 1.0), np.inf)
+            order = np.argsort(rho, kind="stable")
+            P1, P2 = [arb(0)], [arb(0)]
+            for i in order:
+                P1.append(P1[-1] + bk[i][0])
+                P2.append(P2[-1] + bk[i][1])
+            pre[id(bk)] = (order, P1, P2, r1[order], r2[order])
+        order, P1, P2, r1, r2 = pre[id(bk)]
+        f0 = float(al.mid()) * r1
+        f1 = float(be.mid()) * r1 + float(ga.mid()) * r2
+        ok = (f0 > 1e-300) & (f1 > 1e-300)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.where(ok, np.log(np.where(ok, f1, 1.0) / np.where(ok, f0, 1.0)), -np.inf)
+        fl.append((x, np.where(ok, f0, 0.0), ok))
+    xs = np.concatenate([x[ok] for x, _, ok in fl])
+    ws = np.concatenate([w[ok] for _, w, ok in fl])
+    ml = float(np.dot(xs, ws) / ws.sum())
+    sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
+    eta_l = Fraction(sl / GRID_L).limit_denominator(10 ** 12)
+    lo_cap = ml - 16 * sl
+    test0: dict[int, arb] = {}
+    test1: dict[int, arb] = {}
+    for (al, be, ga, bk), (x, _, _) in zip(blocks, fl):
+        _, P1, P2, _, _ = pre[id(bk)]
+        ks = np.round(np.maximum(np.maximum.accumulate(x), lo_cap)
+                      / float(eta_l)).astype(np.int64)
+        cuts = [0] + [int(i) + 1 for i in np.flatnonzero(np.diff(ks))] + [len(ks)]
+        for s_, e_ in zip(cuts, cuts[1:]):
+            s1, s2 = P1[e_] - P1[s_], P2[e_] - P2[s_]
+            k = int(ks[s_])
+            _add(test0, k, al * s1)
+            _add(test1, k, be * s1 + ga * s2)
+    return test0, test1, eta_l
+
+
 def _moments_f(pairs):
     """Float mean and standard deviation of (value, weight) pairs."""
     tw = sum(w for _, w in pairs)
@@ -314,8 +402,17 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         _add(w, bounds[i], wa)
         _add(w, bounds[i + 1], wb)
     spread = sorted(w.items())
-    labels = [(bounds[i], q[i]) for i in range(L)]
-    tilted = [(bounds[i], m[i]) for i in range(L)]
+    # the tests' labels: cell left ends on a lattice lc times coarser (a coarser label is a
+    # coarser statistic: still a test), which shortens the tests' DFTs
+    lc = TEST_COARSE if M >= TEST_COARSE_M else 1
+
+    def merged(vals):
+        d: dict[int, arb] = {}
+        for i in range(L):
+            _add(d, bounds[i] // lc, vals[i])
+        return sorted(d.items())
+    labels, tilted = merged(q), merged(m)
+    J1l = -(-J1 // lc)
     mu_s, mu_b, mu_t = _sub(spread), _sub(labels), _sub(tilted)
     # tail cells [t_i, t_{i+1}) from T1 to t_max; beyond t_max: G_inf, H_inf
     tb = P.tail
@@ -334,12 +431,12 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     p_in = p - G_inf                          # P(T1 <= Y < t_max)
 
     eps_t = max(P.budget * 1e-2, 1e-300)
-    N = max(_window(labels, M, eps_t, J1), _window(spread, M, eps_t, J1))
-    if N > MAX_N:
+    (N, lS), (NT, lB) = window(spread, M, eps_t, J1), window(labels, M, eps_t, J1l)
+    if max(N, NT) > MAX_N:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
-                         f"{N} (more than {MAX_N})")
+                         f"{max(N, NT)} (more than {MAX_N})")
     XS = _two_dfts(spread, [], N)[0]
-    XB, XT = _two_dfts(labels, tilted, N)
+    XB, XT = _two_dfts(labels, tilted, NT)
 
     def power(X, n):
         return [acb(1)] * len(X) if n == 0 else _powers(X, n, prec)
@@ -352,25 +449,25 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     PB2 = [a * b for a, b in zip(PB3, XB)] if M >= 3 else (ones if M == 2 else None)
     PB1 = [a * b for a, b in zip(PB2, XB)] if M >= 2 else ones
     zeros = [acb(0)] * len(XB)
-    yB = _two_inverse([a * b for a, b in zip(PB1, XB)], PB1, N)          # b^M, b^{M-1}
+    yB = _two_inverse([a * b for a, b in zip(PB1, XB)], PB1, NT)          # b^M, b^{M-1}
     yT = _two_inverse([a * b for a, b in zip(PB1, XT)],                   # t b^{M-1}, t b^{M-2}
-                      [a * b for a, b in zip(PB2, XT)] if M >= 2 else zeros, N)
+                      [a * b for a, b in zip(PB2, XT)] if M >= 2 else zeros, NT)
     # K = 2 test outcomes only where tail items move the likelihood ratio (M < K2_TEST_M):
     # leaving outcomes out of a test is always valid, and for large M it loses about
     # P(K = 2) relative
     k2 = 2 <= M < K2_TEST_M
-    y2 = (_two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, N)
+    y2 = (_two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, NT)
           if k2 else None)                                                # b^{M-2}, t b^{M-3}
     del PB3, PB2, PB1, XB, XT
-    SM = _Law(yS, "real", M, N, spread, mu_s, J1)
-    S1 = _Law(yS, "imag", M - 1, N, spread, mu_s, J1)
-    BM = _Law(yB, "real", M, N, labels, mu_b, J1)
-    B1 = _Law(yB, "imag", M - 1, N, labels, mu_b, J1)
-    T1l = _Law(yT, "real", M - 1, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
-    T2l = (_Law(yT, "imag", M - 2, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
+    SM = _Law(yS, "real", M, N, spread, mu_s, J1, left=lS)
+    S1 = _Law(yS, "imag", M - 1, N, spread, mu_s, J1, left=lS)
+    BM = _Law(yB, "real", M, NT, labels, mu_b, J1l, left=lB)
+    B1 = _Law(yB, "imag", M - 1, NT, labels, mu_b, J1l, left=lB)
+    T1l = _Law(yT, "real", M - 1, NT, labels, mu_b, J1l, extra=(tilted, mu_t, J1l), left=lB)
+    T2l = (_Law(yT, "imag", M - 2, NT, labels, mu_b, J1l, extra=(tilted, mu_t, J1l), left=lB)
            if M >= 2 else None)
-    B2 = _Law(y2, "real", M - 2, N, labels, mu_b, J1) if k2 else None
-    T3l = (_Law(y2, "imag", M - 3, N, labels, mu_b, J1, extra=(tilted, mu_t, J1))
+    B2 = _Law(y2, "real", M - 2, NT, labels, mu_b, J1l, left=lB) if k2 else None
+    T3l = (_Law(y2, "imag", M - 3, NT, labels, mu_b, J1l, extra=(tilted, mu_t, J1l), left=lB)
            if k2 and M >= 3 else None)
     del yS, yB, yT, y2
 
@@ -395,13 +492,17 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         else:
             _add(rem, k, mass * (1 - th))
             _add(rem, k + 1, mass * th)
-    logs = [None if SM.start + i == 0 else arb(SM.start + i).log() + c_log
-            for i in range(len(SM.c))]      # log W at the K = 0 points (shared with add)
-    for i, c in enumerate(SM.c):
-        if logs[i] is None:
+    # K = 0: B_M spread onto the multiples of G0 (step (a) for a sum), G0 h / M about a
+    # quarter of the log grid's step at W = 1 (a float choice), then each point spread onto
+    # the log grid
+    G0 = max(1, int(float(eta) * M / float(h) / 4))
+    K0 = _coarse(SM, G0) if G0 > 1 else {SM.start + i: c for i, c in enumerate(SM.c)}
+    logs = {j: (None if j == 0 else arb(j * G0).log() + c_log) for j in K0}   # shared with add
+    for j, c in K0.items():
+        if logs[j] is None:
             _add(rem, k_floor, c)            # W = 0 moved up (b)
         else:
-            put_R(logs[i], c)
+            put_R(logs[j], c)
     # beyond the window (e): E[W; B_M >= b] <= (h/M)(b P(B >= b) + int_b^inf P(B >= v) dv)
     charge_R = arb(0)
     if SM.alias:
@@ -410,6 +511,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     sd_b = math.sqrt(max(float(((M - 1) * sum(((kk - mu_s) ** 2 * v for kk, v in spread),
                                                arb(0)) / one_p).mid()), 1.0))
     g = max(1, int(sd_b / COARSE_SD))
+    g = g - g % 4 if g >= 8 else g          # a multiple of 4 (the tail parts' lattice g/4)
     Bc_full, B8 = _coarse(S1, g, K2_COARSE * g)          # sub-probability, mass (1-p)^{M-1}
     # the coarse law kept within 12 sd of its mean; beyond, moved to one end (b)
     jm = float(((M - 1) * mu_s / g).mid())
@@ -434,7 +536,10 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     for ia, (ta, ca) in enumerate(tw4):
         for tb_, cb_ in tw4[ia:]:
             _add(pair, ta + tb_, ca * cb_ * (1 if tb_ == ta else 2))
-    pair = _geometric(pair, 2 * J1, 1 + 1 / 64)
+    pair = _geometric(pair, 2 * J1, 1 + 1 / 32)
+    # the sum B + V of the coarse B and the tail part V (t, or (k/2) s), V spread onto a
+    # lattice 4 times finer than B's (step (a)), by one ball polynomial product; then each
+    # point of the sum spread onto the log grid
     for k in range(1, P.kmax + 1):
         if k > M:
             break
@@ -444,15 +549,24 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         if not wk > 0:
             continue
         if k == 1:
-            gk, Bk, ts = g, Bc, [(arb(t) * ha, ct) for t, ct in tw1.items()]
+            gk, Bk, vs = g, Bc, {Fraction(t): ct for t, ct in tw1.items()}
         else:
-            gk, Bk = K2_COARSE * g, Bc8
-            ts = [(arb(k) / 2 * arb(t) * ha, ct) for t, ct in pair.items()]
-        for j, cb in Bk.items():
-            bj = arb(j * gk) * ha
-            mass_b = cb * wk
-            for kt, ct in ts:
-                put_R(((bj + kt) / Ma).log(), mass_b * ct)
+            gk, Bk, vs = K2_COARSE * g, Bc8, {Fraction(k * t, 2): ct for t, ct in pair.items()}
+        sub = gk // 4 if gk % 4 == 0 else 1
+        # the product kept to about 4096 points: values of V beyond go point by point with
+        # B spread onto a lattice 4 times coarser (for each value of V separately, any
+        # spread of B is step (a)); they are far in the tail (small mass)
+        cut = min(vs) + (4096 - (max(Bk) - min(Bk)) * (gk // sub)) * sub
+        dense = {v: c for v, c in vs.items() if v <= cut}
+        for n, c in _convolve(Bk, gk // sub, _onto_lattice(dense, sub)).items():
+            put_R((arb(n * sub) * ha / Ma).log(), c * wk)
+        far = [(to_arb(v), c) for v, c in vs.items() if v > cut]
+        if far:
+            Bs = _onto_lattice({Fraction(j * gk): c for j, c in Bk.items()}, 4 * gk)
+            for j, cb in Bs.items():
+                bj, mass_b = arb(j * 4 * gk), cb * wk
+                for v, c in far:
+                    put_R(((bj + v) * ha / Ma).log(), mass_b * c)
     # items above t_max, K > kmax (e)
     mp = Ma * p
     kf = P.kmax
@@ -466,13 +580,12 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         _add(add, k, mass * (1 - th))
         _add(add, k + 1, mass * th)
     charge_A = arb(0)
-    for i, c in enumerate(SM.c):
-        v = SM.start + i
-        if v == 0:
+    for j, c in K0.items():
+        if logs[j] is None:
             charge_A += c                     # mu(W = 0): f_A = 1 there
         else:
-            put_A(logs[i], arb(v) * ha / Ma * c)
-    del logs
+            put_A(logs[j], arb(j * G0) * ha / Ma * c)
+    del logs, K0
     charge_A += SM.eps_lo                     # below the window (e)
     # K >= 1: W >= (B_{M-1} h + T1)/M (d); B_{M-1} coarse (a)
     wK = (1 - one_p ** M) / one_p ** (M - 1)
@@ -483,13 +596,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     charge_A += wK * S1.eps_lo
 
     # ---- the test statistic's laws (lower ends)
-    out0, out1 = [], []                 # (lambda float, P0 mass, P1 mass)
-    for i in range(len(BM.c)):
-        v = BM.start + i
-        if v < T1l.start or v >= T1l.b:
-            continue
-        a0, a1 = BM.c[i], T1l.c[v - T1l.start]
-        out0.append((v, a0, a1))
+    sd_l = sd_b / lc                    # sd of the labels' sum, label lattice units
     # K = 1 outcomes: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
     def bucketed(X: _Law, Y: _Law | None, size: int, reach: float):
         """[(mass of X, mass of Y)] over buckets of ``size`` consecutive sums of X's window
@@ -500,8 +607,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
                 Z._suffix_A()
         out = []
         centre = float(X.mean.mid()) - X.start
-        first = max(0, int(centre - reach * sd_b))
-        last = min(len(X.c), int(centre + reach * sd_b) + 1)
+        first = max(0, int(centre - reach * sd_l))
+        last = min(len(X.c), int(centre + reach * sd_l) + 1)
         for s_ in range(first, last, size):
             e_ = min(last, s_ + size)
             v0, v1 = X.start + s_, X.start + e_
@@ -515,14 +622,17 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
                 r2 = arb(0)
             out.append((r1, r2))
         return out
-    buckets = bucketed(B1, T2l, max(1, int(sd_b / BUCKET_SD)), 12)
+    # The outcomes come in blocks: a block is (alpha, beta, gamma, buckets) with buckets
+    # [(r1, r2)] and outcome masses P0 = alpha r1, P1 = beta r1 + gamma r2.
+    # K = 0: buckets of consecutive sums r of the M labels (a coarser statistic is a test
+    # too), P0 = b^M, P1 = t b^{M-1} over the bucket
+    blocks = [(arb(1), arb(0), arb(1),
+               bucketed(BM, T1l, max(1, int(sd_l / BUCKET_K0)), len(BM.c)))]
+    buckets = bucketed(B1, T2l, max(1, int(sd_l / BUCKET_SD)), 12)
     idx = list(range(0, len(tb) - 1, TEST_MERGE)) + [len(tb) - 1]   # tail cells merged
     tails = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]
     for pi, ti in tails:
-        for r1, r2 in buckets:
-            a0 = Ma * pi * r1
-            a1 = ti * r1 + (M - 1) * pi * r2
-            out1.append((a0, a1))
+        blocks.append((Ma * pi, ti, (M - 1) * pi, buckets))
     # K = 2 outcomes: the two tail items' cells (tail cells merged 8 at a time) and a coarse
     # bucket of the other M - 2 labels (tail cells merged 8 at a time):
     #   P0 = M (M-1) p_a p_b b^{M-2}               (a != b; half of it for a = b)
@@ -530,7 +640,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     if B2 is not None:
         idx = list(range(0, len(tb) - 1, 8)) + [len(tb) - 1]
         t8 = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]
-        bk2 = bucketed(B2, T3l, max(1, int(sd_b / 3)), 10)
+        bk2 = bucketed(B2, T3l, max(1, int(sd_l / 3)), 10)
         for ia, (pa, ta) in enumerate(t8):
             for ib in range(ia, len(t8)):
                 pb_, tb2 = t8[ib]
@@ -538,25 +648,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
                 c0 = M * (M - 1) * pa * pb_ * half
                 c1 = (M - 1) * (ta * pb_ + tb2 * pa) * half
                 c2 = (M - 1) * (M - 2) * pa * pb_ * half
-                for r1, r2 in bk2:
-                    out1.append((c0 * r1, c1 * r1 + c2 * r2))
-    lam = []
-    for _, a0, a1 in out0:
-        lam.append((a0, a1))
-    lam += out1
-    vals = []
-    for a0, a1 in lam:
-        f0, f1 = float(a0.mid()), float(a1.mid())
-        if f0 > 1e-300 and f1 > 1e-300:
-            vals.append((math.log(f1 / f0), a0, a1, f0))
-    ml, sl = _moments_f([(x, f0) for x, _, _, f0 in vals])
-    eta_l = Fraction(sl / GRID_L).limit_denominator(10 ** 12)
-    lo_cap = ml - 16 * sl
-    test0, test1 = {}, {}
-    for x, a0, a1, _ in vals:
-        k = round(max(x, lo_cap) / float(eta_l))
-        _add(test0, k, a0)
-        _add(test1, k, a1)
+                blocks.append((c0, c1, c2, bk2))
+    test0, test1, eta_l = _test_laws(blocks)
     def out(Z):
         return arb(0) if Z is None else Z.eps_lo + Z.eps_up
     mp2 = (Ma * p) ** 2 / 2

@@ -52,8 +52,50 @@ def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
 _LAWS: dict = {}
 _PROFILES: dict = {}
 # eps caps of the composed laws: their windows are sized for eps <= cap (valid beyond, only
-# looser); a search starts at the smallest and moves up when its answer comes near the cap
+# looser: the windows' charge 2 e^eps P_out stays below about 1e-3 floor up to cap + 4); a
+# search starts at the smallest and moves up when its answer lies beyond cap + CAP_SLACK
 EPS_CAPS = (4, 16, 61)
+CAP_SLACK = 4
+
+
+def _epoch_laws(sigma: Fraction, M: int, E: int, floor: float,
+                budget_epochs: int | None = None):
+    """(key, prec, per-epoch laws), cached: the laws are planned for ``budget_epochs`` >= E
+    epochs (default E), so a search over E composes one set of laws many times."""
+    from verifier.bounds.profile.laws import epoch_laws
+    be = max(E, budget_epochs or E)
+    # one precision for every eps <= 61 (the DFTs cost about the same from 130 to 230 bits)
+    prec = _prec(M, floor, 61)
+    lk = (sigma, M, be, floor)
+    if lk not in _LAWS:
+        if len(_LAWS) > 4:
+            _LAWS.clear()
+        _LAWS[lk] = epoch_laws(sigma, M, be, floor, prec)
+    return lk, prec, _LAWS[lk]
+
+
+def guess_epsilon(laws, E: int, delta: float) -> float:
+    """A float guess of epsilon(delta) (a free parameter: it only picks the composed windows'
+    eps cap): the Gaussian-DP epsilon of the remove grid law's variance over E epochs, times
+    1.6 plus 1/2 (the Gaussian guess runs low for heavy tails)."""
+    eta = float(laws.eta)
+    ws = [(k * eta, max(float(v.mid()), 0.0)) for k, v in laws.rem.items()]
+    tot = sum(w for _, w in ws)
+    m = sum(x * w for x, w in ws) / tot
+    mu = math.sqrt(E * sum((x - m) ** 2 * w for x, w in ws) / tot)
+
+    def phi(x):
+        return math.erfc(-x / math.sqrt(2)) / 2
+
+    def gdp(e):
+        return phi(-e / mu + mu / 2) - math.exp(min(e, 700)) * phi(-e / mu - mu / 2)
+    lo, hi = 0.0, 200.0
+    if mu <= 0 or gdp(0.0) <= delta:
+        return 0.5
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gdp(mid) > delta else (lo, mid)
+    return 1.6 * hi + 0.5
 
 
 def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None,
@@ -62,15 +104,7 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     1e-4 floor.  The per-epoch laws are planned for ``budget_epochs`` >= E epochs (default E)
     and cached, so a search over E composes one set of laws many times."""
     from verifier.bounds.profile.compose import Profile
-    from verifier.bounds.profile.laws import epoch_laws
-    be = max(E, budget_epochs or E)
-    cap = 16 if eps_cap <= 16 else 61            # the laws' precision: eps <= 16, eps <= 61
-    prec = _prec(M, floor, cap)
-    lk = (sigma, M, be, floor, cap)
-    if lk not in _LAWS:
-        if len(_LAWS) > 4:
-            _LAWS.clear()
-        _LAWS[lk] = epoch_laws(sigma, M, be, floor, prec)
+    lk, prec, _ = _epoch_laws(sigma, M, E, floor, budget_epochs)
     wcap = next(c for c in EPS_CAPS if eps_cap <= c)   # the composed windows' sizes
     pk = lk + (E, wcap)
     if pk not in _PROFILES:
@@ -258,11 +292,19 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> Epsilon
     and of each direction's."""
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
-    for cap in EPS_CAPS:
+    guess = guess_epsilon(_epoch_laws(sigma, M, E, float(delta))[2], E, float(delta))
+    cap = next(c for c in EPS_CAPS if guess <= c + CAP_SLACK or c == EPS_CAPS[-1])
+    while True:
         P = engine(sigma, M, E, float(delta), eps_cap=cap)
         res = {w: _eps_direction(P, w, delta) for w in ("remove", "add")}
-        if all(hi is not None and hi <= cap - 1 for _, hi in res.values()):
-            break                   # else the wider windows of the next cap
+        his = [hi for _, hi in res.values()]
+        if all(hi is not None and hi <= cap + CAP_SLACK for hi in his) or cap == EPS_CAPS[-1]:
+            break
+        # the next cap's wider windows: a certified (if loose) upper end already found
+        # tells which cap it needs; without one, the next
+        known = max(his) if all(hi is not None for hi in his) else None
+        cap = next(c for c in EPS_CAPS if c > cap and (known is None or known <= c + CAP_SLACK
+                                                       or c == EPS_CAPS[-1]))
     ivs = {w: (None if hi is None else Interval(lo, hi)) for w, (lo, hi) in res.items()}
     if ivs["remove"] is None or ivs["add"] is None:
         both = None

@@ -128,6 +128,16 @@ def _cher(sub: dict, E: int, theta: float, b: int) -> arb:
     return arb(c.upper()) if c < total else arb(total.upper())
 
 
+def _suffix(vals):
+    """S[i] = sum_{j >= i} vals[j] (len + 1 entries, S[len] = 0)."""
+    out = [arb(0)] * (len(vals) + 1)
+    acc = arb(0)
+    for j in range(len(vals) - 1, -1, -1):
+        acc = acc + vals[j]
+        out[j] = acc
+    return out
+
+
 def _prefix(vals):
     """P[i] = sum_{j < i} vals[j] (len + 1 entries)."""
     out = [arb(0)]
@@ -170,7 +180,10 @@ class Profile:
             for v in law:
                 weighted.append(v * z)
                 z = z * iz
-            self.A_w, self.A_0 = _prefix(weighted), _prefix(law)
+            # the weighted sum over j >= i as a suffix sum: the weights e^{-s eta} are huge
+            # at the window's left end, and a difference of prefix sums would carry their
+            # radii (cancellation)
+            self.A_ws, self.A_0 = _suffix(weighted), _prefix(law)
             self.T_A = sum((v * (-k * eta).exp() for k, v in laws.add.items()), arb(0)) ** E
             # tests: the two composed laws of the statistic; P1 (remove) and P0 (add) are
             # lowered by the label windows' aliasing excess E a (1 + a)^{E-1} and by the
@@ -220,7 +233,7 @@ class Profile:
             c = to_arb(eps).exp()
             n = len(self.A_0) - 1
             i = min(max(math.floor(-eps / self.laws.eta) + 1 - self.sA, 0), n)  # j < i: s <= s1
-            U = (self.T_A - (self.A_w[n] - self.A_w[i]) - c * self.A_0[i]
+            U = (self.T_A - self.A_ws[i] - c * self.A_0[i]
                  + 2 * c * self.oA + self.ch_A)
             return _clamp(U)
 

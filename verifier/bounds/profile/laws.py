@@ -41,16 +41,26 @@ E_mu[f_A] = mu(some W_e = 0) + E_nu[(e^{-sum x} - c)_+] with nu_e(dw) = w mu_e(d
 ball's lower end.  Below the DFT window the mass is charged by (e).
 
 Lower end (a test).  delta_R(eps) >= P1(A) - e^eps P0(A) and delta_A(eps) >= P0(A') -
-e^eps P1(A') for every event A, A'.  The statistic of an epoch: K = 0 with the sum r of the
-M body labels (left cell ends), or K = 1 with the tail cell of the tail item and a coarse
-bucket of the other M - 1 labels' sum, or (for M < 1000) K = 2 with the two tail cells and a
-bucket of the other M - 2 labels (K >= 3 and out-of-window sums are left out of the tests).  Its laws under P0 and P1 (one coordinate tilted by Y: P1 = (1/M) sum_j P^(j), all
-events symmetric) are DFTs of the labels' sub-probability laws:
-    P0(0, r) = b^{*M}(r)                      P1(0, r) = (t * b^{*(M-1)})(r)
-    P0(1, i, r) = M p_i b^{*(M-1)}(r)         P1(1, i, r) = tau_i b^{*(M-1)}(r) + (M-1) p_i (t * b^{*(M-2)})(r)
-with b the body labels' law, t their tilted law (masses E[Y 1{cell}]), p_i, tau_i the
-probability and first moment of tail cell i.  lambda = a rounded log-likelihood ratio of
-the statistic (a float choice: any function of the data gives a valid test).
+e^eps P1(A') for every event A, A' (and every randomized test phi in [0, 1]).  A body item's
+label is randomized: the end point a of its cell with probability wa/q, b with wb/q (the
+spread's weights), so that the labels' law is the spread s under P0 and the tilted spread t
+(masses m wa/q, m wb/q with m = E[Y 1{cell}]) under P1, and the tests share the upper end's
+DFT.  The statistic of an epoch: K = 0 with a bucket of the sum r of the M body labels, or
+K = 1 with the tail cell of the tail item and a coarse bucket of the other M - 1 labels'
+sum, or (for M < 1000) K = 2 with the two tail cells and a bucket of the other M - 2 labels
+(K >= 3 and out-of-window sums are left out of the tests).  Its laws under P0 and P1 (one
+coordinate tilted by Y: P1 = (1/M) sum_j P^(j), all events symmetric):
+    P0(0, r) = s^{*M}(r)                      P1(0, r) = (t * s^{*(M-1)})(r)
+    P0(1, i, r) = M p_i s^{*(M-1)}(r)         P1(1, i, r) = tau_i s^{*(M-1)}(r) + (M-1) p_i (t * s^{*(M-2)})(r)
+with p_i, tau_i the probability and first moment of tail cell i.  lambda = a rounded
+log-likelihood ratio of the statistic (a float choice: any function of the data gives a
+valid test).
+
+The K >= 1 parts of the remove law: (B_{M-1} + V)/M with V the tail item (or (k/2) times a
+pair sum) by one ball polynomial product of the coarse B with V spread onto a lattice 4
+times finer (a); V beyond the product's length point by point against B spread onto a
+lattice 4 times coarser.  The K = 0 sum is spread onto a lattice about a quarter of the log
+grid's step before the log (a).
 
 Floats only choose free parameters (h, T1, the cells, windows, eta, the coarse lattice,
 kmax, lambda); every reported number is an Arb ball, the DFTs included.
@@ -68,7 +78,7 @@ from verifier.bounds.exact_tv.lattice import (MAX_N, _chernoff_arb, _Law as _Bas
                                              _two_dfts, _two_inverse, window)
 from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, cell_moments, spread_cell
 
-R_SMALL, R_MID, R_LARGE = 24, 12, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
+R_SMALL, R_MID, R_LARGE = 24, 16, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
 K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
 # body threshold T1: M P(Y > T1) <= the expected number of tail items: 1e-3, or 1e-2 for
 # sigma < 0.75 (heavy tails: a higher T1 would widen the body's DFT).  Smaller values make the
@@ -80,8 +90,7 @@ GRID_X = 24          # log-grid points per standard deviation of one epoch's log
 GRID_L = 48          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
 BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
-TEST_COARSE = 1      # the tests' label lattice is this many times coarser, for M >= TEST_COARSE_M
-TEST_COARSE_M = 1000
+RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
 SIGMA_RANGE = (Fraction(3, 10), Fraction(50))
@@ -224,30 +233,44 @@ def _sub(pts):
 
 
 def _coarse(law: _Law, *gs: int):
-    """The window's masses of ``law`` spread onto the multiples of each g in ``gs``
-    (mean-preserving, step (a)): one dict multiple -> mass per g.  A point v = j g + r goes
-    to j g and (j + 1) g with weights 1 - r/g and r/g; per block of g points these are sums
-    of c and of r c, read off two prefix sums (one pass over the window for every g)."""
+    """The window's masses of ``law`` spread onto the multiples of each g in ``gs`` (each a
+    multiple of the first; mean-preserving, step (a)): one dict multiple -> mass per g.  A
+    point v = j g + r goes to j g and (j + 1) g with weights 1 - r/g and r/g; per block of g
+    points these are the block's sums S = sum c and R = sum r c, each block summed on its own
+    (differences of global prefix sums would carry the radii of everything before the
+    block), the coarser blocks from the finer ones exactly (R_J = sum (R_j + (j g - J G) S_j))."""
     c = law.c
     n = len(c)
-    P0, P1 = [arb(0)] * (n + 1), [arb(0)] * (n + 1)
-    a0 = a1 = arb(0)
-    for t, x in enumerate(c):
-        a0 = a0 + x
-        a1 = a1 + t * x
-        P0[t + 1], P1[t + 1] = a0, a1
     s0 = law.start
+    g = gs[0]
+    blocks: dict[int, tuple] = {}                 # j -> (S, R) for the finest g
+    for j in range(s0 // g, (s0 + n - 1) // g + 1):
+        lo, hi = max(j * g - s0, 0), min((j + 1) * g - s0, n)
+        if lo >= hi:
+            continue
+        S = R = arb(0)
+        base = s0 - j * g
+        for t in range(lo, hi):
+            S += c[t]
+            R += (base + t) * c[t]                # r c, r = v - j g
+        blocks[j] = (S, R)
     outs = []
-    for g in gs:
+    for G in gs:
+        if G % g:
+            raise ValueError("each lattice of _coarse must be a multiple of the first")
+        f = G // g
+        if f == 1:
+            coarse = blocks
+        else:
+            coarse = {}
+            for j, (S, R) in blocks.items():
+                J = j // f
+                S2, R2 = coarse.get(J, (arb(0), arb(0)))
+                coarse[J] = (S2 + S, R2 + R + (j * g - J * G) * S)
         out: dict[int, arb] = {}
-        for j in range(s0 // g, (s0 + n - 1) // g + 1):
-            lo, hi = max(j * g - s0, 0), min((j + 1) * g - s0, n)
-            if lo >= hi:
-                continue
-            S0 = P0[hi] - P0[lo]
-            R = (P1[hi] - P1[lo]) + (s0 - j * g) * S0        # sum of r c, r = v - j g
-            out[j] = out.get(j, arb(0)) + S0 - R / g
-            out[j + 1] = out.get(j + 1, arb(0)) + R / g
+        for J, (S, R) in coarse.items():
+            _add(out, J, S - R / G)
+            _add(out, J + 1, R / G)
         outs.append(out)
     return outs if len(outs) > 1 else outs[0]
 
@@ -284,6 +307,17 @@ def _geometric(points: dict, base: int, ratio: float) -> dict:
         out[a] = out.get(a, arb(0)) + c * (1 - w)
         out[b] = out.get(b, arb(0)) + c * w
     return out
+
+
+def _cell_mean(q: arb, m: arb, lo: arb, hi: arb) -> arb:
+    """An enclosure of E[Y | cell] = m / q, which lies in the cell [lo, hi]: the ball m / q
+    cut to the cell (the whole cell when q is not certified positive)."""
+    r = m / q if q > 0 else arb("nan")
+    if not r.is_finite():
+        return lo.union(hi)
+    a = lo if not r.lower() > lo.upper() else arb(r.lower())
+    b = hi if not r.upper() < hi.lower() else arb(r.upper())
+    return a.union(b)
 
 
 def _onto_lattice(values: dict, g: int) -> dict:
@@ -325,7 +359,7 @@ def _test_laws(blocks):
 
     Within a block lambda = log(beta/alpha + (gamma/alpha) r2/r1) is nondecreasing in
     rho = r2/r1, so with the buckets sorted by rho (float) each grid value takes a run of
-    consecutive buckets, summed from prefix sums.  The float statistic is made monotone
+    consecutive buckets.  The float statistic is made monotone
     along the sorted buckets (a running maximum; buckets whose float masses underflow take
     their predecessor's value, the first ones the lowest): still a function of the outcome."""
     import numpy as np
@@ -338,12 +372,8 @@ def _test_laws(blocks):
             with np.errstate(divide="ignore", invalid="ignore"):
                 rho = np.where(r1 > 0, r2 / np.where(r1 > 0, r1, 1.0), np.inf)
             order = np.argsort(rho, kind="stable")
-            P1, P2 = [arb(0)], [arb(0)]
-            for i in order:
-                P1.append(P1[-1] + bk[i][0])
-                P2.append(P2[-1] + bk[i][1])
-            pre[id(bk)] = (order, P1, P2, r1[order], r2[order])
-        order, P1, P2, r1, r2 = pre[id(bk)]
+            pre[id(bk)] = (order, [bk[i] for i in order], r1[order], r2[order])
+        order, _, r1, r2 = pre[id(bk)]
         f0 = float(al.mid()) * r1
         f1 = float(be.mid()) * r1 + float(ga.mid()) * r2
         ok = (f0 > 1e-300) & (f1 > 1e-300)
@@ -359,12 +389,17 @@ def _test_laws(blocks):
     test0: dict[int, arb] = {}
     test1: dict[int, arb] = {}
     for (al, be, ga, bk), (x, _, _) in zip(blocks, fl):
-        _, P1, P2, _, _ = pre[id(bk)]
+        sb = pre[id(bk)][1]
         ks = np.round(np.maximum(np.maximum.accumulate(x), lo_cap)
                       / float(eta_l)).astype(np.int64)
         cuts = [0] + [int(i) + 1 for i in np.flatnonzero(np.diff(ks))] + [len(ks)]
         for s_, e_ in zip(cuts, cuts[1:]):
-            s1, s2 = P1[e_] - P1[s_], P2[e_] - P2[s_]
+            # each run summed on its own (a difference of prefix sums would carry the radii
+            # of everything before the run)
+            s1 = s2 = arb(0)
+            for r1_, r2_ in sb[s_:e_]:
+                s1 += r1_
+                s2 += r2_
             k = int(ks[s_])
             _add(test0, k, al * s1)
             _add(test1, k, be * s1 + ga * s2)
@@ -395,24 +430,28 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     Ma = arb(M)
     q, m, p, tau = cell_moments(sigma, h, bounds)
     L = len(bounds) - 1
-    # body: spread (upper ends) and labels (tests), sub-probability laws of mass 1 - p, 1 - tau
+    # body: the spread (a) for the upper ends, sub-probability law of mass 1 - p.  The tests'
+    # labels: for M >= RANDOM_LABELS_M the same spread read as a randomized label (end point
+    # a with probability wa/q, b with wb/q, given the cell): under P0 their law is the
+    # spread, under P1 (the cell's tilted mass m split in the same proportions) the tilted
+    # spread, and the tests share the upper end's DFTs; below, the cells' left ends (a
+    # deterministic label: more power, its own DFTs, cheap at small M)
+    randomized = M >= RANDOM_LABELS_M
     w: dict[int, arb] = {}
+    wt: dict[int, arb] = {}
     for i in range(L):
         wa, wb = spread_cell(q[i], m[i], bounds[i], bounds[i + 1], ha)
         _add(w, bounds[i], wa)
         _add(w, bounds[i + 1], wb)
+        if randomized:
+            r = _cell_mean(q[i], m[i], bounds[i] * ha, bounds[i + 1] * ha)
+            _add(wt, bounds[i], wa * r)
+            _add(wt, bounds[i + 1], wb * r)
     spread = sorted(w.items())
-    # the tests' labels: cell left ends on a lattice lc times coarser (a coarser label is a
-    # coarser statistic: still a test), which shortens the tests' DFTs
-    lc = TEST_COARSE if M >= TEST_COARSE_M else 1
-
-    def merged(vals):
-        d: dict[int, arb] = {}
-        for i in range(L):
-            _add(d, bounds[i] // lc, vals[i])
-        return sorted(d.items())
-    labels, tilted = merged(q), merged(m)
-    J1l = -(-J1 // lc)
+    if randomized:
+        labels, tilted = spread, sorted(wt.items())
+    else:
+        labels, tilted = [(bounds[i], q[i]) for i in range(L)], [(bounds[i], m[i]) for i in range(L)]
     mu_s, mu_b, mu_t = _sub(spread), _sub(labels), _sub(tilted)
     # tail cells [t_i, t_{i+1}) from T1 to t_max; beyond t_max: G_inf, H_inf
     tb = P.tail
@@ -431,19 +470,16 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     p_in = p - G_inf                          # P(T1 <= Y < t_max)
 
     eps_t = max(P.budget * 1e-2, 1e-300)
-    (N, lS), (NT, lB) = window(spread, M, eps_t, J1), window(labels, M, eps_t, J1l)
+    N, lS = window(spread, M, eps_t, J1)
+    NT, lB = (N, lS) if randomized else window(labels, M, eps_t, J1)
     if max(N, NT) > MAX_N:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
                          f"{max(N, NT)} (more than {MAX_N})")
-    XS = _two_dfts(spread, [], N)[0]
-    XB, XT = _two_dfts(labels, tilted, NT)
 
     def power(X, n):
         return [acb(1)] * len(X) if n == 0 else _powers(X, n, prec)
-    PS = power(XS, M - 1)
-    yS = _two_inverse([a * b for a, b in zip(PS, XS)], PS, N)
-    del PS, XS
-    # label laws: b^{*n} and t * b^{*n} from one power b^{*(M-3)} multiplied up
+    XB, XT = _two_dfts(labels, tilted, NT)
+    # b^{*n} and t * b^{*n} from one power b^{*(M-3)} multiplied up
     ones = [acb(1)] * len(XB)
     PB3 = power(XB, max(M - 3, 0))
     PB2 = [a * b for a, b in zip(PB3, XB)] if M >= 3 else (ones if M == 2 else None)
@@ -458,16 +494,28 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     k2 = 2 <= M < K2_TEST_M
     y2 = (_two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, NT)
           if k2 else None)                                                # b^{M-2}, t b^{M-3}
-    del PB3, PB2, PB1, XB, XT
+    del PB3, PB2, XT
+    if randomized:                     # the labels' laws are the spread's: s^M, s^{M-1}
+        yS = yB
+    else:
+        XS = _two_dfts(spread, [], N)[0]
+        PS = power(XS, M - 1)
+        yS = _two_inverse([a * b for a, b in zip(PS, XS)], PS, N)        # s^M, s^{M-1}
+        del PS, XS
+    del PB1, XB
+    ex = (tilted, mu_t, J1)
     SM = _Law(yS, "real", M, N, spread, mu_s, J1, left=lS)
     S1 = _Law(yS, "imag", M - 1, N, spread, mu_s, J1, left=lS)
-    BM = _Law(yB, "real", M, NT, labels, mu_b, J1l, left=lB)
-    B1 = _Law(yB, "imag", M - 1, NT, labels, mu_b, J1l, left=lB)
-    T1l = _Law(yT, "real", M - 1, NT, labels, mu_b, J1l, extra=(tilted, mu_t, J1l), left=lB)
-    T2l = (_Law(yT, "imag", M - 2, NT, labels, mu_b, J1l, extra=(tilted, mu_t, J1l), left=lB)
+    if randomized:
+        BM, B1 = SM, S1                # the tests' P0 laws of M and M - 1 labels
+    else:
+        BM = _Law(yB, "real", M, NT, labels, mu_b, J1, left=lB)
+        B1 = _Law(yB, "imag", M - 1, NT, labels, mu_b, J1, left=lB)
+    T1l = _Law(yT, "real", M - 1, NT, labels, mu_b, J1, extra=ex, left=lB)
+    T2l = (_Law(yT, "imag", M - 2, NT, labels, mu_b, J1, extra=ex, left=lB)
            if M >= 2 else None)
-    B2 = _Law(y2, "real", M - 2, NT, labels, mu_b, J1l, left=lB) if k2 else None
-    T3l = (_Law(y2, "imag", M - 3, NT, labels, mu_b, J1l, extra=(tilted, mu_t, J1l), left=lB)
+    B2 = _Law(y2, "real", M - 2, NT, labels, mu_b, J1, left=lB) if k2 else None
+    T3l = (_Law(y2, "imag", M - 3, NT, labels, mu_b, J1, extra=ex, left=lB)
            if k2 and M >= 3 else None)
     del yS, yB, yT, y2
 
@@ -596,7 +644,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     charge_A += wK * S1.eps_lo
 
     # ---- the test statistic's laws (lower ends)
-    sd_l = sd_b / lc                    # sd of the labels' sum, label lattice units
+    sd_l = sd_b                         # sd of the labels' sum, lattice units
     # K = 1 outcomes: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
     def bucketed(X: _Law, Y: _Law | None, size: int, reach: float):
         """[(mass of X, mass of Y)] over buckets of ``size`` consecutive sums of X's window

@@ -117,29 +117,36 @@ def _window(pts, n: int, eps_target: float, span: int):
     return ladder[-1]
 
 
-def window(pts, n: int, eps_target: float, span: int) -> tuple[int, int | None]:
+def window(pts, n: int, eps_target: float, span: int,
+           extra=None) -> tuple[int, int | None]:
     """(N, left): the smallest N on the ladder of smooth lengths (as ``_window``) for a window
     [floor(mean) - left, floor(mean) - left + N) of the sum of n copies whose float-estimated
     Chernoff mass is below eps_target on each side, the window placed off-centre where the
     two tails differ (a skewed sum needs less room on its short side); left = None: the
     whole support (no aliasing).  A float choice: any window is valid, the masses outside it
-    are bounded in Arb by the law that reads it."""
+    are bounded in Arb by the law that reads it.  With ``extra`` = (pts', span'): the sum
+    plus one independent copy of another lattice variable (mean and tails included)."""
     import numpy as np
 
-    pos = np.array([float(p) for p, _ in pts])
-    pr = np.array([float(v) for _, v in pts])
-    keep = pr > 0
-    pos, pr = pos[keep], pr[keep]
-    mu = float(np.dot(pos, pr) / pr.sum())
-    sd = math.sqrt(max(float(np.dot((pos - mu) ** 2, pr) / pr.sum()) * n, 1.0))
+    def arrays(pp):
+        pos = np.array([float(p) for p, _ in pp])
+        pr = np.array([float(v) for _, v in pp])
+        keep = pr > 0
+        pos, pr = pos[keep], pr[keep] / pr[keep].sum()
+        mu = float(np.dot(pos, pr))
+        return pos, pr, mu, float(np.dot((pos - mu) ** 2, pr))
+    parts = [(arrays(pts), n)] + ([(arrays(extra[0]), 1)] if extra else [])
+    sd = math.sqrt(max(sum(k * a[3] for a, k in parts), 1.0))
     thetas = 2.0 ** np.linspace(-14, 6, 81) / sd
-    z = np.outer(thetas, pos - mu)
-    L = {}
-    for sign in (1, -1):
-        zz = sign * z
-        zm = zz.max(axis=1)
-        L[sign] = n * (zm + np.log(np.exp(zz - zm[:, None]) @ pr))
+    L = {1: 0.0, -1: 0.0}
+    for (pos, pr, mu, _), k in parts:          # log E e^{sign theta (S - E S)}, summed
+        z = np.outer(thetas, pos - mu)
+        for sign in (1, -1):
+            zz = sign * z
+            zm = zz.max(axis=1)
+            L[sign] = L[sign] + k * (zm + np.log(np.exp(zz - zm[:, None]) @ pr))
     log_eps = math.log(eps_target)
+    full = n * span + (extra[1] if extra else 0)
 
     def need(sign):                 # smallest distance t with min_theta bound < log_eps
         lo, hi = 0.0, max(sd, 1.0)
@@ -160,7 +167,7 @@ def window(pts, n: int, eps_target: float, span: int) -> tuple[int, int | None]:
     for N in ladder:
         if N < 16 or N < 4 * sd:
             continue
-        if N > n * span or N > MAX_N:
+        if N > full or N > MAX_N:
             return N, None
         if N >= want:
             return N, int(math.ceil(t_lo)) + 3 + int(N - want) // 2

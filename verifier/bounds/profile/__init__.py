@@ -56,17 +56,18 @@ _PROFILES: dict = {}
 # search starts at the smallest and moves up when its answer lies beyond cap + CAP_SLACK
 EPS_CAPS = (4, 16, 61)
 CAP_SLACK = 4
+LOW_PREC_CAP = 20        # the laws' two precisions: eps <= 20 (caps 4, 16), eps <= 61
 
 
 def _epoch_laws(sigma: Fraction, M: int, E: int, floor: float,
-                budget_epochs: int | None = None):
+                budget_epochs: int | None = None, pcap: int = 61):
     """(key, prec, per-epoch laws), cached: the laws are planned for ``budget_epochs`` >= E
-    epochs (default E), so a search over E composes one set of laws many times."""
+    epochs (default E), so a search over E composes one set of laws many times; their
+    precision resolves eps <= pcap."""
     from verifier.bounds.profile.laws import epoch_laws
     be = max(E, budget_epochs or E)
-    # one precision for every eps <= 61 (the DFTs cost about the same from 130 to 230 bits)
-    prec = _prec(M, floor, 61)
-    lk = (sigma, M, be, floor)
+    prec = _prec(M, floor, pcap)
+    lk = (sigma, M, be, floor, pcap)
     if lk not in _LAWS:
         if len(_LAWS) > 4:
             _LAWS.clear()
@@ -74,28 +75,20 @@ def _epoch_laws(sigma: Fraction, M: int, E: int, floor: float,
     return lk, prec, _LAWS[lk]
 
 
-def guess_epsilon(laws, E: int, delta: float) -> float:
-    """A float guess of epsilon(delta) (a free parameter: it only picks the composed windows'
-    eps cap): the Gaussian-DP epsilon of the remove grid law's variance over E epochs, times
-    1.6 plus 1/2 (the Gaussian guess runs low for heavy tails)."""
-    eta = float(laws.eta)
-    ws = [(k * eta, max(float(v.mid()), 0.0)) for k, v in laws.rem.items()]
-    tot = sum(w for _, w in ws)
-    m = sum(x * w for x, w in ws) / tot
-    mu = math.sqrt(E * sum((x - m) ** 2 * w for x, w in ws) / tot)
-
-    def phi(x):
-        return math.erfc(-x / math.sqrt(2)) / 2
-
-    def gdp(e):
-        return phi(-e / mu + mu / 2) - math.exp(min(e, 700)) * phi(-e / mu - mu / 2)
-    lo, hi = 0.0, 200.0
-    if mu <= 0 or gdp(0.0) <= delta:
-        return 0.5
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if gdp(mid) > delta else (lo, mid)
-    return 1.6 * hi + 0.5
+def guess_epsilon(sigma: Fraction, M: int, E: int, delta: float) -> float:
+    """A float guess of epsilon(delta) from above (a free parameter: it only picks the
+    composed windows' eps cap and the laws' precision): the classical Renyi conversion
+    min_a [E log E[Ybar^a] / (a - 1) + log(1/delta) / (a - 1)] of the exact integer moments
+    of one epoch (remove direction; docs/THEORY.md section 10), a = 2..64."""
+    from verifier.views.moments import integer_moments
+    ms = integer_moments(sigma, M, 64, prec=128)
+    best = math.inf
+    for a in range(2, 65):
+        lm = ms[a].log()
+        if not lm.is_finite():
+            continue
+        best = min(best, (E * float(lm.mid()) + math.log(1 / delta)) / (a - 1))
+    return best
 
 
 def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None,
@@ -104,8 +97,9 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     1e-4 floor.  The per-epoch laws are planned for ``budget_epochs`` >= E epochs (default E)
     and cached, so a search over E composes one set of laws many times."""
     from verifier.bounds.profile.compose import Profile
-    lk, prec, _ = _epoch_laws(sigma, M, E, floor, budget_epochs)
     wcap = next(c for c in EPS_CAPS if eps_cap <= c)   # the composed windows' sizes
+    lk, prec, _ = _epoch_laws(sigma, M, E, floor, budget_epochs,
+                              LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61)
     pk = lk + (E, wcap)
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
@@ -292,7 +286,7 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> Epsilon
     and of each direction's."""
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
-    guess = guess_epsilon(_epoch_laws(sigma, M, E, float(delta))[2], E, float(delta))
+    guess = guess_epsilon(sigma, M, E, float(delta))
     cap = next(c for c in EPS_CAPS if guess <= c + CAP_SLACK or c == EPS_CAPS[-1])
     while True:
         P = engine(sigma, M, E, float(delta), eps_cap=cap)

@@ -87,7 +87,7 @@ TAIL_MASS = 1e-3
 TAIL_MASS_HEAVY = 1e-2
 K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M
 GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
-GRID_L = 48          # grid points per standard deviation of the test statistic lambda
+GRID_L = 24          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
 BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
@@ -470,8 +470,23 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     p_in = p - G_inf                          # P(T1 <= Y < t_max)
 
     eps_t = max(P.budget * 1e-2, 1e-300)
+    # windows: one length per DFT, each law its own placement (the sums with one tilted
+    # item have the heavier right tail)
     N, lS = window(spread, M, eps_t, J1)
-    NT, lB = (N, lS) if randomized else window(labels, M, eps_t, J1)
+    if randomized:
+        NB, lB = N, lS
+    else:
+        NB, lB = window(labels, M, eps_t, J1)
+    NX, lX = window(labels, max(M - 1, 0), eps_t, J1, extra=(tilted, J1))
+    if randomized:
+        N = max(N, NX)
+    NT = max(NB, NX)
+
+    def placed(n, left, length):       # a window found for n, centred in one of length
+        return None if left is None else left + (length - n) // 2
+    lX = placed(NX, lX, NT)
+    lB = placed(NB, lB, NT)
+    lS = placed(NB, lS, N) if randomized else lS
     if max(N, NT) > MAX_N:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
                          f"{max(N, NT)} (more than {MAX_N})")
@@ -511,11 +526,11 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     else:
         BM = _Law(yB, "real", M, NT, labels, mu_b, J1, left=lB)
         B1 = _Law(yB, "imag", M - 1, NT, labels, mu_b, J1, left=lB)
-    T1l = _Law(yT, "real", M - 1, NT, labels, mu_b, J1, extra=ex, left=lB)
-    T2l = (_Law(yT, "imag", M - 2, NT, labels, mu_b, J1, extra=ex, left=lB)
+    T1l = _Law(yT, "real", M - 1, NT, labels, mu_b, J1, extra=ex, left=lX)
+    T2l = (_Law(yT, "imag", M - 2, NT, labels, mu_b, J1, extra=ex, left=lX)
            if M >= 2 else None)
     B2 = _Law(y2, "real", M - 2, NT, labels, mu_b, J1, left=lB) if k2 else None
-    T3l = (_Law(y2, "imag", M - 3, NT, labels, mu_b, J1, extra=ex, left=lB)
+    T3l = (_Law(y2, "imag", M - 3, NT, labels, mu_b, J1, extra=ex, left=lX)
            if k2 and M >= 3 else None)
     del yS, yB, yT, y2
 

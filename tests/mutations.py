@@ -293,6 +293,50 @@ def _profile_collapse_flipped():
     _set("verifier.bounds.profile.laws:_collapse", lambda law, lo, hi, up: real(law, lo, hi, not up))
 
 
+def _profile_tilt_at_right_end():
+    # the randomized labels' tilted split taken at the cell's right end, not E[Y | cell]
+    _set("verifier.bounds.profile.laws:_cell_mean", lambda q, m, lo, hi: hi)
+
+
+def _profile_onto_lattice_down():
+    def down(values, g):
+        import math
+        out = {}
+        for v, c in values.items():
+            j = math.floor(v / g)
+            out[j] = out[j] + c if j in out else c
+        return out
+    _set("verifier.bounds.profile.laws:_onto_lattice", down)
+
+
+def _profile_coarse_down():
+    def down(law, *gs):              # every point at its block's lower end (no spread)
+        outs = []
+        for g in gs:
+            d = {}
+            for i, c in enumerate(law.c):
+                j = (law.start + i) // g
+                d[j] = d[j] + c if j in d else c
+            outs.append(d)
+        return outs if len(gs) > 1 else outs[0]
+    _set("verifier.bounds.profile.laws:_coarse", down)
+
+
+def _profile_convolve_shifted():
+    real = _get("verifier.bounds.profile.laws:_convolve")
+    _set("verifier.bounds.profile.laws:_convolve",
+         lambda a, ratio, b: {k - 1: v for k, v in real(a, ratio, b).items()})
+
+
+def _profile_packed_parts_swapped():
+    real = _get("verifier.bounds.profile.compose:_power2")
+
+    def swapped(subs, E, what, target):
+        out = real(subs, E, what, target)
+        return out[::-1] if len(out) == 2 else out
+    _set("verifier.bounds.profile.compose:_power2", swapped)
+
+
 def _profile_bisect_swapped():
     real = _get("verifier.bounds.profile:_bisect")
 
@@ -457,6 +501,23 @@ MUTATIONS = [
     Mutation("profile.collapse-wrong-way", "spread",
              "the coarse law's far masses moved down for remove and up for add",
              _profile_collapse_flipped, (P + "test_geometric_and_collapse_contracts",)),
+    Mutation("profile.randomized-tilt-at-right-end", "spread",
+             "the randomized labels' tilted masses split at the cell's right end, not at E[Y | cell]",
+             _profile_tilt_at_right_end,
+             (P + "test_cell_mean_is_inside_the_cell",
+              P + "test_eps_zero_agrees_with_the_exact_tv")),
+    Mutation("profile.onto-lattice-rounded-down", "spread",
+             "the tail parts put at the lattice point below instead of spread onto both neighbours",
+             _profile_onto_lattice_down, (P + "test_lattice_spreads_keep_mass_and_mean",)),
+    Mutation("profile.coarse-rounded-down", "spread",
+             "a sum's block put at the block's lower end instead of spread onto both ends",
+             _profile_coarse_down, (P + "test_lattice_spreads_keep_mass_and_mean",)),
+    Mutation("profile.convolve-shifted", "spread",
+             "the ball polynomial product's result read one lattice point low",
+             _profile_convolve_shifted, (P + "test_convolve_is_the_convolution",)),
+    Mutation("profile.packed-laws-swapped", "compose",
+             "the two laws composed in one DFT read back in swapped order",
+             _profile_packed_parts_swapped, (P + "test_composed_window_bounds_the_aliased_mass",)),
     Mutation("profile.tail-charge-dropped", "tail",
              "the union-bound charge for items above t_max and K > kmax replaced by 0",
              lambda: _set("verifier.bounds.profile.laws:tail_charge", _const_arb(0)),

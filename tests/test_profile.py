@@ -76,7 +76,8 @@ def test_large_floor_charges_the_truncated_tail():
 
 
 # ---------------------------------------------------------------- eps = 0: the exact TV
-@pytest.mark.parametrize("sigma,M,E", [("1", 100, 1), ("2", 10, 10)])
+@pytest.mark.parametrize("sigma,M,E", [("1", 100, 1), ("2", 10, 10),
+                                       ("1", 2000, 1), ("2", 1000, 3)])   # randomized labels
 def test_eps_zero_agrees_with_the_exact_tv(sigma, M, E):
     from verifier.bounds.exact_tv.bracket import exact_tv
     r = PR.delta_bracket(F(sigma), M, E, F(0))
@@ -279,6 +280,66 @@ def test_composed_window_bounds_the_aliased_mass():
                 else:
                     outside += v
             assert o_al.upper() >= outside.lower()
+
+
+class _Window:
+    """A stand-in for a window law: masses c at start, start + 1, ..."""
+    def __init__(self, start, c):
+        self.start, self.c = start, c
+
+
+def _mass_mean(d: dict, unit=1):
+    tot = sum(d.values(), arb(0))
+    return tot, sum((k * unit * v for k, v in d.items()), arb(0))
+
+
+def test_lattice_spreads_keep_mass_and_mean():
+    """_onto_lattice and _coarse (step (a) onto a coarser lattice): the mass and the mean are
+    kept exactly (to the balls' radii), every point lands on a multiple, the coarser blocks
+    from the finer ones agree with a direct spread."""
+    with ctx.workprec(128):
+        vals = {F(7): arb(1) / 4, F(23, 2): arb(1) / 4, F(40): arb(1) / 2}
+        out = LW._onto_lattice(vals, 6)
+        tot, mean = _mass_mean(out, 6)
+        assert abs(float((tot - 1).mid())) < 1e-30
+        assert abs(float(mean.mid()) - (7 / 4 + 23 / 8 + 20)) < 1e-12
+        assert all(isinstance(k, int) for k in out)
+        law = _Window(13, [arb(k + 1) / 100 for k in range(37)])
+        fine, coarse = LW._coarse(law, 3, 12)
+        direct = LW._onto_lattice({F(13 + i): v for i, v in enumerate(law.c)}, 12)
+        for g, out in ((3, fine), (12, coarse)):
+            tot, mean = _mass_mean(out, g)
+            assert abs(float((tot - sum(law.c, arb(0))).mid())) < 1e-25
+            want = sum(((13 + i) * v for i, v in enumerate(law.c)), arb(0))
+            assert abs(float((mean - want).mid())) < 1e-22
+        assert set(coarse) == set(direct)
+        for k in coarse:
+            assert abs(float((coarse[k] - direct[k]).mid())) < 1e-25
+
+
+def test_convolve_is_the_convolution():
+    """_convolve (one ball polynomial product) against the direct double sum."""
+    with ctx.workprec(128):
+        a = {2: arb(1) / 3, 3: arb(1) / 6, 5: arb(1) / 2}
+        b = {0: arb(1) / 5, 1: arb(2) / 5, 7: arb(2) / 5}
+        got = LW._convolve(a, 4, b)
+        want: dict = {}
+        for j, u in a.items():
+            for k, v in b.items():
+                want[4 * j + k] = want.get(4 * j + k, arb(0)) + u * v
+        assert set(got) == set(want)
+        for k in want:
+            assert abs(float((got[k] - want[k]).mid())) < 1e-30
+
+
+def test_cell_mean_is_inside_the_cell():
+    """E[Y | cell] = m/q cut to the cell; the whole cell when q is not certified positive."""
+    with ctx.workprec(128):
+        lo, hi = arb(1), arb(2)
+        r = LW._cell_mean(arb(1) / 2, arb(3) / 4, lo, hi)
+        assert abs(float((r - arb(3) / 2).mid())) < 1e-30 and r.rad() < 1e-30
+        r = LW._cell_mean(arb(0, 1e-40), arb(0, 1e-40), lo, hi)
+        assert r.lower() <= 1 and r.upper() >= 2 and r.upper() - r.lower() <= 1 + 1e-8
 
 
 def test_union_charges_are_present():

@@ -90,6 +90,7 @@ GRID_X = 24          # log-grid points per standard deviation of one epoch's log
 GRID_L = 24          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
 BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
+FAR_B = 16           # the far tail parts meet B spread onto a lattice this many times coarser
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
@@ -615,9 +616,10 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
             gk, Bk, vs = g, Bc, {Fraction(t): ct for t, ct in tw1.items()}
         else:
             gk, Bk, vs = K2_COARSE * g, Bc8, {Fraction(k * t, 2): ct for t, ct in pair.items()}
-        sub = gk // 4 if gk % 4 == 0 else 1
+        # V's lattice: 4 times finer than B's for k <= 2, B's own for k >= 3 (rarer events)
+        sub = gk // 4 if gk % 4 == 0 and k <= 2 else (gk if k >= 3 else 1)
         # the product kept to about 4096 points: values of V beyond go point by point with
-        # B spread onto a lattice 4 times coarser (for each value of V separately, any
+        # B spread onto a lattice FAR_B times coarser (for each value of V separately, any
         # spread of B is step (a)); they are far in the tail (small mass)
         cut = min(vs) + (4096 - (max(Bk) - min(Bk)) * (gk // sub)) * sub
         dense = {v: c for v, c in vs.items() if v <= cut}
@@ -625,9 +627,9 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
             put_R((arb(n * sub) * ha / Ma).log(), c * wk)
         far = [(to_arb(v), c) for v, c in vs.items() if v > cut]
         if far:
-            Bs = _onto_lattice({Fraction(j * gk): c for j, c in Bk.items()}, 4 * gk)
+            Bs = _onto_lattice({Fraction(j * gk): c for j, c in Bk.items()}, FAR_B * gk)
             for j, cb in Bs.items():
-                bj, mass_b = arb(j * 4 * gk), cb * wk
+                bj, mass_b = arb(j * FAR_B * gk), cb * wk
                 for v, c in far:
                     put_R(((bj + v) * ha / Ma).log(), mass_b * c)
     # items above t_max, K > kmax (e)

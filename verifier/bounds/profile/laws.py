@@ -85,11 +85,13 @@ K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times
 # events K >= 2 rarer, whose bounds (Jensen over pairs) are the loosest part for light tails
 TAIL_MASS = 1e-3
 TAIL_MASS_HEAVY = 1e-2
+TAIL_MASS_MIN = 1e-5
 K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M
 GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
 GRID_L = 24          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
 BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
+TAIL_STEP = 1 / 32     # tail cells: each this much wider (relative) than the one before
 FAR_B = 16           # the far tail parts meet B spread onto a lattice this many times coarser
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
@@ -120,7 +122,11 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     sd = math.sqrt(s2)
     budget = 1e-4 * floor / E
     x1 = 1.0
-    tail_mass = TAIL_MASS if sigma >= Fraction(3, 4) else TAIL_MASS_HEAVY
+    # light tails: at most TAIL_MASS, and small enough that E (Mp)^3 / 6 (about the
+    # probability of K >= 3 tail items in some epoch, bounded through Jensen over pairs, the
+    # loosest step for light tails) stays below 1e-5 floor (down to TAIL_MASS_MIN)
+    tail_mass = (min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3)))
+                 if sigma >= Fraction(3, 4) else TAIL_MASS_HEAVY)
     while M * _phic(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
@@ -140,7 +146,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
         return _phic(x - 1 / sf) + (M - 1) * _phic(x)
     tail = [J1]
     while beyond(tail[-1]) > budget:
-        tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + 1 / 32))))
+        tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + TAIL_STEP))))
         if len(tail) > 20000:
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: the lognormal tail "
                              f"needs more than 20000 cells at this delta; not supported")

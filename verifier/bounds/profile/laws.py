@@ -86,6 +86,7 @@ K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times
 TAIL_MASS = 1e-3
 TAIL_MASS_HEAVY = 1e-2
 TAIL_MASS_MIN = 1e-5
+CELL_FLOOR = 1e3      # body cells widen only where w^2 P(Y >= a) <= 4e-5 (s2/h^2) CELL_FLOOR floor
 K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M
 GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
 GRID_L = 24          # grid points per standard deviation of the test statistic lambda
@@ -126,7 +127,8 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     # probability of K >= 3 tail items in some epoch, bounded through Jensen over pairs, the
     # loosest step for light tails) stays below 1e-5 floor (down to TAIL_MASS_MIN)
     tail_mass = (min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3)))
-                 if sigma >= Fraction(3, 4) else TAIL_MASS_HEAVY)
+                 if sigma >= Fraction(3, 4) and M >= 3 else
+                 TAIL_MASS if sigma >= Fraction(3, 4) else TAIL_MASS_HEAVY)
     while M * _phic(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
@@ -139,7 +141,9 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     if J1 > MAX_N:
         raise InputError(f"sigma = {decimal_str(sigma, 12)} needs a body of {J1} lattice cells "
                          f"(more than {MAX_N}); not supported")
-    bounds = _boundaries(sf, hf, J1, s2)
+    # body cells: width 1 while the mass above is at least about floor (the region a small
+    # delta resolves), then the exact-TV engine's doubling rule
+    bounds = _boundaries(sf, hf, J1, s2 * min(1.0, CELL_FLOOR * floor))
 
     def beyond(c):          # E[Y; Y >= t] + (M - 1) P(Y >= t), t = c h: the charge (e)
         x = sf * (math.log(c * hf) + u / 2)

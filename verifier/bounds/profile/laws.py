@@ -628,10 +628,11 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
             gk, Bk, vs = K2_COARSE * g, Bc8, {Fraction(k * t, 2): ct for t, ct in pair.items()}
         # V's lattice: 4 times finer than B's for k <= 2, B's own for k >= 3 (rarer events)
         sub = gk // 4 if gk % 4 == 0 and k <= 2 else (gk if k >= 3 else 1)
-        # the product kept to about 4096 points: values of V beyond go point by point with
-        # B spread onto a lattice FAR_B times coarser (for each value of V separately, any
-        # spread of B is step (a)); they are far in the tail (small mass)
-        cut = min(vs) + (4096 - (max(Bk) - min(Bk)) * (gk // sub)) * sub
+        # the product kept to about 4096 points (V gets at least 1024): values of V beyond go
+        # point by point with B spread onto a lattice FAR_B times coarser (for each value of
+        # V separately, any spread of B is step (a)); they are far in the tail (small mass)
+        room = max(4096 - (max(Bk) - min(Bk)) * (gk // sub), 1024)
+        cut = min(vs) + room * sub
         dense = {v: c for v, c in vs.items() if v <= cut}
         for n, c in _convolve(Bk, gk // sub, _onto_lattice(dense, sub)).items():
             put_R((arb(n * sub) * ha / Ma).log(), c * wk)

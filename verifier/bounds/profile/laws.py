@@ -207,17 +207,19 @@ class _Law(_BaseLaw):
     cell at 0 for a large sigma, can make the chosen theta useless; every theta is valid,
     the smallest bound is kept)."""
 
-    def __init__(self, y, part, n, N, pts, mu, span, extra=None, left=None):
+    def __init__(self, y, part, n, N, pts, mu, span, extra=None, left=None, target=None):
         super().__init__(y, part, n, N, pts, mu, span, extra, left)
         if not self.alias:
             return
+        # the ladder only where the float choice missed the window's target by far
+        floor_ok = 1e-30 if target is None else max(1e-30, 100 * target)
         ex = (extra[0], extra[1]) if extra else None
         sd = math.sqrt(max(n, 1)) * max(1.0, float(Interval.of(_spread_sd(pts, mu)).upper))
         for side in ("lo", "up"):
             cur = self.eps_lo if side == "lo" else self.eps_up
             if side == "lo" and self.start == 0:
                 continue
-            if cur.upper() < 1e-30:
+            if cur.upper() < floor_ok:
                 continue
             t = self.mean - self.start if side == "lo" else self.b - self.mean
             best = cur
@@ -530,18 +532,18 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         del PS, XS
     del PB1, XB
     ex = (tilted, mu_t, J1)
-    SM = _Law(yS, "real", M, N, spread, mu_s, J1, left=lS)
-    S1 = _Law(yS, "imag", M - 1, N, spread, mu_s, J1, left=lS)
+    SM = _Law(yS, "real", M, N, spread, mu_s, J1, left=lS, target=eps_t)
+    S1 = _Law(yS, "imag", M - 1, N, spread, mu_s, J1, left=lS, target=eps_t)
     if randomized:
         BM, B1 = SM, S1                # the tests' P0 laws of M and M - 1 labels
     else:
-        BM = _Law(yB, "real", M, NT, labels, mu_b, J1, left=lB)
-        B1 = _Law(yB, "imag", M - 1, NT, labels, mu_b, J1, left=lB)
-    T1l = _Law(yT, "real", M - 1, NT, labels, mu_b, J1, extra=ex, left=lX)
-    T2l = (_Law(yT, "imag", M - 2, NT, labels, mu_b, J1, extra=ex, left=lX)
+        BM = _Law(yB, "real", M, NT, labels, mu_b, J1, left=lB, target=eps_t)
+        B1 = _Law(yB, "imag", M - 1, NT, labels, mu_b, J1, left=lB, target=eps_t)
+    T1l = _Law(yT, "real", M - 1, NT, labels, mu_b, J1, extra=ex, left=lX, target=eps_t)
+    T2l = (_Law(yT, "imag", M - 2, NT, labels, mu_b, J1, extra=ex, left=lX, target=eps_t)
            if M >= 2 else None)
-    B2 = _Law(y2, "real", M - 2, NT, labels, mu_b, J1, left=lB) if k2 else None
-    T3l = (_Law(y2, "imag", M - 3, NT, labels, mu_b, J1, extra=ex, left=lX)
+    B2 = _Law(y2, "real", M - 2, NT, labels, mu_b, J1, left=lB, target=eps_t) if k2 else None
+    T3l = (_Law(y2, "imag", M - 3, NT, labels, mu_b, J1, extra=ex, left=lX, target=eps_t)
            if k2 and M >= 3 else None)
     del yS, yB, yT, y2
 

@@ -141,9 +141,11 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     if J1 > MAX_N:
         raise InputError(f"sigma = {decimal_str(sigma, 12)} needs a body of {J1} lattice cells "
                          f"(more than {MAX_N}); not supported")
-    # body cells: width 1 while the mass above is at least about floor (the region a small
-    # delta resolves), then the exact-TV engine's doubling rule
-    bounds = _boundaries(sf, hf, J1, s2 * min(1.0, CELL_FLOOR * floor))
+    # body cells: for light tails width 1 while the mass above is at least about floor (the
+    # region a small delta resolves), then the exact-TV engine's doubling rule (heavy tails:
+    # that rule alone; their body reaches far and gains nothing from it)
+    light = sigma >= Fraction(3, 4)
+    bounds = _boundaries(sf, hf, J1, s2 * (min(1.0, CELL_FLOOR * floor) if light else 1.0))
 
     def beyond(c):          # E[Y; Y >= t] + (M - 1) P(Y >= t), t = c h: the charge (e)
         x = sf * (math.log(c * hf) + u / 2)

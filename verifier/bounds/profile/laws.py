@@ -87,7 +87,8 @@ TAIL_MASS = 1e-3
 TAIL_MASS_HEAVY = 1e-2
 TAIL_MASS_MIN = 1e-5
 CELL_FLOOR = 1e3      # body cells widen only where w^2 P(Y >= a) <= 4e-5 (s2/h^2) CELL_FLOOR floor
-K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M
+K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M (heavy tails: at every M)
+K2_MERGE_LARGE = 16  # tail cells merged this many at a time in the K = 2 outcomes for M >= K2_TEST_M
 GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
 GRID_L = 24          # grid points per standard deviation of the test statistic lambda
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
@@ -518,10 +519,11 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     yB = _two_inverse([a * b for a, b in zip(PB1, XB)], PB1, NT)          # b^M, b^{M-1}
     yT = _two_inverse([a * b for a, b in zip(PB1, XT)],                   # t b^{M-1}, t b^{M-2}
                       [a * b for a, b in zip(PB2, XT)] if M >= 2 else zeros, NT)
-    # K = 2 test outcomes only where tail items move the likelihood ratio (M < K2_TEST_M):
+    # K = 2 test outcomes only where tail items move the likelihood ratio (M < K2_TEST_M,
+    # or heavy tails at every M):
     # leaving outcomes out of a test is always valid, and for large M it loses about
     # P(K = 2) relative
-    k2 = 2 <= M < K2_TEST_M
+    k2 = 2 <= M and (M < K2_TEST_M or sigma < Fraction(3, 4))      # heavy tails: always
     y2 = (_two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, NT)
           if k2 else None)                                                # b^{M-2}, t b^{M-3}
     del PB3, PB2, XT
@@ -718,7 +720,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     #   P0 = M (M-1) p_a p_b b^{M-2}               (a != b; half of it for a = b)
     #   P1 = (M-1)(tau_a p_b + tau_b p_a) b^{M-2} + (M-1)(M-2) p_a p_b (t b^{M-3})   (idem)
     if B2 is not None:
-        idx = list(range(0, len(tb) - 1, 8)) + [len(tb) - 1]
+        mg = 8 if M < K2_TEST_M else K2_MERGE_LARGE
+        idx = list(range(0, len(tb) - 1, mg)) + [len(tb) - 1]
         t8 = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]
         bk2 = bucketed(B2, T3l, max(1, int(sd_l / 3)), 10)
         for ia, (pa, ta) in enumerate(t8):

@@ -97,7 +97,7 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     1e-4 floor.  The per-epoch laws are planned for ``budget_epochs`` >= E epochs (default E)
     and cached, so a search over E composes one set of laws many times."""
     from verifier.bounds.profile.compose import Profile
-    wcap = next(c for c in EPS_CAPS if eps_cap <= c)   # the composed windows' sizes
+    wcap = next((c for c in EPS_CAPS if eps_cap <= c), EPS_CAPS[-1])   # the windows' sizes
     lk, prec, _ = _epoch_laws(sigma, M, E, floor, budget_epochs,
                               LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61)
     pk = lk + (E, wcap)

@@ -1,5 +1,6 @@
-"""E epochs: the three per-epoch laws of laws.py composed by one DFT each, and the privacy
-profile delta(eps) bracketed from them for any eps at O(1) cost.
+"""E epochs: the four per-epoch laws of laws.py (remove, add, the test statistic under P0
+and P1) composed two per complex DFT (x1 + i x2), and the privacy profile delta(eps)
+bracketed from them for any eps at O(1) cost.
 
 Upper end, remove.  With law_R the E-fold composition of the remove grid law (x = sum of
 the epochs' grid values, step eta) and c = e^eps, s0 = ceil(eps / eta):
@@ -13,7 +14,10 @@ Plus E times the per-epoch charge of the union bound (laws.py, step (e)).
 Upper end, add.  The same with the add law (under nu): s1 = floor(-eps / eta),
 
     sum_s law_A[s] (e^{-s eta} - c)_+ = T' - sum_{s > s1} law_A[s] e^{-s eta} - c sum_{s <= s1} law_A[s],
-    T' = (sum_k add_k e^{-k eta})^E.
+    T' = (sum_k add_k e^{-k eta})^E,
+
+the weighted sum over s > s1 kept as a suffix sum (the weights e^{-s eta} are huge at the
+window's left end; a difference of prefix sums would carry their radii).
 
 Lower ends.  The tests {sum_e lambda_e >= t} (remove) and {sum_e lambda_e <= t} (add) on the
 composed laws of the test statistic under P0 and P1, for thresholds t near eps; the P1

@@ -21,7 +21,7 @@ GRID = [("1", 10, (2, 4, 8, 16, 32)), ("1", 100, (2, 4, 8, 16, 32)),
 
 
 def ours_integer(sigma, M, orders):
-    from verifier.views.moments import integer_moments
+    from verifier.bounds.moments import integer_moments
     t = time.perf_counter()
     ms = integer_moments(F(sigma), M, max(orders))
     vals = {a: float(ms[a].log().mid()) / (a - 1) for a in orders}

@@ -15,7 +15,7 @@ import pytest
 
 from verifier.views import renyi as RV
 from verifier.views.grid import ProfileGrid
-from verifier.views.moments import integer_moments
+from verifier.bounds.moments import integer_moments
 from verifier.views.tradeoff import tradeoff_curve
 
 mpmath.mp.dps = 60

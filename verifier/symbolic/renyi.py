@@ -8,7 +8,7 @@ independent, the multinomial theorem gives
         a! / prod_i lambda_i!  *  M! / ((M - len)! prod_j mult_j!)  *  prod_i m_{lambda_i}
 
 (the partition sum of the issue) and, equivalently, the coefficient form used by the
-evaluator (``verifier.views.moments``):
+evaluator (``verifier.bounds.moments``):
 
     E[(sum_j Y_j)^a] = a! [z^a] (sum_{k>=0} m_k z^k / k!)^M        (m_0 = 1).
 

@@ -29,7 +29,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from verifier.core.arith import to_arb
-from verifier.views.moments import chernoff_k, integer_moments
+from verifier.bounds.moments import chernoff_k, integer_moments
 
 PREC = 160
 TINY = 1e-15          # a direction below this is not refined further

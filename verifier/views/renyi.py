@@ -47,7 +47,7 @@ from flint import arb, arb_mat, ctx
 
 from verifier.core.arith import InputError, Interval, decimal_str, frac_str, to_arb
 from verifier.views.grid import PREC, ProfileGrid, cs_arb
-from verifier.views.moments import chernoff_k, integer_moments
+from verifier.bounds.moments import chernoff_k, integer_moments
 
 DEFAULT_ORDERS = tuple(Fraction(x) for x in
                        ("1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "5", "6", "8", "10",

@@ -80,7 +80,7 @@ def guess_epsilon(sigma: Fraction, M: int, E: int, delta: float) -> float:
     composed windows' eps cap and the laws' precision): the classical Renyi conversion
     min_a [E log E[Ybar^a] / (a - 1) + log(1/delta) / (a - 1)] of the exact integer moments
     of one epoch (remove direction; docs/THEORY.md section 10), a = 2..64."""
-    from verifier.views.moments import integer_moments
+    from verifier.bounds.moments import integer_moments
     ms = integer_moments(sigma, M, 64, prec=128)
     best = math.inf
     for a in range(2, 65):

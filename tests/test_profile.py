@@ -403,3 +403,20 @@ def test_large_sigma_small_m_many_epochs_is_bracketed():
     r = PR.epsilon_bracket(F(50), 2, 1000, F(1, 10 ** 12))
     assert r.bracketed and r.epsilon.lower > 0
     assert (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower <= F(5, 1000)
+
+
+# ---------------------------------------------------------------- free parameters of the search
+@pytest.mark.parametrize("sigma,M,E,delta", [("1", 100, 10, "1e-5"), ("0.5", 1000, 10, "1e-10"),
+                                             ("2", 10, 100, "1e-3")])
+def test_cap_guess_is_from_above_and_caps_agree(sigma, M, E, delta):
+    """The eps guess (a classical Renyi conversion of the exact moments) is an upper end of
+    epsilon (it only picks the windows' cap, but it must not send a search to a cap too
+    small); and the bracket found with the widest cap overlaps the automatic one."""
+    s, d = F(sigma), F(delta)
+    r = PR.epsilon_bracket(s, M, E, d)
+    assert r.bracketed
+    g = PR.guess_epsilon(s, M, E, float(d))
+    assert g >= float(r.epsilon.lower)
+    P = PR.engine(s, M, E, float(d), eps_cap=61)
+    lo, hi = PR._eps_direction(P, "remove", d)
+    assert max(lo, r.remove.lower) <= min(hi, r.remove.upper)

@@ -94,3 +94,37 @@ def gaussian_symmetry():
         ("p1(a - x) = p0(x)", identity(p1.subs(x, a - x), p0, [])),
         ("L(a - x) = 1/L(x)", identity((p1 / p0).subs(x, a - x), p0 / p1, [])),
     ])
+
+
+@check("profile.add-moment-bound", "A moment bound of the add direction.",
+       "for theta > 0: (1 - x)_+ <= C x^{-theta} with C = theta^theta / (1 + theta)^{1 + theta} "
+       "(the maximum of (1 - x) x^theta over 0 < x < 1, at x = theta / (1 + theta)); "
+       "E[Y^{-s}] = e^{s (s + 1) u / 2} for Y = e^{X/sigma - u/2}, u = 1/sigma^2; W >= the geometric "
+       "mean of its M items, so E[W^{-theta}] <= e^{theta (theta/M + 1) u / 2} and "
+       "delta_A(eps) <= C e^{-theta eps + E theta (theta/M + 1) u / 2}", "x, theta, s, sigma, M, E",
+       ("theta > 0", "s > 0", "sigma > 0", "M, E >= 1"),
+       "SymPy: the stationary point and second derivative of log((1 - x) x^theta), the value there; "
+       "the Gaussian moment generating function in closed form; the AM-GM step and the "
+       "independence of items and epochs (cited)", SRC)
+def add_moment_bound():
+    x, th, s, sig, M = sp.symbols("x theta s sigma M", positive=True)
+    g = sp.log(1 - x) + th * sp.log(x)
+    x0 = th / (1 + th)
+    u = 1 / sig ** 2
+    X = sp.Symbol("X", real=True)
+    mgf = sp.integrate(sp.exp(-s * (X / sig - u / 2)) * sp.exp(-X ** 2 / 2) / sp.sqrt(2 * sp.pi),
+                       (X, -sp.oo, sp.oo))
+    return all_proved([
+        ("stationary point x = theta/(1+theta)", identity(sp.diff(g, x).subs(x, x0), 0, [])),
+        ("g'' = -1/(1-x)^2 - theta/x^2 (< 0 on (0, 1): a maximum)",
+         identity(sp.diff(g, x, 2), -1 / (1 - x) ** 2 - th / x ** 2, [])),
+        ("C = theta^theta / (1+theta)^(1+theta)",
+         identity(sp.expand_log(sp.log((1 - x0) * x0 ** th), force=True),
+                  sp.expand_log(sp.log(th ** th / (1 + th) ** (1 + th)), force=True), [])),
+        ("E[Y^-s] = e^{s(s+1)u/2}", identity(sp.simplify(mgf), sp.exp(s * (s + 1) * u / 2), [])),
+        ("the product over M items at s = theta/M", identity(
+            (sp.exp((th / M) * (th / M + 1) * u / 2)) ** M, sp.exp(th * (th / M + 1) * u / 2), [])),
+        ("AM-GM and independence", cite("the inequality of arithmetic and geometric means; "
+                                        "E of a product of independent factors",
+                                        "e.g. Hardy, Littlewood & Polya, Inequalities, 2.5")),
+    ])

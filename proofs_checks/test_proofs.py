@@ -10,7 +10,8 @@ CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accura
                 "profile.jensen-over-pairs": "Jensen", "profile.binomial-tail": "Boole",
                 "renyi.add-moment": "arithmetic-geometric", "renyi.log-convexity": "Lyapunov",
                 "renyi.profile-moment": "Tonelli", "renyi.zcdp-remove": "Jensen",
-                "tradeoff.primal-dual": "Dong, Roth & Su"}
+                "tradeoff.primal-dual": "Dong, Roth & Su",
+                "profile.add-moment-bound": "arithmetic and geometric means"}
 
 CHECKS = all_checks()
 

@@ -337,6 +337,15 @@ def _profile_packed_parts_swapped():
     _set("verifier.bounds.profile.compose:_power2", swapped)
 
 
+def _profile_add_moment_low():
+    real = _get("verifier.bounds.profile.compose:add_moment_bound")
+
+    def low(sigma, M, E, eps):       # the AM-GM exponent's u/2 term dropped
+        from flint import arb
+        return arb((real(sigma, M, E, eps) * (-E * arb(sigma) ** -2 / 2 * arb(1)).exp()).upper())
+    _set("verifier.bounds.profile.compose:add_moment_bound", low)
+
+
 def _profile_bisect_swapped():
     real = _get("verifier.bounds.profile:_bisect")
 
@@ -518,6 +527,9 @@ MUTATIONS = [
     Mutation("profile.packed-laws-swapped", "compose",
              "the two laws composed in one DFT read back in swapped order",
              _profile_packed_parts_swapped, (P + "test_composed_window_bounds_the_aliased_mass",)),
+    Mutation("profile.add-moment-bound-low", "tail",
+             "the add direction's moment bound lowered by e^{-E u/2} (the AM-GM step's shift dropped)",
+             _profile_add_moment_low, (P + "test_add_moment_bound_is_above_the_truth",)),
     Mutation("profile.tail-charge-dropped", "tail",
              "the union-bound charge for items above t_max and K > kmax replaced by 0",
              lambda: _set("verifier.bounds.profile.laws:tail_charge", _const_arb(0)),

@@ -420,3 +420,25 @@ def test_cap_guess_is_from_above_and_caps_agree(sigma, M, E, delta):
     P = PR.engine(s, M, E, float(d), eps_cap=61)
     lo, hi = PR._eps_direction(P, "remove", d)
     assert max(lo, r.remove.lower) <= min(hi, r.remove.upper)
+
+
+def test_add_moment_bound_is_above_the_truth():
+    """The add direction's moment bound (C_theta e^{-theta eps + E theta (theta/M + 1) u/2}):
+    above the Gaussian mechanism's closed form at M = 1 and above the certified lower end of
+    the lattice engine at sigma = 0.5, M = 10 (where it decides the add direction)."""
+    for sigma, E, e in (("2", 1, "3"), ("1", 10, "12"), ("0.5", 1, "9")):
+        b = C.add_moment_bound(F(sigma), 1, E, F(e))
+        ref = gaussian_delta(F(e), F(sigma), E)
+        with mp.workdps(60):
+            assert mp.mpf(b.upper().mid().str(40, radius=False)) >= ref, (sigma, E, e, b, ref)
+    P = PR.engine(F(1, 2), 10, 1, 1e-13)
+    for e in ("3", "5", "8"):
+        assert C.add_moment_bound(F(1, 2), 10, 1, F(e)).upper() >= P._lower_add(F(e)).lower()
+
+
+def test_small_sigma_small_m_is_bracketed():
+    """sigma = 0.5, M = 5: the lattice's add end is useless (the spread puts the smallest
+    cell at 0), the moment bound decides it; epsilon is the remove direction's."""
+    r = PR.epsilon_bracket(F(1, 2), 5, 1, F(1, 10 ** 5))
+    assert r.bracketed and r.larger == "remove"
+    assert (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower < F(1, 1000)

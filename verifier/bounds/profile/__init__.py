@@ -104,7 +104,8 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
             _PROFILES.clear()
-        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, wcap, symmetric=M == 1)
+        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, wcap, symmetric=M == 1,
+                                pair=(sigma, M))
     return _PROFILES[pk]
 
 

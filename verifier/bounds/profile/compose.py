@@ -157,9 +157,10 @@ class Profile:
     certified ends of each direction at any exact eps >= 0 (O(1) each)."""
 
     def __init__(self, laws: EpochLaws, E: int, prec: int, floor: float, eps_cap: float = 16,
-                 symmetric: bool = False):
+                 symmetric: bool = False, pair: tuple | None = None):
         self.E, self.prec, self.laws, self.eps_cap = E, prec, laws, eps_cap
         self.symmetric = symmetric
+        self.pair = pair                  # (sigma, M): the add direction's moment bound
         # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-5 floor
         # for every eps <= eps_cap (beyond, still valid, only looser)
         target = 1e-5 * floor * math.exp(-eps_cap)
@@ -239,7 +240,10 @@ class Profile:
             i = min(max(math.floor(-eps / self.laws.eta) + 1 - self.sA, 0), n)  # j < i: s <= s1
             U = (self.T_A - self.A_ws[i] - c * self.A_0[i]
                  + 2 * c * self.oA + self.ch_A)
-            return _clamp(U)
+            U = _clamp(U)
+            if self.pair is not None:       # the better of two valid upper ends
+                U = _min(U, add_moment_bound(*self.pair, self.E, eps))
+            return U
 
     # ---- lower ends
     @staticmethod
@@ -278,6 +282,32 @@ class Profile:
                 if v.lower() > best.lower():
                     best = arb(v.lower())
             return best
+
+
+def add_moment_bound(sigma: Fraction, M: int, E: int, eps: Fraction) -> arb:
+    """An upper end of delta_A(eps) = E_P0[(1 - c L)_+] from moments (the verifier's
+    construction; docs/THEORY.md section 9): for theta > 0, (1 - x)_+ <= C_theta x^{-theta}
+    with C_theta = theta^theta / (1 + theta)^{1 + theta} (the maximum of (1 - x) x^theta), and
+    E_P0[L^{-theta}] = (E_P0[W^{-theta}])^E <= e^{E theta (theta/M + 1) u / 2} (W >= the
+    geometric mean of its M lognormals, AM-GM; E[Y^{-s}] = e^{s (s + 1) u / 2}, proof check
+    profile.add-moment-bound), so delta_A(eps) <= C_theta e^{-theta eps + E theta (theta/M + 1) u / 2}.
+    The best of a ladder of dyadic theta around the float optimum (a free parameter).  Tight
+    only far in the tail, where the lattice's spread is not (small sigma, small M)."""
+    uf = float(sigma) ** -2
+    k = E * uf / M                              # exponent: -theta (eps - E u / 2) + k theta^2 / 2
+    t0 = (float(eps) - E * uf / 2) / k
+    if not t0 > 0:
+        return arb(1)
+    u = 1 / to_arb(sigma) ** 2
+    e = to_arb(eps)
+    best = arb(1)
+    for f in (0.5, 0.7, 0.85, 1.0, 1.2, 1.5, 2.0):
+        th = to_arb(Fraction(t0 * f).limit_denominator(2 ** 20))
+        C = (th * th.log() - (1 + th) * (1 + th).log()).exp()
+        b = C * (-th * e + E * th * (th / M + 1) * u / 2).exp()
+        if b.upper() < best.upper():
+            best = arb(b.upper())
+    return best
 
 
 def _min(a: arb, b: arb) -> arb:      # upper ends: the smaller (both are valid)

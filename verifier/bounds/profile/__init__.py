@@ -98,13 +98,13 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     and cached, so a search over E composes one set of laws many times."""
     from verifier.bounds.profile.compose import Profile
     wcap = next((c for c in EPS_CAPS if eps_cap <= c), EPS_CAPS[-1])   # the windows' sizes
-    lk, prec, _ = _epoch_laws(sigma, M, E, floor, budget_epochs,
+    lk, prec, laws = _epoch_laws(sigma, M, E, floor, budget_epochs,
                               LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61)
     pk = lk + (E, wcap)
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
             _PROFILES.clear()
-        _PROFILES[pk] = Profile(_LAWS[lk], E, prec, floor, wcap, symmetric=M == 1,
+        _PROFILES[pk] = Profile(laws, E, prec, floor, wcap, symmetric=M == 1,
                                 pair=(sigma, M))
     return _PROFILES[pk]
 

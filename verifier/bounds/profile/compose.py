@@ -39,8 +39,9 @@ from verifier.core.arith import InputError
 
 def _plan(sub: dict, E: int, what: str, target: float):
     """The window of the E-fold sum of the grid variable with sub-probabilities ``sub``
-    (index -> ball): (N, start, best) with start None when the window holds the whole
-    support, best(sign, a) the float Chernoff choice (log bound, theta).  The window is the
+    (index -> ball): (N, start, best, centre) with start None when the window holds the
+    whole support, best(sign, a) the float Chernoff choice (log bound, theta), centre the
+    float mean of the sum.  The window is the
     shortest smooth length whose float-estimated mass outside is below target."""
     import numpy as np
     kmin, kmax = min(sub), max(sub)
@@ -74,12 +75,12 @@ def _plan(sub: dict, E: int, what: str, target: float):
             break
         half = n / 2 - 2
         if max(best(1, half)[0], best(-1, half)[0]) < math.log(target):
-            return n, int(math.floor(centre)) - n // 2, best
+            return n, int(math.floor(centre)) - n // 2, best, centre
     N = min(n for n in ladder if n >= max(16, full))
     if N > MAX_GRID:
         raise InputError(f"the {what} grid of E = {E} epochs needs {full} points "
                          f"(more than {MAX_GRID}); not supported")
-    return N, None, best
+    return N, None, best, centre
 
 
 def _power2(subs: list, E: int, what: str, target: float):
@@ -90,7 +91,7 @@ def _power2(subs: list, E: int, what: str, target: float):
     true mass outside the window) and P_out >= the mass outside the window, a Chernoff bound
     of each side in Arb (0 when the window holds the whole support)."""
     plans = [_plan(sub, E, what, target) for sub in subs]
-    N = max(n for n, _, _ in plans)
+    N = max(p[0] for p in plans)
     kmin = min(min(sub) for sub in subs)
     off = E * kmin                     # y[i] holds the sums' index off + i (mod N)
     pts = [[(k - kmin, v) for k, v in sub.items()] for sub in subs]
@@ -98,13 +99,12 @@ def _power2(subs: list, E: int, what: str, target: float):
     Y = [[z ** E for z in Xi] for Xi in X[:len(subs)]]
     y = _two_inverse(Y[0], Y[1] if len(Y) > 1 else [acb(0)] * len(Y[0]), N)
     out = []
-    for i, (sub, (n, start, best)) in enumerate(zip(subs, plans)):
+    for i, (sub, (n, start, best, centre)) in enumerate(zip(subs, plans)):
         if start is None:                      # the whole support fits (full <= n <= N)
             start, p_out = E * min(sub), arb(0)
         else:
             start -= (N - n) // 2              # centred in the longer window
             b_hi, b_lo = start + N, start - 1
-            centre = E * _mean(sub)
             _, th_up = best(1, b_hi - centre)
             _, th_lo = best(-1, centre - b_lo)
             p_out = _cher(sub, E, th_up, b_hi) + _cher(sub, E, th_lo, b_lo)
@@ -112,11 +112,6 @@ def _power2(subs: list, E: int, what: str, target: float):
         part = [z.real if i == 0 else z.imag for z in y[r0:] + y[:r0]]
         out.append((start, part, p_out))
     return out
-
-
-def _mean(sub: dict) -> float:
-    ws = {k: max(float(v.upper()), 0.0) for k, v in sub.items()}
-    return sum(k * w for k, w in ws.items()) / sum(ws.values())
 
 
 def _cher(sub: dict, E: int, theta: float, b: int) -> arb:

@@ -128,3 +128,26 @@ def add_moment_bound():
                                         "E of a product of independent factors",
                                         "e.g. Hardy, Littlewood & Polya, Inequalities, 2.5")),
     ])
+
+
+@check("profile.first-cell-split", "The add law's split on the first cell.",
+       "with s(z) = wa z^0 + wb z^c + r(z) the generating polynomial of one spread item (wa, wb "
+       "the first cell's end masses, r(z) the other cells', no constant term), the law of the "
+       "sum of M items is s(z)^M; its all-in-the-first-cell piece is (wa + wb z^c)^M = "
+       "sum_k C(M, k) wa^{M-k} wb^k z^{k c}, and s^M - (wa + wb z^c)^M has no constant term "
+       "(no mass at W = 0 once the piece is taken out)", "wa, wb, z, r", ("M >= 1", "r(0) = 0"),
+       "exact algebra for M = 1..10: the binomial expansion, and s^M - a^M = r sum_i s^i a^{M-1-i} "
+       "with r = s - a vanishing at z = 0", SRC)
+def first_cell_split():
+    wa, wb, z, R = sp.symbols("wa wb z R")
+    parts = []
+    for M in range(1, 11):
+        a = wa + wb * z
+        s = a + R                                # R = r(z): any polynomial with r(0) = 0
+        piece = sum(sp.binomial(M, k) * wa ** (M - k) * wb ** k * z ** k for k in range(M + 1))
+        parts.append((f"M = {M}: binomial piece", identity(sp.expand(a ** M), piece, [])))
+        factor = R * sum(s ** i * a ** (M - 1 - i) for i in range(M))
+        parts.append((f"M = {M}: s^M - a^M = r sum s^i a^(M-1-i)",
+                      identity(s ** M - a ** M, factor, [])))
+        parts.append((f"M = {M}: zero where r = 0 (z = 0)", identity(factor.subs(R, 0), 0, [])))
+    return all_proved(parts)

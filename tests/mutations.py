@@ -346,6 +346,28 @@ def _profile_add_moment_low():
     _set("verifier.bounds.profile.compose:add_moment_bound", low)
 
 
+def _profile_first_cell_charge_dropped():
+    real = _get("verifier.bounds.profile.laws:first_cell_levels")
+
+    def dropped(sigma, M, a, budget):  # the last level's piece (and the W = 0 balls) not charged
+        from flint import arb
+        return real(sigma, M, a, budget)[0], arb(0)
+    _set("verifier.bounds.profile.laws:first_cell_levels", dropped)
+
+
+def _profile_first_cell_swapped():
+    real = _get("verifier.bounds.profile.laws:_all_in_first_cell")
+    _set("verifier.bounds.profile.laws:_all_in_first_cell", lambda wa, wb, M: real(wb, wa, M))
+
+
+def _profile_keep_low_dropped():
+    real = _get("verifier.bounds.profile.laws:_coarse_keep_low")
+
+    def dropped(c, g):               # the points in (0, g) left out
+        return {v: x for v, x in real(c, g).items() if v == 0 or v >= g}
+    _set("verifier.bounds.profile.laws:_coarse_keep_low", dropped)
+
+
 def _profile_bisect_swapped():
     real = _get("verifier.bounds.profile:_bisect")
 
@@ -530,6 +552,29 @@ MUTATIONS = [
     Mutation("profile.add-moment-bound-low", "tail",
              "the add direction's moment bound lowered by e^{-E u/2} (the AM-GM step's shift dropped)",
              _profile_add_moment_low, (P + "test_add_moment_bound_is_above_the_truth",)),
+    Mutation("profile.first-cell-levels-dropped", "spread",
+             "the add law's all-in-the-first-cell piece left out (the atom at W = 0 subtracted, "
+             "nothing put back)",
+             lambda: _set("verifier.bounds.profile.laws:first_cell_levels",
+                          lambda sigma, M, a, budget: ([], _const_arb(0)())),
+             (P + "test_add_direction_at_m2_against_quadrature",
+              P + "test_first_cell_levels_account_for_the_mass")),
+    Mutation("profile.first-cell-charge-dropped", "tail",
+             "the first-cell levels' last piece (all items below the last level) not charged",
+             _profile_first_cell_charge_dropped, (P + "test_first_cell_levels_account_for_the_mass",)),
+    Mutation("profile.first-cell-binomial-swapped", "spread",
+             "the all-in-the-first-cell binomial piece built with the cell's two end masses swapped",
+             _profile_first_cell_swapped, (P + "test_first_cell_levels_account_for_the_mass",
+                                           P + "test_add_direction_at_m2_against_quadrature")),
+    Mutation("profile.first-cell-split-never", "spread",
+             "the add law never split on the first cell (its atom at W = 0 charged whole)",
+             lambda: _set("verifier.bounds.profile.laws:_split_first_cell",
+                          lambda *a: False),
+             (P + "test_add_direction_at_m2_against_quadrature",
+              P + "test_small_sigma_small_m_is_bracketed")),
+    Mutation("profile.keep-low-dropped", "spread",
+             "the add law's sums below the coarse lattice's first step left out",
+             _profile_keep_low_dropped, (P + "test_coarse_keep_low_keeps_mass_mean_and_zero",)),
     Mutation("profile.tail-charge-dropped", "tail",
              "the union-bound charge for items above t_max and K > kmax replaced by 0",
              lambda: _set("verifier.bounds.profile.laws:tail_charge", _const_arb(0)),

@@ -305,12 +305,16 @@ def add_moment_bound(sigma: Fraction, M: int, E: int, eps: Fraction) -> arb:
     return best
 
 
-def _min(a: arb, b: arb) -> arb:      # upper ends: the smaller (both are valid)
-    return a if a.upper() <= b.upper() else b
+def _min(a: arb, b: arb) -> arb:      # upper ends: the smaller (both are valid; nan never wins)
+    if not b.is_finite():
+        return a
+    return a if a.is_finite() and a.upper() <= b.upper() else b
 
 
-def _max(a: arb, b: arb) -> arb:      # lower ends: the larger
-    return a if a.lower() >= b.lower() else b
+def _max(a: arb, b: arb) -> arb:      # lower ends: the larger (nan never wins)
+    if not b.is_finite():
+        return a
+    return a if a.is_finite() and a.lower() >= b.lower() else b
 
 
 def _clamp(U: arb) -> arb:

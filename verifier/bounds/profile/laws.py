@@ -38,7 +38,13 @@ nondecreasing in every x_e.
 Add upper law (under nu = W P0, the tilted measure).  K = 0 as above, K >= 1 by (d); then
 E_mu[f_A] = mu(some W_e = 0) + E_nu[(e^{-sum x} - c)_+] with nu_e(dw) = w mu_e(dw), and
 (e^{-sum x} - c)_+ is convex and nonincreasing in every x_e: x spread onto the grid at the
-ball's lower end.  Below the DFT window the mass is charged by (e).
+ball's lower end.  Below the DFT window the mass is charged by (e).  The spread puts the
+first cell's mass partly at 0, so with probability wa0^M (about 0.5^M at sigma = 1/2) the
+spread W is 0, where f_A = 1; where that atom is not negligible the K = 0 part is split on
+"all M items in the first cell" (the spread acts cell by cell, so it is valid conditionally
+on the cells): the spread law minus its binomial all-in-the-first-cell piece (no atom at 0
+left), and that piece redone on finer lattices of the first cell, level by level
+(first_cell_levels), until the rest has mu-mass below the budget (charged, (e)).
 
 Lower end (a test).  delta_R(eps) >= P1(A) - e^eps P0(A) and delta_A(eps) >= P0(A') -
 e^eps P1(A') for every event A, A' (and every randomized test phi in [0, 1]).  A body item's
@@ -68,6 +74,7 @@ kmax, lambda); every reported number is an Arb ball, the DFTs included.
 from __future__ import annotations
 
 import math
+from math import comb
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -94,6 +101,15 @@ GRID_L = 24          # grid points per standard deviation of the test statistic 
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
 BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
 TAIL_STEP = 1 / 32     # tail cells: each this much wider (relative) than the one before
+TAIL_STEP_FINE = 1 / 128   # the same for light tails at M <= FINE_TAIL_M (the tail items decide
+FINE_TAIL_M = 16           # a small delta there: W is large only through them)
+FIRST_CELL_LEVELS = 16  # at most this many levels (the rest charged: valid, only looser)
+FIRST_CELL_N = 1024      # lattice points per level of the add law's first-cell piece
+FIRST_CELL_SPLIT = 1e-2  # the add law is split on the first cell where its atom at 0 exceeds this times the budget
+PAIR_MERGE = 4       # the pair sums' tail cells merged this many at a time (1 for short tails)
+PAIR_MERGE_CELLS = 256   # ... where there are at most this many tail cells
+PAIR_STEP = 1 / 32   # the pair sums' geometric grid (relative step); FINE at M <= FINE_TAIL_M
+PAIR_STEP_FINE = 1 / 256
 FAR_B = 16           # the far tail parts meet B spread onto a lattice this many times coarser
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
@@ -152,8 +168,9 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
         x = sf * (math.log(c * hf) + u / 2)
         return _phic(x - 1 / sf) + (M - 1) * _phic(x)
     tail = [J1]
+    step = TAIL_STEP_FINE if light and M <= FINE_TAIL_M else TAIL_STEP
     while beyond(tail[-1]) > budget:
-        tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + TAIL_STEP))))
+        tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + step))))
         if len(tail) > 20000:
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: the lognormal tail "
                              f"needs more than 20000 cells at this delta; not supported")
@@ -291,6 +308,25 @@ def _coarse(law: _Law, *gs: int):
     return outs if len(outs) > 1 else outs[0]
 
 
+def _keep_range(law: dict, lim: float) -> tuple[int, int]:
+    """(lo, hi): the indices of ``law`` outside [lo, hi] hold at most ``lim`` on each side
+    (float upper ends: a choice; _collapse is valid for any range)."""
+    ks = sorted(law)
+    acc, lo = 0.0, ks[0]
+    for k in ks:
+        acc += max(float(law[k].upper()), 0.0)
+        if acc > lim:
+            break
+        lo = k
+    acc, hi = 0.0, ks[-1]
+    for k in reversed(ks):
+        acc += max(float(law[k].upper()), 0.0)
+        if acc > lim:
+            break
+        hi = k
+    return min(lo, hi), max(lo, hi)
+
+
 def _collapse(law: dict, lo: int, hi: int, up: bool) -> dict:
     """Masses at indices outside [lo, hi] moved to one end (step (b)): for ``up`` (remove),
     those below lo onto lo and those above hi onto the largest index; else (add) those
@@ -366,6 +402,86 @@ def _convolve(a: dict, ratio: int, b: dict) -> dict:
     off = amin * ratio + bmin
     return {off + i: v for i, v in enumerate((arb_poly(pa) * arb_poly(pb)).coeffs())
             if not v.is_zero()}
+
+
+@dataclass
+class _Window:
+    """A window's masses (c[i] at start + i), the shape _coarse reads."""
+    c: list
+    start: int
+
+
+def _coarse_keep_low(c: list, g: int) -> dict:
+    """Masses c[v] at v = 0, 1, ... (lattice units): those at v < g kept where they are, the
+    others spread onto the multiples of g (_coarse, step (a)): value -> mass.  Unlike a plain
+    spread onto the multiples of g, no mass moves onto 0 (where the add integrand is 1)."""
+    out = {v: c[v] for v in range(min(g, len(c)))}
+    if len(c) > g:
+        high = [arb(0)] * g + list(c[g:])
+        for j, v in (_coarse(_Window(high, 0), g) if g > 1 else dict(enumerate(high))).items():
+            if j > 0:
+                _add(out, j * g, v)
+    return out
+
+
+def _all_in_first_cell(wa0: arb, wb0: arb, M: int) -> list:
+    """The spread law's piece on "all M items in the first cell": each item at 0 or at the
+    cell's end (masses wa0, wb0), so the sum's law is binomial: index k -> C(M, k) wa0^(M-k) wb0^k."""
+    return [comb(M, k) * _ipow(wa0, M - k) * _ipow(wb0, k) for k in range(M + 1)]
+
+
+def _ipow(x: arb, n: int) -> arb:
+    """x^n for an integer n >= 0 by repeated squaring (python-flint's ``x ** n`` is nan for a
+    ball that contains 0, e.g. the mass of a far cell)."""
+    out, base = arb(1), x
+    while n:
+        if n & 1:
+            out = out * base
+        base = base * base
+        n >>= 1
+    return out
+
+
+def _split_first_cell(wa0: arb, M: int, budget: float, SM, c1: int) -> bool:
+    """Split the add law on the first cell [0, c1 h) (a float choice; both ways are valid)
+    when the spread's atom at W = 0, wa0^M, is not negligible and the window holds the
+    all-in-the-first-cell piece (0 .. M c1)."""
+    return (SM.start == 0 and len(SM.c) > M * c1
+            and float(wa0.mid()) ** M > FIRST_CELL_SPLIT * budget)
+
+
+def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
+    """The add law's piece on "all M items in the first cell [0, a)", level by level: the
+    items given Y < a on the lattice of step a/n (cells [i a/n, (i + 1) a/n), each spread onto
+    its end points: step (a); their q and m the closed-form partial moments, cell_moments),
+    the law of their sum the M-th power of one ball polynomial; its own all-in-the-first-cell
+    piece (the binomial of the first fine cell's spread, the only way to reach W = 0)
+    subtracted and handled by the next level on [0, a/n); stopped when mu(all items below the
+    level's a) <= 1e-2 budget, which is charged (f_A <= 1: step (e)).  Returns
+    ([(W, mu-mass)], charge) with W > 0 exact rationals.  n is a float choice."""
+    from flint import arb_poly
+    n = FIRST_CELL_N
+    pts: list = []
+    level = 0
+    while True:
+        hl = a / n
+        hla = to_arb(hl)
+        q, m, _, _ = cell_moments(sigma, hl, list(range(n + 1)))
+        w = [arb(0)] * (n + 1)
+        for i in range(n):
+            wa, wb = spread_cell(q[i], m[i], i, i + 1, hla)
+            w[i] += wa
+            w[i + 1] += wb
+        law = (arb_poly(w) ** M).coeffs()
+        for k, v in enumerate(_all_in_first_cell(*spread_cell(q[0], m[0], 0, 1, hla), M)):
+            law[k] -= v
+        pts.extend((hl * T / M, c) for T, c in enumerate(law) if T > 0 and not c.is_zero())
+        charge = law[0]                       # W = 0: zero up to the balls' radii
+        rest = _ipow(q[0], M)                 # mu(all items in [0, hl))
+        level += 1
+        if float(rest.upper()) <= 1e-2 * budget or level >= FIRST_CELL_LEVELS:
+            return pts, charge + rest
+        a = hl
 
 
 def _test_laws(blocks):
@@ -529,9 +645,17 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     del PB3, PB2, XT
     if randomized:                     # the labels' laws are the spread's: s^M, s^{M-1}
         yS = yB
-    else:
+    yS2 = None                         # s^{M-2}, s^{M-3}: the body of the K >= 2 parts
+    if not randomized:
         XS = _two_dfts(spread, [], N)[0]
-        PS = power(XS, M - 1)
+        if M >= 4 and P.kmax >= 2:
+            PS3 = power(XS, M - 3)
+            PS2 = [a * b for a, b in zip(PS3, XS)]
+            yS2 = _two_inverse(PS2, PS3, N)
+            PS = [a * b for a, b in zip(PS2, XS)]
+            del PS2, PS3
+        else:
+            PS = power(XS, M - 1)
         yS = _two_inverse([a * b for a, b in zip(PS, XS)], PS, N)        # s^M, s^{M-1}
         del PS, XS
     del PB1, XB
@@ -593,45 +717,75 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     g = max(1, int(sd_b / COARSE_SD))
     g = g - g % 4 if g >= 8 else g          # a multiple of 4 (the tail parts' lattice g/4)
     Bc_full, B8 = _coarse(S1, g, K2_COARSE * g)          # sub-probability, mass (1-p)^{M-1}
-    # the coarse law kept within 12 sd of its mean; beyond, moved to one end (b)
-    jm = float(((M - 1) * mu_s / g).mid())
-    span = 12 * COARSE_SD
-    Bc = _collapse(Bc_full, int(jm) - span, int(jm) + span, up=True)
-    BcA = _collapse(Bc_full, int(jm) - span, int(jm) + span, up=False)
+    # the coarse law kept where its two tails beyond hold more than `lim`; beyond, moved to
+    # one end (b): for remove that costs at most lim (top h / M) in E[W], for add at most lim
+    top_w = float(tb[-1] * h) * P.kmax / M + float(J1 * h)
+    lim = 1e-3 * P.budget * min(1.0, 1 / top_w)
+    lo_c, hi_c = _keep_range(Bc_full, lim)
+    Bc = _collapse(Bc_full, lo_c, hi_c, up=True)
+    BcA = _collapse(Bc_full, lo_c, hi_c, up=False)
     del Bc_full
-    if S1.alias:   # E[W; B_{M-1} >= b, K >= 1] (e)
-        charge_R += (1 - one_p ** M) / one_p ** (M - 1) * (
-            ha / Ma * (S1.b * S1.eps_up + S1.tail_up)
-            + arb(P.kmax) * to_arb(Fraction(tb[-1]) * h) / Ma * S1.eps_up)
-    from math import comb
+    if S1.alias:   # E[W; B_{M-1} >= b, K >= 1] (e): the body part, and the tail items',
+        # independent of the body items given K: sum_k P(K = k) E[S_k/M | K = k] P(B >= b)
+        # = E[K] (tau/p)/M P(B >= b) = tau P(B >= b) (B_{M-k} <= B_{M-1} in the coupling)
+        charge_R += ((1 - one_p ** M) * ha / Ma * (S1.b * S1.eps_up + S1.tail_up)
+                     + tau * S1.eps_up) / one_p ** (M - 1)
     # k = 1 at full resolution.  k >= 2: Jensen over the pairs (S_k = mean over pairs of
     # (k/2)(Y_a + Y_b), step (c)), exact for k = 2, with the law of a pair's sum from the
     # tail cells merged 4 at a time; B on a lattice 8 times coarser (weights (M p)^(k-1)
     # smaller; coarser spreads are still step (a))
-    j8 = int(jm / K2_COARSE)
-    Bc8 = _collapse(B8, j8 - span // K2_COARSE, j8 + span // K2_COARSE, up=True)
+    # the body of the K = k >= 2 parts: B_{M-k} <= B_n in the coupling for any n >= M - k;
+    # n = M - 2 (k = 2) and M - 3 (k >= 3) where their laws are at hand (M < 1000: one more
+    # inverse DFT; small M: a point mass or the one-item spread), else n = M - 1 (one item
+    # of mean about 1/M in W more than needed; rare events at large M)
+    G8 = K2_COARSE * g
+
+    def coarse8(law, n):                 # law of n body items onto the multiples of G8
+        if n == 0:
+            return {0: arb(1)}
+        c8 = _coarse(law, G8)
+        return _collapse(c8, *_keep_range(c8, lim), up=True)
+    body_k = {2: (M - 1, _collapse(B8, *_keep_range(B8, lim), up=True))}
     del B8
-    tw1, tw4 = tail_spread(1), sorted(tail_spread(4).items())
+    if 2 <= M <= 3:                       # n = M - 2 <= 1: a point mass or the spread itself
+        one = [arb(0)] * (J1 + 1)
+        for j, v in spread:
+            one[j] += v
+        body_k[2] = (M - 2, coarse8(_Window(one, 0), M - 2))
+        if M == 3:
+            body_k[3] = (0, {0: arb(1)})
+    elif yS2 is not None:
+        S2 = _Law(yS2, "real", M - 2, N, spread, mu_s, J1, left=lS, target=eps_t)
+        S3 = _Law(yS2, "imag", M - 3, N, spread, mu_s, J1, left=lS, target=eps_t)
+        body_k[2], body_k[3] = (M - 2, coarse8(S2, M - 2)), (M - 3, coarse8(S3, M - 3))
+        del yS2
+        for n_, S_ in ((M - 2, S2), (M - 3, S3)):
+            if S_.alias:     # E[W; B_n >= b, K >= 2] (e), as for B_{M-1} above
+                charge_R += ((1 - one_p ** M) * ha / Ma * (S_.b * S_.eps_up + S_.tail_up)
+                             + tau * S_.eps_up) / one_p ** n_
+    tw1 = tail_spread(1)
+    tw4 = sorted(tail_spread(1 if len(tb) <= PAIR_MERGE_CELLS else PAIR_MERGE).items())
     pair: dict[int, arb] = {}
     for ia, (ta, ca) in enumerate(tw4):
         for tb_, cb_ in tw4[ia:]:
             _add(pair, ta + tb_, ca * cb_ * (1 if tb_ == ta else 2))
-    pair = _geometric(pair, 2 * J1, 1 + 1 / 32)
+    pair = _geometric(pair, 2 * J1, 1 + (PAIR_STEP_FINE if M <= FINE_TAIL_M else PAIR_STEP))
     # the sum B + V of the coarse B and the tail part V (t, or (k/2) s), V spread onto a
     # lattice 4 times finer than B's (step (a)), by one ball polynomial product; then each
     # point of the sum spread onto the log grid
     for k in range(1, P.kmax + 1):
         if k > M:
             break
-        # P(K = k, all tail items < t_max) / (1-p)^{M-1} / p_in^min(k,2), times the tail
-        # law(s) of total mass p_in^min(k,2)
-        wk = arb(comb(M, k)) * p_in ** (k - min(k, 2)) * one_p ** (1 - k)
+        # P(K = k, all tail items < t_max) / (1-p)^n / p_in^min(k,2) (the body law B_n has
+        # mass (1-p)^n), times the tail law(s) of total mass p_in^min(k,2)
+        n_k, Bk = (M - 1, Bc) if k == 1 else body_k[min(k, max(body_k))]
+        wk = arb(comb(M, k)) * p_in ** (k - min(k, 2)) * one_p ** (M - k - n_k)
         if not wk > 0:
             continue
         if k == 1:
-            gk, Bk, vs = g, Bc, {Fraction(t): ct for t, ct in tw1.items()}
+            gk, vs = g, {Fraction(t): ct for t, ct in tw1.items()}
         else:
-            gk, Bk, vs = K2_COARSE * g, Bc8, {Fraction(k * t, 2): ct for t, ct in pair.items()}
+            gk, vs = G8, {Fraction(k * t, 2): ct for t, ct in pair.items()}
         # V's lattice: 4 times finer than B's for k <= 2, B's own for k >= 3 (rarer events)
         sub = gk // 4 if gk % 4 == 0 and k <= 2 else (gk if k >= 3 else 1)
         # the product kept to about 4096 points (V gets at least 1024): values of V beyond go
@@ -662,11 +816,35 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         _add(add, k, mass * (1 - th))
         _add(add, k + 1, mass * th)
     charge_A = arb(0)
-    for j, c in K0.items():
-        if logs[j] is None:
-            charge_A += c                     # mu(W = 0): f_A = 1 there
-        else:
-            put_A(logs[j], arb(j * G0) * ha / Ma * c)
+    wa0, wb0 = spread_cell(q[0], m[0], bounds[0], bounds[1], ha)
+    if _split_first_cell(wa0, M, P.budget, SM, bounds[1]):
+        # the spread's atom at W = 0 (every item in the first cell and spread onto 0, mass
+        # wa0^M) would be charged whole: split on S = the number of items in the first cell
+        # [0, c_1 h).  S < M: the spread law minus its all-in-the-first-cell piece (the spread
+        # acts cell by cell, so it is valid conditionally on the cells, step (a)); at least
+        # one item is at c_1 h or above, so W > 0.  Its values below G0 are kept as they are
+        # (the coarse lattice would spread them onto 0), the rest coarse as for remove.
+        cc = list(SM.c)
+        for k, v in enumerate(_all_in_first_cell(wa0, wb0, M)):
+            cc[k * bounds[1]] -= v
+        for v, c in _coarse_keep_low(cc, G0).items():
+            if v == 0:
+                charge_A += c                 # 0 up to the balls' radii
+            else:
+                wv = arb(v) * ha / Ma
+                put_A(wv.log(), wv * c)
+        # S = M: the items on finer lattices, level by level (first_cell_levels)
+        pts, ch = first_cell_levels(sigma, M, bounds[1] * h, P.budget)
+        for wv, c in pts:
+            wa_ = to_arb(wv)
+            put_A(wa_.log(), wa_ * c)
+        charge_A += ch
+    else:
+        for j, c in K0.items():
+            if logs[j] is None:
+                charge_A += c                 # mu(W = 0): f_A = 1 there
+            else:
+                put_A(logs[j], arb(j * G0) * ha / Ma * c)
     del logs, K0
     charge_A += SM.eps_lo                     # below the window (e)
     # K >= 1: W >= (B_{M-1} h + T1)/M (d); B_{M-1} coarse (a)

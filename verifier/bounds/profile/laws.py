@@ -28,8 +28,9 @@ epoch, any of these steps can only raise E f:
 Remove upper law (under P0).  Body cells [0, T1) spread (a); K = number of items >= T1:
 K = 0 gives B_M h / M (B_M the sum of M spread body items, a ball-arithmetic DFT), K = 1
 gives (B_{M-1} h + t)/M with t the spread tail endpoints, K = k in 2..kmax gives
-(B_{M-1} h + (k/2) s)/M with s a spread pair sum (c), B_{M-1} spread onto a coarse
-sub-lattice (a) and B_{M-k} <= B_{M-1} (b); items above t_max,
+(B_n h + (k/2) s)/M with s a spread pair sum (c), B_n spread onto a coarse sub-lattice (a)
+and B_{M-k} <= B_n (b) for n = M - 2 (k = 2) and n = M - 3 (k >= 3) below M = 1000 (one more
+inverse DFT; at M = 1000 and above n = M - 1); items above t_max,
 K > kmax and the sums' masses beyond their DFT windows are charged by (e).  Then
 x = log W is spread onto a grid of step eta (the ball's upper end, (a) and (b)), so that
 the E-fold composition is one DFT on the grid: f_R = (e^{sum x} - c)_+ is convex and
@@ -101,7 +102,7 @@ GRID_L = 24          # grid points per standard deviation of the test statistic 
 TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
 BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
 TAIL_STEP = 1 / 32     # tail cells: each this much wider (relative) than the one before
-TAIL_STEP_FINE = 1 / 128   # the same for light tails at M <= FINE_TAIL_M (the tail items decide
+TAIL_STEP_FINE = 1 / 128   # the same for light tails at 2 <= M <= FINE_TAIL_M (the tail items decide
 FINE_TAIL_M = 16           # a small delta there: W is large only through them)
 FIRST_CELL_LEVELS = 16  # at most this many levels (the rest charged: valid, only looser)
 FIRST_CELL_N = 1024      # lattice points per level of the add law's first-cell piece
@@ -168,7 +169,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
         x = sf * (math.log(c * hf) + u / 2)
         return _phic(x - 1 / sf) + (M - 1) * _phic(x)
     tail = [J1]
-    step = TAIL_STEP_FINE if light and M <= FINE_TAIL_M else TAIL_STEP
+    step = TAIL_STEP_FINE if light and 2 <= M <= FINE_TAIL_M else TAIL_STEP
     while beyond(tail[-1]) > budget:
         tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + step))))
         if len(tail) > 20000:
@@ -732,8 +733,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
                      + tau * S1.eps_up) / one_p ** (M - 1)
     # k = 1 at full resolution.  k >= 2: Jensen over the pairs (S_k = mean over pairs of
     # (k/2)(Y_a + Y_b), step (c)), exact for k = 2, with the law of a pair's sum from the
-    # tail cells merged 4 at a time; B on a lattice 8 times coarser (weights (M p)^(k-1)
-    # smaller; coarser spreads are still step (a))
+    # tail cells (merged 4 at a time where there are more than PAIR_MERGE_CELLS); B on a
+    # lattice 8 times coarser (weights (M p)^(k-1) smaller; coarser spreads are still step (a))
     # the body of the K = k >= 2 parts: B_{M-k} <= B_n in the coupling for any n >= M - k;
     # n = M - 2 (k = 2) and M - 3 (k >= 3) where their laws are at hand (M < 1000: one more
     # inverse DFT; small M: a point mass or the one-item spread), else n = M - 1 (one item

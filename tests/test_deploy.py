@@ -100,6 +100,9 @@ def test_min_samples():
 def test_api_doctests():
     res = doctest.testmod(verifier)
     assert res.attempted >= 10 and res.failed == 0
+    import importlib
+    res = doctest.testmod(importlib.import_module("verifier.api_profile"))
+    assert res.attempted >= 3 and res.failed == 0
 
 
 def test_api_refuses_floats():

@@ -223,11 +223,29 @@ def test_calibrate_epochs_is_maximal():
 
 
 def test_get_noise_multiplier_api():
+    """Opacus's shape: float targets (read by their repr), a number back (a Fraction that
+    carries its calibration), a ValueError when no grid sigma is certified, a one-line
+    InputError on bad input."""
+    import pickle
     import verifier
-    r = verifier.get_noise_multiplier("2", "1e-5", 100, 10, epsilon_tolerance="0.05")
-    assert r.status == "certified" and r.sigma == F(19, 20)
-    with pytest.raises(verifier.InputError if hasattr(verifier, "InputError") else Exception):
-        verifier.get_noise_multiplier(2.0, "1e-5", 100, 10)
+    from verifier.api_profile import CertifiedSigma, NoCertifiedSigma
+    s = verifier.get_noise_multiplier("2", "1e-5", 100, 10, epsilon_tolerance="0.05")
+    assert isinstance(s, CertifiedSigma) and s == F(19, 20) and float(s) == 0.95
+    assert s.sigma == F(19, 20) and s.calibration.status == "certified"
+    assert s.calibration.delta == F(1, 10 ** 5)
+    # the answer is certified to meet the target and one grid step below to fail
+    assert s.calibration.at.upper <= F(1, 10 ** 5) < s.calibration.below.lower
+    f = verifier.get_noise_multiplier(2.0, 1e-5, 100, 10, epsilon_tolerance=0.05)
+    assert f == s and f.calibration.target_epsilon == 2
+    assert pickle.loads(pickle.dumps(s)) == s
+    with pytest.raises(NoCertifiedSigma) as err:       # epsilon = 0 needs infinite noise
+        verifier.get_noise_multiplier("0", "1e-12", 100, 10, epsilon_tolerance="1")
+    assert isinstance(err.value, ValueError) and err.value.calibration.status != "certified"
+    for bad in (float("nan"), float("inf"), -1.0, "x"):
+        with pytest.raises(verifier.InputError):
+            verifier.get_noise_multiplier(bad, 1e-5, 100, 10)
+    with pytest.raises(verifier.InputError):
+        verifier.get_noise_multiplier(2.0, 1.5, 100, 10)
 
 
 # ---------------------------------------------------------------- the engine's pieces

@@ -1,6 +1,7 @@
 """The (epsilon, delta) face of the API (issue #13): ``epsilon``, ``delta``,
 ``privacy_profile`` and ``get_noise_multiplier``; exact inputs (decimal strings, ints,
-Fractions), never binary floats."""
+Fractions), never binary floats (except ``get_noise_multiplier``'s targets, which Opacus
+passes as floats: read by their repr)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -86,21 +87,79 @@ def privacy_profile(sigma, steps, epochs=1, eps_grid=("0", "0.5", "1", "2", "4")
     return PrivacyProfile(s, m, e, tuple(pts))
 
 
+class CertifiedSigma(Fraction):
+    """The certified noise multiplier of ``get_noise_multiplier``: an exact Fraction (pass
+    ``float(s)`` to Opacus) carrying its calibration (``.calibration``: the delta(eps)
+    brackets at the answer and one grid step below, both certified)."""
+
+    def __new__(cls, value, calibration):
+        self = super().__new__(cls, value)
+        self.calibration = calibration
+        return self
+
+    @property
+    def sigma(self) -> Fraction:            # the plain Fraction (as on the calibration)
+        return Fraction(self)
+
+    def __repr__(self) -> str:
+        return f"CertifiedSigma({frac_str(self)})"
+
+    def __reduce__(self):
+        return (CertifiedSigma, (Fraction(self), self.calibration))
+
+
+class NoCertifiedSigma(ValueError):
+    """No grid sigma was certified (Opacus raises ValueError when the target cannot be met):
+    ``.calibration`` says why (infeasible, inconclusive or beyond the engine's range)."""
+
+    def __init__(self, calibration):
+        super().__init__(f"no noise multiplier certified: {calibration.status}"
+                         + (f" ({calibration.message})" if calibration.message else ""))
+        self.calibration = calibration
+
+
+def _opacus_number(value, name: str) -> Fraction:
+    """Opacus passes targets as floats: a float is read as the decimal Python prints for it
+    (its repr, the shortest decimal that rounds to it: 1e-05 -> 1/100000, 3.0 -> 3), so the
+    certified statement is about the number the user wrote; every other input as parse_exact."""
+    import math
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"{name} must be a finite number, got {value!r}")
+        value = repr(value)
+    return parse_exact(value, name)
+
+
 def get_noise_multiplier(target_epsilon, target_delta, steps_per_epoch, epochs=1,
-                         epsilon_tolerance="0.01", resolution=None):
+                         epsilon_tolerance="0.01", resolution=None) -> CertifiedSigma:
     """Opacus's ``get_noise_multiplier`` for random allocation, certified: the smallest sigma
     on the grid of multiples of ``resolution`` (default: ``epsilon_tolerance``) whose
     epsilon(target_delta) is certified <= target_epsilon, with the grid point below
-    certified to fail (a ``SigmaEpsCalibration``; ``.sigma`` is the answer, None if not
-    found).  Sigma is a Fraction: pass ``float(...)`` to Opacus."""
+    certified to fail.  Returns a ``CertifiedSigma`` (a Fraction: ``float(...)`` for
+    Opacus; ``.calibration`` the certificate); raises ``NoCertifiedSigma`` (a ValueError)
+    when no grid sigma is certified.  Float targets, as Opacus passes them, are read by
+    their repr (``1e-05`` is 1/100000).
+
+    >>> import verifier
+    >>> s = verifier.get_noise_multiplier(2.0, 1e-5, steps_per_epoch=100, epochs=10,
+    ...                                   epsilon_tolerance=0.05)
+    >>> s, float(s), s.calibration.status
+    (CertifiedSigma(0.95), 0.95, 'certified')
+    """
     from verifier.deploy.epsilon import calibrate_sigma_eps
-    eps = _parse_eps(target_epsilon)
-    d = _parse_delta(target_delta)
-    from verifier.core.arith import parse_epochs, parse_steps
+    from verifier.core.arith import parse_delta, parse_epochs, parse_steps
     from verifier.bounds.profile import MAX_EPOCHS
+    eps = _opacus_number(target_epsilon, "target_epsilon")
+    if eps < 0:
+        raise InputError(f"target_epsilon must be >= 0, got {target_epsilon}")
+    d = parse_delta(_opacus_number(target_delta, "target_delta"), "target_delta")
     m = parse_steps(steps_per_epoch, name="steps_per_epoch", minimum=1)
     e = parse_epochs(epochs, MAX_EPOCHS)
-    res = parse_exact(resolution if resolution is not None else epsilon_tolerance, "resolution")
+    res = _opacus_number(resolution if resolution is not None else epsilon_tolerance,
+                         "resolution")
     if res <= 0:
         raise InputError(f"resolution must be > 0, got {res}")
-    return calibrate_sigma_eps(eps, d, m, e, res)
+    cal = calibrate_sigma_eps(eps, d, m, e, res)
+    if cal.status != "certified" or cal.sigma is None:
+        raise NoCertifiedSigma(cal)
+    return CertifiedSigma(cal.sigma, cal)

@@ -541,16 +541,19 @@ def test_light_tails_small_m_tiny_delta_are_tight():
         assert r.bracketed and (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower < F(1, 200)
 
 
-def test_first_cell_levels_account_for_the_mass():
-    """first_cell_levels at sigma = 0.5, M = 3 on [0, 9/32): the masses plus the charge are
+@pytest.mark.parametrize("M", [3, 40])
+def test_first_cell_levels_account_for_the_mass(M):
+    """first_cell_levels at sigma = 0.5, M = 3 and 40 (n = 1024 and 256 lattice points per
+    level) on [0, 9/32): the masses plus the charge are
     P(Y < a)^M (50-digit mpmath), the first moment E[W; all Y_j < a] = P(Y < a)^{M-1} E[Y 1{Y < a}]
     is kept up to the last level's charged piece, and every W lies in (0, a]."""
-    sigma, M, a = F(1, 2), 3, F(9, 32)
-    assert all(0 < w <= a for w, _ in LW.first_cell_levels(sigma, M, a, 1e-18)[0])
+    sigma, a = F(1, 2), F(9, 32)
     with ctx.workprec(256), mp.workdps(60):        # the ends read at the working precision
         pts, charge = LW.first_cell_levels(sigma, M, a, 1e-18)
+        top = LW.to_arb(a) * (1 + arb(10) ** -60)
+        assert all(w > 0 and w.upper() <= top for w, _ in pts)
         mass = sum((c for _, c in pts), arb(0)) + charge
-        first = sum((LW.to_arb(w) * c for w, c in pts), arb(0))
+        first = sum((w * c for w, c in pts), arb(0))
         s = _mp(sigma)
         b = s * (mp.log(_mp(a)) + 1 / (2 * s ** 2))       # Y < a iff X < b
         q, m = mp.ncdf(b), mp.ncdf(b - 1 / s)
@@ -586,4 +589,7 @@ def test_heavy_tail_charges_stay_near_the_budget():
     L = PR.engine(F(3, 10), 10, 1, 1e-5).laws
     assert L.charge_R < 1e-8
     r = PR.epsilon_bracket(F(3, 10), 10, 1, F(1, 10 ** 5))
+    assert r.bracketed and (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower < F(1, 1000)
+    # M = 1000: the first-cell split at large M (16 points per level), within 0.1%
+    r = PR.epsilon_bracket(F(3, 10), 1000, 1, F(1, 10 ** 3))
     assert r.bracketed and (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower < F(1, 1000)

@@ -459,9 +459,14 @@ def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
     piece (the binomial of the first fine cell's spread, the only way to reach W = 0)
     subtracted and handled by the next level on [0, a/n); stopped when mu(all items below the
     level's a) <= 1e-2 budget, which is charged (f_A <= 1: step (e)).  Returns
-    ([(W, mu-mass)], charge) with W > 0 exact rationals.  n is a float choice."""
+    ([(W, mu-mass)], charge) with W > 0 balls.  n is a free choice (1024 for M <= 16, fewer
+    for larger M)."""
     from flint import arb_poly
+    # n M points per level's polynomial: n shrinks with M (a sum of many items is smooth
+    # on a coarse lattice; the power's cost grows with its length)
     n = FIRST_CELL_N
+    while n > 16 and n * M > 16 * FIRST_CELL_N:
+        n //= 2
     pts: list = []
     level = 0
     while True:
@@ -476,7 +481,8 @@ def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
         law = (arb_poly(w) ** M).coeffs()
         for k, v in enumerate(_all_in_first_cell(*spread_cell(q[0], m[0], 0, 1, hla), M)):
             law[k] -= v
-        pts.extend((hl * T / M, c) for T, c in enumerate(law) if T > 0 and not c.is_zero())
+        unit = hla / M
+        pts.extend((unit * T, c) for T, c in enumerate(law) if T > 0 and not c.is_zero())
         charge = law[0]                       # W = 0: zero up to the balls' radii
         rest = _ipow(q[0], M)                 # mu(all items in [0, hl))
         level += 1
@@ -837,8 +843,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         # S = M: the items on finer lattices, level by level (first_cell_levels)
         pts, ch = first_cell_levels(sigma, M, bounds[1] * h, P.budget)
         for wv, c in pts:
-            wa_ = to_arb(wv)
-            put_A(wa_.log(), wa_ * c)
+            put_A(wv.log(), wv * c)
         charge_A += ch
     else:
         for j, c in K0.items():

@@ -468,69 +468,55 @@ def test_small_sigma_small_m_is_bracketed():
         assert (r.epsilon.upper - r.epsilon.lower) / r.epsilon.lower < rel, (sigma, M, E, r.epsilon)
 
 
-def _delta_add_m2(sigma: F, eps: F):
-    """delta_A(eps) = E_P0[(1 - e^eps (Y1 + Y2)/2)_+] at M = 2, E = 1, at 50 digits: the
-    integral over X2 in closed form (Y2 < y* iff X2 < sigma (ln y* + u/2); E[Y 1{X < b}] =
-    Phi(b - 1/sigma)), the one over X1 by mpmath quadrature."""
+def _delta_m2(which: str, sigma: F, eps: F):
+    """delta_R(eps) = E_P0[((Y1 + Y2)/2 - c)_+] or delta_A(eps) = E_P0[(1 - c (Y1 + Y2)/2)_+]
+    at M = 2, E = 1, c = e^eps, at 50 digits: the integral over X2 in closed form (Y2 < t iff
+    X2 < b = sigma (ln t + u/2); E[Y 1{X < b}] = Phi(b - 1/sigma)), the one over X1 by mpmath
+    quadrature, split where the inner integrand changes form."""
     with mp.workdps(50):
         s = _mp(sigma)
         u, c = 1 / s ** 2, mp.e ** _mp(eps)
 
         def inner(x1):
             y1 = mp.e ** (x1 / s - u / 2)
-            ys = 2 / c - y1
-            if ys <= 0:
-                return mp.mpf(0)
-            b = s * (mp.log(ys) + u / 2)
-            return ((1 - c * y1 / 2) * mp.ncdf(b) - c / 2 * mp.ncdf(b - 1 / s)) * mp.npdf(x1)
-        top = s * (mp.log(2 / c) + u / 2)        # Y1 < 2/c
-        return mp.quad(inner, [-mp.inf, top - 8, top - 2, top])
-
-
-@pytest.mark.parametrize("sigma,eps", [("0.5", "2"), ("0.5", "4"), ("0.5", "6"), ("0.6", "3")])
-def test_add_direction_at_m2_against_quadrature(sigma, eps):
-    """M = 2, E = 1: the add bracket contains the 50-digit quadrature, and its upper end is
-    within 1% of it (eps = 6: delta_A(6) = 3.1e-4 lives where both items are below 0.005,
-    inside the first lattice cell: the first-cell levels carry it)."""
-    P = PR.engine(F(sigma), 2, 1, 1e-13)
-    _, add = PR.directions(P, F(eps))
-    ref = _delta_add_m2(F(sigma), F(eps))
-    assert _contains(add, ref), (add, ref)
-    with mp.workdps(50):
-        assert _mp(add.upper) <= ref * mp.mpf("1.01"), (add, ref)
-
-
-def _delta_remove_m2(sigma: F, eps: F):
-    """delta_R(eps) = E_P0[((Y1 + Y2)/2 - e^eps)_+] at M = 2, E = 1, at 50 digits: over X2 in
-    closed form (E[(Y - t)_+] = Phi(1/sigma - b) - t Phi(-b), b = sigma (ln t + u/2)), over
-    X1 by mpmath quadrature."""
-    with mp.workdps(50):
-        s = _mp(sigma)
-        u, c = 1 / s ** 2, mp.e ** _mp(eps)
-
-        def inner(x1):
-            y1 = mp.e ** (x1 / s - u / 2)
-            t = 2 * c - y1
+            if which == "remove":                     # E[(Y2 - t)_+] / 2, t = 2c - y1
+                t = 2 * c - y1
+                if t <= 0:
+                    return ((y1 + 1) / 2 - c) * mp.npdf(x1)
+                b = s * (mp.log(t) + u / 2)
+                return (mp.ncdf(1 / s - b) - t * mp.ncdf(-b)) / 2 * mp.npdf(x1)
+            t = 2 / c - y1                            # add: Y2 < t
             if t <= 0:
-                return ((y1 + 1) / 2 - c) * mp.npdf(x1)
+                return mp.mpf(0)
             b = s * (mp.log(t) + u / 2)
-            return (mp.ncdf(1 / s - b) - t * mp.ncdf(-b)) / 2 * mp.npdf(x1)
-        xc = s * (mp.log(2 * c) + u / 2)            # Y1 = 2c
-        return mp.quad(inner, [-mp.inf, 0, xc - 2, xc - 1, xc, xc + 1, xc + 8, mp.inf])
+            return ((1 - c * y1 / 2) * mp.ncdf(b) - c / 2 * mp.ncdf(b - 1 / s)) * mp.npdf(x1)
+        if which == "remove":
+            xc = s * (mp.log(2 * c) + u / 2)          # Y1 = 2c
+            cuts = [-mp.inf, 0, xc - 2, xc - 1, xc, xc + 1, xc + 8, mp.inf]
+        else:
+            xc = s * (mp.log(2 / c) + u / 2)          # Y1 = 2/c
+            cuts = [-mp.inf, xc - 8, xc - 2, xc]
+        return mp.quad(inner, cuts)
 
 
-@pytest.mark.parametrize("sigma,eps", [("4", "1.1"), ("2", "2.2"), ("1", "3")])
-def test_remove_direction_at_m2_against_quadrature(sigma, eps):
-    """M = 2, E = 1, delta_R about 1e-11 (light tails, where W is large only through the tail
-    items): the remove bracket contains the 50-digit quadrature and its upper end is within 5%
-    (the K = 2 part on B_0 = 0, not on one body item more than there is: 200 times the truth
-    at sigma = 4; the coarse body law kept by its tails' mass, not by 12 sd)."""
+@pytest.mark.parametrize("which,sigma,eps,slack", [
+    ("add", "0.5", "2", "1.01"), ("add", "0.5", "4", "1.01"), ("add", "0.5", "6", "1.01"),
+    ("add", "0.6", "3", "1.01"),
+    ("remove", "4", "1.1", "1.05"), ("remove", "2", "2.2", "1.05"), ("remove", "1", "3", "1.05")])
+def test_m2_against_quadrature(which, sigma, eps, slack):
+    """M = 2, E = 1: each direction's bracket contains the 50-digit quadrature, and its upper
+    end is within 1% (add) or 5% (remove) of it.  Add at eps = 6: delta_A = 3.1e-4 lives where
+    both items are below 0.005, inside the first lattice cell (the first-cell levels carry it).
+    Remove at delta_R about 1e-11 (light tails: W is large only through the tail items): the
+    K = 2 part on B_0 = 0, not on one body item more than there is (200 times the truth at
+    sigma = 4), the coarse body law kept by its tails' mass, not by 12 sd."""
     P = PR.engine(F(sigma), 2, 1, 1e-13)
-    rem, _ = PR.directions(P, F(eps))
-    ref = _delta_remove_m2(F(sigma), F(eps))
-    assert _contains(rem, ref), (rem, ref)
+    rem, add = PR.directions(P, F(eps))
+    got = rem if which == "remove" else add
+    ref = _delta_m2(which, F(sigma), F(eps))
+    assert _contains(got, ref), (got, ref)
     with mp.workdps(50):
-        assert _mp(rem.upper) <= ref * mp.mpf("1.05"), (rem, ref)
+        assert _mp(got.upper) <= ref * mp.mpf(slack), (got, ref)
 
 
 def test_light_tails_small_m_tiny_delta_are_tight():

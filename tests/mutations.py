@@ -10,8 +10,8 @@ without a mutation must pass.
 Kinds: hypothesis (hypothesis checks), box (branch-and-bound box tests and the proofs that
 bound the sigma line), search (the certified searches and their predicates), tail (the
 Chernoff and tail charges of the exact TV), spread (the convex-order spreads), compose
-(composition and targets), judge (claim judges), proof (proof-check helpers), input (the
-input layer).
+(composition and targets), test (the lower ends' test outcomes), judge (claim judges),
+proof (proof-check helpers), input (the input layer).
 """
 from __future__ import annotations
 
@@ -360,6 +360,12 @@ def _profile_first_cell_swapped():
     _set("verifier.bounds.profile.laws:_all_in_first_cell", lambda wa, wb, M: real(wb, wa, M))
 
 
+def _profile_first_cell_test_p1_low():
+    real = _get("verifier.bounds.profile.laws:first_cell_test")
+    _set("verifier.bounds.profile.laws:first_cell_test",
+         lambda sigma, M, a: [(p0, p1 / 2) for p0, p1 in real(sigma, M, a)])
+
+
 def _profile_keep_low_dropped():
     real = _get("verifier.bounds.profile.laws:_coarse_keep_low")
 
@@ -572,6 +578,9 @@ MUTATIONS = [
                           lambda *a: False),
              (P + "test_m2_against_quadrature",
               P + "test_small_sigma_small_m_is_bracketed")),
+    Mutation("profile.first-cell-test-p1-low", "test",
+             "the first cell's refined test outcomes with their P1 masses halved",
+             _profile_first_cell_test_p1_low, (P + "test_m2_against_quadrature",)),
     Mutation("profile.keep-low-dropped", "spread",
              "the add law's sums below the coarse lattice's first step left out",
              _profile_keep_low_dropped, (P + "test_coarse_keep_low_keeps_mass_mean_and_zero",)),

@@ -45,7 +45,9 @@ spread W is 0, where f_A = 1; where that atom is not negligible the K = 0 part i
 "all M items in the first cell" (the spread acts cell by cell, so it is valid conditionally
 on the cells): the spread law minus its binomial all-in-the-first-cell piece (no atom at 0
 left), and that piece redone on finer lattices of the first cell, level by level
-(first_cell_levels), until the rest has mu-mass below the budget (charged, (e)).
+(first_cell_levels), until the rest has mu-mass below the budget (charged, (e)).  The tests
+refine the same event: the K = 0 outcome of label sum 0 (all items in the first cell) is
+replaced by the sum of the items' labels on the first level's finer lattice (first_cell_test).
 
 Lower end (a test).  delta_R(eps) >= P1(A) - e^eps P0(A) and delta_A(eps) >= P0(A') -
 e^eps P1(A') for every event A, A' (and every randomized test phi in [0, 1]).  A body item's
@@ -451,6 +453,29 @@ def _split_first_cell(wa0: arb, M: int, budget: float, SM, c1: int) -> bool:
             and float(wa0.mid()) ** M > FIRST_CELL_SPLIT * budget)
 
 
+def _first_cell_n(M: int) -> int:
+    """Points per first-cell level: n M bounded (a sum of many items is smooth on a coarse
+    lattice; a polynomial power's cost grows with its length)."""
+    n = FIRST_CELL_N
+    while n > 16 and n * M > 16 * FIRST_CELL_N:
+        n //= 2
+    return n
+
+
+def first_cell_test(sigma: Fraction, M: int, a: Fraction) -> list:
+    """The tests' outcomes inside "all M items in the first cell [0, a)" (the K = 0 outcome
+    of label sum 0, refined): the sum T of the items' fine labels (the left end i of the
+    cell [i a/n, (i + 1) a/n)), P0(T) = (sum q_i z^i)^M and P1(T) = (sum m_i z^i)(sum q_i
+    z^i)^{M-1} (one coordinate tilted by Y; the event is symmetric), as [(P0, P1)] for
+    _test_laws with alpha = gamma = 1, beta = 0.  Any function of the outcome is a test."""
+    from flint import arb_poly
+    n = _first_cell_n(M)
+    q, m, _, _ = cell_moments(sigma, a / n, list(range(n + 1)))
+    Q, Mm = arb_poly(q), arb_poly(m)
+    Q1 = Q ** (M - 1) if M > 1 else arb_poly([1])
+    return list(zip((Q1 * Q).coeffs(), (Q1 * Mm).coeffs()))
+
+
 def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
     """The add law's piece on "all M items in the first cell [0, a)", level by level: the
     items given Y < a on the lattice of step a/n (cells [i a/n, (i + 1) a/n), each spread onto
@@ -462,11 +487,7 @@ def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
     ([(W, mu-mass)], charge) with W > 0 balls.  n is a free choice (1024 for M <= 16, fewer
     for larger M)."""
     from flint import arb_poly
-    # n M points per level's polynomial: n shrinks with M (a sum of many items is smooth
-    # on a coarse lattice; the power's cost grows with its length)
-    n = FIRST_CELL_N
-    while n > 16 and n * M > 16 * FIRST_CELL_N:
-        n //= 2
+    n = _first_cell_n(M)
     pts: list = []
     level = 0
     while True:
@@ -824,7 +845,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         _add(add, k + 1, mass * th)
     charge_A = arb(0)
     wa0, wb0 = spread_cell(q[0], m[0], bounds[0], bounds[1], ha)
-    if _split_first_cell(wa0, M, P.budget, SM, bounds[1]):
+    split = _split_first_cell(wa0, M, P.budget, SM, bounds[1])
+    if split:
         # the spread's atom at W = 0 (every item in the first cell and spread onto 0, mass
         # wa0^M) would be charged whole: split on S = the number of items in the first cell
         # [0, c_1 h).  S < M: the spread law minus its all-in-the-first-cell piece (the spread
@@ -892,8 +914,14 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     # [(r1, r2)] and outcome masses P0 = alpha r1, P1 = beta r1 + gamma r2.
     # K = 0: buckets of consecutive sums r of the M labels (a coarser statistic is a test
     # too), P0 = b^M, P1 = t b^{M-1} over the bucket
-    blocks = [(arb(1), arb(0), arb(1),
-               bucketed(BM, T1l, max(1, int(sd_l / BUCKET_K0)), len(BM.c)))]
+    k0 = bucketed(BM, T1l, max(1, int(sd_l / BUCKET_K0)), len(BM.c))
+    blocks = [(arb(1), arb(0), arb(1), k0)]
+    if split and not randomized and BM.start == 0 and T1l.start == 0 and k0:
+        # the label sum 0 (all items in the first cell: its label is 0, every other cell's
+        # is >= 1) taken out of the first bucket and refined by the first cell's fine labels
+        r1, r2 = k0[0]
+        k0[0] = (r1 - BM.c[0], r2 - T1l.c[0])
+        blocks.append((arb(1), arb(0), arb(1), first_cell_test(sigma, M, bounds[1] * h)))
     buckets = bucketed(B1, T2l, max(1, int(sd_l / BUCKET_SD)), 12)
     idx = list(range(0, len(tb) - 1, TEST_MERGE)) + [len(tb) - 1]   # tail cells merged
     tails = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]

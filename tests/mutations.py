@@ -349,9 +349,9 @@ def _profile_add_moment_low():
 def _profile_first_cell_charge_dropped():
     real = _get("verifier.bounds.profile.laws:first_cell_levels")
 
-    def dropped(sigma, M, a, budget):  # the last level's piece (and the W = 0 balls) not charged
-        from flint import arb
-        return real(sigma, M, a, budget)[0], arb(0)
+    def dropped(sigma, M, a, budget, first=None):  # the last level's piece (and the W = 0
+        from flint import arb                          # balls) not charged
+        return real(sigma, M, a, budget, first)[0], arb(0)
     _set("verifier.bounds.profile.laws:first_cell_levels", dropped)
 
 
@@ -363,7 +363,14 @@ def _profile_first_cell_swapped():
 def _profile_first_cell_test_p1_low():
     real = _get("verifier.bounds.profile.laws:first_cell_test")
     _set("verifier.bounds.profile.laws:first_cell_test",
-         lambda sigma, M, a: [(p0, p1 / 2) for p0, p1 in real(sigma, M, a)])
+         lambda fine, M: [(p0, p1 / 2) for p0, p1 in real(fine, M)])
+
+
+def _profile_k_body_short():
+    # the K = k >= 2 parts on the body law with the fewest items for every k (B_{M-3} at k = 2:
+    # one body item short of B_{M-2}, a move down, not step (b))
+    _set("verifier.bounds.profile.laws:_k_body",
+         lambda k, body_k, first: first if k == 1 else body_k[max(body_k)])
 
 
 def _profile_keep_low_dropped():
@@ -562,7 +569,7 @@ MUTATIONS = [
              "the add law's all-in-the-first-cell piece left out (the atom at W = 0 subtracted, "
              "nothing put back)",
              lambda: _set("verifier.bounds.profile.laws:first_cell_levels",
-                          lambda sigma, M, a, budget: ([], _const_arb(0)())),
+                          lambda sigma, M, a, budget, first=None: ([], _const_arb(0)())),
              (P + "test_m2_against_quadrature",
               P + "test_first_cell_levels_account_for_the_mass")),
     Mutation("profile.first-cell-charge-dropped", "tail",
@@ -581,6 +588,15 @@ MUTATIONS = [
     Mutation("profile.first-cell-test-p1-low", "test",
              "the first cell's refined test outcomes with their P1 masses halved",
              _profile_first_cell_test_p1_low, (P + "test_m2_against_quadrature",)),
+    Mutation("profile.k-body-one-item-short", "spread",
+             "the K = 2 part of the remove law on B_{M-3}, one body item fewer than K = 2 leaves",
+             _profile_k_body_short, (P + "test_k2_body_has_enough_items",)),
+    Mutation("profile.first-bucket-not-refined", "test",
+             "the K = 0 test bucket keeps the all-in-the-first-cell outcomes that the refined "
+             "outcomes count again (not a partition)",
+             lambda: _set("verifier.bounds.profile.laws:_refine_first_bucket",
+                          lambda k0, BM, T1l: k0),
+             (P + "test_m2_against_quadrature",)),
     Mutation("profile.keep-low-dropped", "spread",
              "the add law's sums below the coarse lattice's first step left out",
              _profile_keep_low_dropped, (P + "test_coarse_keep_low_keeps_mass_mean_and_zero",)),

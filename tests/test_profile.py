@@ -300,12 +300,6 @@ def test_composed_window_bounds_the_aliased_mass():
             assert o_al.upper() >= outside.lower()
 
 
-class _Window:
-    """A stand-in for a window law: masses c at start, start + 1, ..."""
-    def __init__(self, start, c):
-        self.start, self.c = start, c
-
-
 def _mass_mean(d: dict, unit=1):
     tot = sum(d.values(), arb(0))
     return tot, sum((k * unit * v for k, v in d.items()), arb(0))
@@ -322,7 +316,7 @@ def test_lattice_spreads_keep_mass_and_mean():
         assert abs(float((tot - 1).mid())) < 1e-30
         assert abs(float(mean.mid()) - (7 / 4 + 23 / 8 + 20)) < 1e-12
         assert all(isinstance(k, int) for k in out)
-        law = _Window(13, [arb(k + 1) / 100 for k in range(37)])
+        law = LW._Window([arb(k + 1) / 100 for k in range(37)], 13)
         fine, coarse = LW._coarse(law, 3, 12)
         direct = LW._onto_lattice({F(13 + i): v for i, v in enumerate(law.c)}, 12)
         for g, out in ((3, fine), (12, coarse)):
@@ -520,6 +514,21 @@ def test_m2_against_quadrature(which, sigma, eps, slack):
         assert _mp(got.upper) <= ref * mp.mpf(slack), (got, ref)
         if which == "add":      # the first cell's fine labels in the test: lower end too
             assert _mp(got.lower) >= ref / mp.mpf(slack), (got, ref)
+
+
+def test_k2_body_has_enough_items():
+    """The K = k parts of the remove law sit on B_n with n >= M - k (B_{M-k} <= B_n: a move
+    up); with one body item fewer the upper end at sigma = 4, M = 4, delta_R about 6e-12
+    falls below the certified lower end (the tests)."""
+    M = 6
+    body_k = {2: (M - 2, {0: arb(1)}), 3: (M - 3, {0: arb(1)})}
+    for k in range(1, 6):
+        n, _ = LW._k_body(k, body_k, (M - 1, {0: arb(1)}))
+        assert n >= M - k, (k, n)
+    P = PR.engine(F(4), 4, 1, 1e-13)
+    for e in ("0.8", "0.9"):
+        rem, _ = PR.directions(P, F(e))
+        assert rem.lower <= rem.upper <= rem.lower * F(11, 10), (e, rem)
 
 
 def test_light_tails_small_m_tiny_delta_are_tight():

@@ -453,6 +453,27 @@ def _split_first_cell(wa0: arb, M: int, budget: float, SM, c1: int) -> bool:
             and float(wa0.mid()) ** M > FIRST_CELL_SPLIT * budget)
 
 
+def _k_body(k: int, body_k: dict, first: tuple) -> tuple:
+    """(n, coarse law of B_n) for the K = k part: ``first`` for k = 1, else the body law with
+    the fewest items kept for k (body_k: 2 -> n = M - 2 or M - 1, 3 -> n = M - 3 where at
+    hand); always n >= M - k, so B_{M-k} <= B_n in the coupling (step (b))."""
+    return first if k == 1 else body_k[min(k, max(body_k))]
+
+
+def _refine_first_bucket(k0: list, BM, T1l) -> list:
+    """The K = 0 test buckets with the label sum 0 (all items in the first cell) taken out of
+    the first bucket (its masses P0 = BM at 0, P1 = T1l at 0), for first_cell_test's outcomes
+    to replace it: the outcomes stay a partition."""
+    r1, r2 = k0[0]
+    return [(r1 - BM.c[0], r2 - T1l.c[0])] + k0[1:]
+
+
+def _fine_cells(sigma: Fraction, a: Fraction, n: int):
+    """(q, m) of the first cell's fine cells [i a/n, (i + 1) a/n), i < n (cell_moments)."""
+    q, m, _, _ = cell_moments(sigma, a / n, list(range(n + 1)))
+    return q, m
+
+
 def _first_cell_n(M: int) -> int:
     """Points per first-cell level: n M bounded (a sum of many items is smooth on a coarse
     lattice; a polynomial power's cost grows with its length)."""
@@ -462,21 +483,21 @@ def _first_cell_n(M: int) -> int:
     return n
 
 
-def first_cell_test(sigma: Fraction, M: int, a: Fraction) -> list:
+def first_cell_test(fine: tuple, M: int) -> list:
     """The tests' outcomes inside "all M items in the first cell [0, a)" (the K = 0 outcome
     of label sum 0, refined): the sum T of the items' fine labels (the left end i of the
     cell [i a/n, (i + 1) a/n)), P0(T) = (sum q_i z^i)^M and P1(T) = (sum m_i z^i)(sum q_i
     z^i)^{M-1} (one coordinate tilted by Y; the event is symmetric), as [(P0, P1)] for
-    _test_laws with alpha = gamma = 1, beta = 0.  Any function of the outcome is a test."""
+    _test_laws with alpha = gamma = 1, beta = 0; ``fine`` = (q, m) of the first level's cells
+    (_fine_cells).  Any function of the outcome is a test."""
     from flint import arb_poly
-    n = _first_cell_n(M)
-    q, m, _, _ = cell_moments(sigma, a / n, list(range(n + 1)))
+    q, m = fine
     Q, Mm = arb_poly(q), arb_poly(m)
     Q1 = Q ** (M - 1) if M > 1 else arb_poly([1])
     return list(zip((Q1 * Q).coeffs(), (Q1 * Mm).coeffs()))
 
 
-def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
+def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float, first=None):
     """The add law's piece on "all M items in the first cell [0, a)", level by level: the
     items given Y < a on the lattice of step a/n (cells [i a/n, (i + 1) a/n), each spread onto
     its end points: step (a); their q and m the closed-form partial moments, cell_moments),
@@ -485,7 +506,7 @@ def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
     subtracted and handled by the next level on [0, a/n); stopped when mu(all items below the
     level's a) <= 1e-2 budget, which is charged (f_A <= 1: step (e)).  Returns
     ([(W, mu-mass)], charge) with W > 0 balls.  n is a free choice (1024 for M <= 16, fewer
-    for larger M)."""
+    for larger M); ``first``: the first level's (q, m) when already computed (_fine_cells)."""
     from flint import arb_poly
     n = _first_cell_n(M)
     pts: list = []
@@ -493,7 +514,7 @@ def first_cell_levels(sigma: Fraction, M: int, a: Fraction, budget: float):
     while True:
         hl = a / n
         hla = to_arb(hl)
-        q, m, _, _ = cell_moments(sigma, hl, list(range(n + 1)))
+        q, m = first if level == 0 and first is not None else _fine_cells(sigma, a, n)
         w = [arb(0)] * (n + 1)
         for i in range(n):
             wa, wb = spread_cell(q[i], m[i], i, i + 1, hla)
@@ -601,6 +622,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     wt: dict[int, arb] = {}
     for i in range(L):
         wa, wb = spread_cell(q[i], m[i], bounds[i], bounds[i + 1], ha)
+        if i == 0:
+            wa0, wb0 = wa, wb                 # the first cell's (the add law's split)
         _add(w, bounds[i], wa)
         _add(w, bounds[i + 1], wb)
         if randomized:
@@ -753,11 +776,15 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     Bc = _collapse(Bc_full, lo_c, hi_c, up=True)
     BcA = _collapse(Bc_full, lo_c, hi_c, up=False)
     del Bc_full
-    if S1.alias:   # E[W; B_{M-1} >= b, K >= 1] (e): the body part, and the tail items',
-        # independent of the body items given K: sum_k P(K = k) E[S_k/M | K = k] P(B >= b)
-        # = E[K] (tau/p)/M P(B >= b) = tau P(B >= b) (B_{M-k} <= B_{M-1} in the coupling)
-        charge_R += ((1 - one_p ** M) * ha / Ma * (S1.b * S1.eps_up + S1.tail_up)
-                     + tau * S1.eps_up) / one_p ** (M - 1)
+    def body_window_charge(S_: _Law, n_: int) -> arb:
+        """E[W; B_n >= b, K >= 1] for the body law B_n of the K >= 1 parts beyond its window
+        b (e): the body part, and the tail items', independent of the body items given K:
+        sum_k P(K = k) E[S_k/M | K = k] P(B_n >= b) = E[K] (tau/p)/M P(B_n >= b) = tau P(B_n >= b)."""
+        if not S_.alias:
+            return arb(0)
+        return ((1 - one_p ** M) * ha / Ma * (S_.b * S_.eps_up + S_.tail_up)
+                + tau * S_.eps_up) / one_p ** n_
+    charge_R += body_window_charge(S1, M - 1)
     # k = 1 at full resolution.  k >= 2: Jensen over the pairs (S_k = mean over pairs of
     # (k/2)(Y_a + Y_b), step (c)), exact for k = 2, with the law of a pair's sum from the
     # tail cells (merged 4 at a time where there are more than PAIR_MERGE_CELLS); B on a
@@ -787,10 +814,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         S3 = _Law(yS2, "imag", M - 3, N, spread, mu_s, J1, left=lS, target=eps_t)
         body_k[2], body_k[3] = (M - 2, coarse8(S2, M - 2)), (M - 3, coarse8(S3, M - 3))
         del yS2
-        for n_, S_ in ((M - 2, S2), (M - 3, S3)):
-            if S_.alias:     # E[W; B_n >= b, K >= 2] (e), as for B_{M-1} above
-                charge_R += ((1 - one_p ** M) * ha / Ma * (S_.b * S_.eps_up + S_.tail_up)
-                             + tau * S_.eps_up) / one_p ** n_
+        charge_R += body_window_charge(S2, M - 2) + body_window_charge(S3, M - 3)
     tw1 = tail_spread(1)
     tw4 = sorted(tail_spread(1 if len(tb) <= PAIR_MERGE_CELLS else PAIR_MERGE).items())
     pair: dict[int, arb] = {}
@@ -806,7 +830,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
             break
         # P(K = k, all tail items < t_max) / (1-p)^n / p_in^min(k,2) (the body law B_n has
         # mass (1-p)^n), times the tail law(s) of total mass p_in^min(k,2)
-        n_k, Bk = (M - 1, Bc) if k == 1 else body_k[min(k, max(body_k))]
+        n_k, Bk = _k_body(k, body_k, (M - 1, Bc))
         wk = arb(comb(M, k)) * p_in ** (k - min(k, 2)) * one_p ** (M - k - n_k)
         if not wk > 0:
             continue
@@ -844,7 +868,6 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
         _add(add, k, mass * (1 - th))
         _add(add, k + 1, mass * th)
     charge_A = arb(0)
-    wa0, wb0 = spread_cell(q[0], m[0], bounds[0], bounds[1], ha)
     split = _split_first_cell(wa0, M, P.budget, SM, bounds[1])
     if split:
         # the spread's atom at W = 0 (every item in the first cell and spread onto 0, mass
@@ -863,7 +886,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
                 wv = arb(v) * ha / Ma
                 put_A(wv.log(), wv * c)
         # S = M: the items on finer lattices, level by level (first_cell_levels)
-        pts, ch = first_cell_levels(sigma, M, bounds[1] * h, P.budget)
+        fine = _fine_cells(sigma, bounds[1] * h, _first_cell_n(M))
+        pts, ch = first_cell_levels(sigma, M, bounds[1] * h, P.budget, first=fine)
         for wv, c in pts:
             put_A(wv.log(), wv * c)
         charge_A += ch
@@ -919,9 +943,8 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
     if split and not randomized and BM.start == 0 and T1l.start == 0 and k0:
         # the label sum 0 (all items in the first cell: its label is 0, every other cell's
         # is >= 1) taken out of the first bucket and refined by the first cell's fine labels
-        r1, r2 = k0[0]
-        k0[0] = (r1 - BM.c[0], r2 - T1l.c[0])
-        blocks.append((arb(1), arb(0), arb(1), first_cell_test(sigma, M, bounds[1] * h)))
+        blocks = [(arb(1), arb(0), arb(1), _refine_first_bucket(k0, BM, T1l)),
+                  (arb(1), arb(0), arb(1), first_cell_test(fine, M))]
     buckets = bucketed(B1, T2l, max(1, int(sd_l / BUCKET_SD)), 12)
     idx = list(range(0, len(tb) - 1, TEST_MERGE)) + [len(tb) - 1]   # tail cells merged
     tails = [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(G_inf, H_inf)]

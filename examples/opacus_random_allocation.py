@@ -1,13 +1,16 @@
-"""DP-SGD with random allocation in Opacus, accounted by the verifier (issue #16).
+"""DP-SGD with random allocation in Opacus, certified by the verifier.
 
     pip install ".[opacus]"
     python examples/opacus_random_allocation.py
 
-A small classifier on generated data (10 Gaussian classes in 64 dimensions, 2,000 records),
-trained with the verifier's random-allocation batch sampler and its certified accountant as
-Opacus's accountant; at the end it prints the certified epsilon bracket beside Opacus's own
-Poisson-based RDP and PRV figures for the same sigma, batch fraction and steps, and what each
-assumes.  Runs in well under a minute on 2 CPU cores.
+A small classifier on generated data (10 Gaussian classes in 64 dimensions, 2,000 records)
+trained through Opacus's own entry points: ``PrivacyEngine(accountant="random_allocation")``
+and ``make_private(..., poisson_sampling=False)`` on the verifier's random-allocation data
+loader.  At the end it prints the certified epsilon bracket beside Opacus's Poisson-based RDP
+and PRV figures (which assume a sampler this run did not use), then shows what the
+accountant does with the samplers it cannot certify: Opacus's default Poisson sampler and a
+plain shuffled DataLoader are refused in one line, not given a number.  Runs in well under a
+minute on 2 CPU cores.
 """
 from __future__ import annotations
 
@@ -30,8 +33,8 @@ def main(argv=None) -> int:
     from opacus.accountants import PRVAccountant, RDPAccountant
     from torch.utils.data import DataLoader, TensorDataset
 
-    from verifier.accountants import RandomAllocationAccountant
-    from verifier.sampling import RandomAllocationBatchSampler
+    from verifier.accountants import UncertifiedSampler
+    from verifier.training import random_allocation_loader   # registers the accountant
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(a.seed)
@@ -42,15 +45,18 @@ def main(argv=None) -> int:
     X = centres[y] + rng.normal(0, 1.5, (n, d))
     ds = TensorDataset(torch.tensor(X, dtype=torch.float32), torch.tensor(y))
     M = a.steps_per_epoch
-    loader = DataLoader(ds, batch_sampler=RandomAllocationBatchSampler(n, M, seed=a.seed))
 
-    model = torch.nn.Sequential(torch.nn.Linear(d, 32), torch.nn.ReLU(), torch.nn.Linear(32, k))
-    opt = torch.optim.SGD(model.parameters(), lr=0.5)
-    engine = PrivacyEngine()
-    engine.accountant = RandomAllocationAccountant(steps_per_epoch=M)   # before make_private
-    model, opt, loader = engine.make_private(module=model, optimizer=opt, data_loader=loader,
-                                             noise_multiplier=a.sigma, max_grad_norm=1.0,
-                                             poisson_sampling=False)
+    def private(loader, poisson_sampling):
+        model = torch.nn.Sequential(torch.nn.Linear(d, 32), torch.nn.ReLU(),
+                                    torch.nn.Linear(32, k))
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        engine = PrivacyEngine(accountant="random_allocation")
+        model, opt, loader = engine.make_private(module=model, optimizer=opt, data_loader=loader,
+                                                 noise_multiplier=a.sigma, max_grad_norm=1.0,
+                                                 poisson_sampling=poisson_sampling)
+        return engine, model, opt, loader
+
+    engine, model, opt, loader = private(random_allocation_loader(ds, M, seed=a.seed), False)
     loss_fn = torch.nn.CrossEntropyLoss()
     for epoch in range(a.epochs):
         for xb, yb in loader:
@@ -68,14 +74,27 @@ def main(argv=None) -> int:
     rdp, prv = RDPAccountant(), PRVAccountant()
     rdp.history = [(a.sigma, q, steps)]
     prv.history = [(a.sigma, q, steps)]
-    print(f"\n{steps} steps: {a.epochs} epochs of M = {M} steps, sigma = {a.sigma}, "
-          f"delta = {a.delta}")
+    print(f"\nsigma = {a.sigma}, M = {M} steps per epoch, E = {a.epochs} epochs, T = M E = "
+          f"{steps} steps in all, delta = {a.delta}")
     print(f"  verifier (random allocation, certified):  epsilon in {br.epsilon.short(6)}")
+    print(f"  engine.get_epsilon({a.delta}) = {engine.get_epsilon(a.delta)} (the upper end)")
     print(f"  Opacus RDP (Poisson sampling at q = 1/M):  epsilon = {rdp.get_epsilon(a.delta):.6f}")
     print(f"  Opacus PRV (Poisson sampling at q = 1/M):  epsilon = {prv.get_epsilon(a.delta):.6f}")
-    print("  The verifier's bracket is a proof for the batches this script used (each record in "
+    print("  The verifier's bracket is a proof for the batches this run used (each record in "
           "exactly one step per epoch); Opacus's figures assume Poisson sampling at rate 1/M, "
-          "which this pipeline does not do (floats, not certified).")
+          "which this run did not do (floats, not certified).")
+
+    print("\nThe samplers the verifier cannot certify get a one-line refusal, not a number:")
+    for what, loader, poisson in (
+            ("Opacus's default (poisson_sampling=True)", random_allocation_loader(ds, M), True),
+            ("DataLoader(batch_size=100, shuffle=True)",
+             DataLoader(ds, batch_size=n // M, shuffle=True), False)):
+        try:
+            private(loader, poisson)
+            print(f"  {what}: NOT refused (a bug)")
+            return 1
+        except UncertifiedSampler as e:
+            print(f"  {what}: refused: {e}")
     return 0
 
 

@@ -13,9 +13,27 @@ from verifier.core.arith import InputError
 from verifier.sampling import RandomAllocationBatchSampler, allocate
 
 
-def _run(acc, sigma, steps, M):
-    for _ in range(steps):
-        acc.step(noise_multiplier=sigma, sample_rate=1 / M)
+class _Loader:
+    """A stand-in for a DataLoader (no torch here): what the accountant reads of one."""
+
+    def __init__(self, batch_sampler):
+        self.batch_sampler = batch_sampler
+
+    def __iter__(self):
+        return iter(self.batch_sampler)
+
+
+def _run(acc, sigma, steps, M, n=50):
+    """Train `steps` steps on a random-allocation loader the accountant is bound to."""
+    if acc.sampler is None:
+        acc.bind(_Loader(RandomAllocationBatchSampler(n, M, seed=0)))
+    loader, done = _Loader(acc.sampler), 0
+    while done < steps:
+        for _ in loader:
+            acc.step(noise_multiplier=sigma, sample_rate=1 / M)
+            done += 1
+            if done == steps:
+                break
 
 
 def test_opacus_conventions_and_state():
@@ -104,6 +122,8 @@ def test_dp_accounting_event_mapping():
     dp_accounting = pytest.importorskip("dp_accounting")
     g = dp_accounting.GaussianDpEvent(noise_multiplier=2.0)
     assert from_dp_event(g, num_selected=1, num_steps=10) == (F(2), 10, 1)
+    g11 = dp_accounting.GaussianDpEvent(noise_multiplier=1.1)     # the float policy
+    assert from_dp_event(g11, num_steps=20) == (F(11, 10), 20, 1)
     assert from_dp_event(dp_accounting.SelfComposedDpEvent(g, 5), num_selected=2,
                          num_steps=20) == (F(2), 10, 10)
     with pytest.raises(InputError, match="does not divide"):
@@ -117,3 +137,90 @@ def test_reported_float_is_rounded_up():
     for q in (F(1, 3), F(2, 3), F(10 ** 20 + 1, 10 ** 20), F(7)):
         f = _up_float(q)
         assert F(f) >= q and F(math.nextafter(f, -math.inf)) < q
+
+
+# ---------------------------------------------------------------- only the sampler that ran
+class _BatchSampler:          # a stand-in for torch's BatchSampler (read by class name)
+    def __init__(self, sampler, batch_size):
+        self.sampler, self.batch_size = sampler, batch_size
+
+
+_BatchSampler.__name__ = "BatchSampler"
+
+
+def _named(name, **attrs):
+    return type(name, (), attrs)()
+
+
+def test_refuses_every_sampler_but_random_allocation():
+    from verifier.accountants import UncertifiedSampler
+    cases = {"Poisson sampling ran": _named("UniformWithReplacementSampler", sample_rate=0.05),
+             "shuffles into fixed-size batches": _BatchSampler(_named("RandomSampler"), 20),
+             "fixed order": _BatchSampler(_named("SequentialSampler"), 20),
+             "not random allocation": _named("WeightedRandomSampler")}
+    for why, bs in cases.items():
+        acc = RandomAllocationAccountant()
+        with pytest.raises(UncertifiedSampler, match=why) as err:
+            acc.bind(_Loader(bs))
+        assert isinstance(err.value, ValueError) and "\n" not in str(err.value)
+        acc.step(noise_multiplier=1.1, sample_rate=0.05)      # training may go on ...
+        with pytest.raises(UncertifiedSampler, match=why):    # ... but no number comes out
+            acc.get_epsilon(1e-5)
+
+
+def test_steps_whose_loader_was_not_seen_are_refused():
+    from verifier.accountants import UncertifiedSampler
+    acc = RandomAllocationAccountant(steps_per_epoch=20)
+    acc.step(noise_multiplier=1.1, sample_rate=0.05)
+    with pytest.raises(UncertifiedSampler, match="did not see the data loader"):
+        acc.get_epsilon(1e-5)
+    # bound, but more optimizer steps than the sampler produced batches
+    acc = RandomAllocationAccountant()
+    acc.bind(_Loader(RandomAllocationBatchSampler(40, 20, seed=0)))
+    acc.step(noise_multiplier=1.1, sample_rate=0.05)
+    with pytest.raises(UncertifiedSampler, match="did not all come from it"):
+        acc.get_epsilon(1e-5)
+
+
+def test_a_planned_history_is_answered_for_random_allocation():
+    # Opacus's get_noise_multiplier assigns history = [(sigma, sample_rate, steps)]
+    acc = RandomAllocationAccountant()
+    acc.history = [(1.1, 0.05, 60)]
+    r = verifier.epsilon("1.1", 20, 3, "1e-5")
+    assert acc.get_epsilon(1e-5) == _up_float_of(r.epsilon.upper)
+    assert acc.steps_per_epoch == 20 and acc.epochs() == 3
+    acc.history = [(0.15625, 0.05, 60)]          # below the engine's range: no guarantee
+    assert acc.get_epsilon(1e-5) == math.inf
+    acc.history = [(80.0, 0.05, 60)]             # above: the answer at 50 is an upper bound
+    assert acc.get_epsilon(1e-5) == _up_float_of(verifier.epsilon(50, 20, 3, "1e-5").epsilon.upper)
+
+
+def _up_float_of(q):
+    from verifier.accountants import _up_float
+    return _up_float(q)
+
+
+def test_epochs_left_early_count_as_allocations_drawn():
+    acc = RandomAllocationAccountant()
+    s = RandomAllocationBatchSampler(100, 10, seed=0)
+    acc.bind(_Loader(s))
+    for _ in range(3):                 # three epochs left after 4 of 10 steps each
+        for i, _b in enumerate(s):
+            acc.step(noise_multiplier=2.0, sample_rate=0.1)
+            if i == 3:
+                break
+    assert len(acc) == 12 and acc.epochs() == 3 and s.epochs_drawn == 3
+
+
+def test_float_policy_in_the_accountant():
+    acc = RandomAllocationAccountant()
+    acc.history = [(1.1, 0.05, 20)]
+    assert acc.sigma() == F(11, 10)              # 1.1 is 11/10, not its binary value
+    with pytest.raises(InputError, match="delta = 0.6 is outside"):
+        acc.get_epsilon(0.6)
+
+
+def test_renyi_to_epsilon_takes_a_string_delta():
+    c = verifier.rdp("2", 10, 1)
+    assert c.to_epsilon("1e-5").to_json() == c.to_epsilon(F(1, 10 ** 5)).to_json()
+    assert c.to_epsilon(1e-5).to_json() == c.to_epsilon(F(1, 10 ** 5)).to_json()

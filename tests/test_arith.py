@@ -15,11 +15,26 @@ def test_exact_decimals_not_floats():
     assert parse_exact("0.4748", "B") == F(4748, 10000)
     assert parse_exact(Decimal("4.52"), "c") == F(452, 100)
     assert parse_exact("1/3", "x") == F(1, 3)
-    with pytest.raises(InputError):
-        parse_exact(0.1, "x")  # a binary float is refused
+    # the one float policy: a float is the decimal it prints as, not its binary value
+    assert parse_exact(0.1, "x") == F(1, 10)
+    assert parse_exact(1e-05, "x") == F(1, 100000)
+    assert parse_exact(0.1 + 0.2, "x") == F("0.30000000000000004")
 
 
-@pytest.mark.parametrize("bad", ["nan", "inf", "-inf", "", "1e", "0x10", "1/0", "１", "1e99999", None, [], True])
+def test_numpy_scalars_read_as_they_print():
+    np = pytest.importorskip("numpy")
+    assert parse_exact(np.float64(3.0), "x") == 3
+    assert parse_exact(np.float64(1.1), "x") == F(11, 10)
+    assert parse_exact(np.float32(0.1), "x") == F(1, 10)       # float32 prints as 0.1
+    assert parse_exact(np.int64(7), "x") == 7
+    assert parse_exact(np.array(2.5), "x") == F(5, 2)
+    for bad in (np.float64("nan"), np.float32("inf"), np.bool_(True), np.array([1.0])):
+        with pytest.raises(InputError):
+            parse_exact(bad, "x")
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf", "", "1e", "0x10", "1/0", "１", "1e99999", None, [], True,
+                                 float("nan"), float("inf"), 1e308 * 10])
 def test_parse_refuses(bad):
     with pytest.raises(InputError):
         parse_exact(bad, "x")

@@ -105,9 +105,14 @@ def test_api_doctests():
     assert res.attempted >= 3 and res.failed == 0
 
 
-def test_api_refuses_floats():
-    with pytest.raises(verifier.core.arith.InputError, match="binary float"):
-        verifier.certify(1.0, steps=1000, delta="0.01")
+def test_api_reads_floats_as_printed():
+    # the one float policy: 0.01 is 1/100, the certificate names the exact value used
+    a = verifier.certify(1.0, steps=1000, delta=0.01)
+    b = verifier.certify("1", steps=1000, delta="0.01")
+    from verifier.report.certificate import certificate_json
+    assert certificate_json(a) == certificate_json(b)
+    with pytest.raises(verifier.core.arith.InputError, match="finite"):
+        verifier.certify(float("nan"), steps=1000, delta="0.01")
 
 
 # --------------------------------------------------------------------- CLI

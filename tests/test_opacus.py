@@ -1,11 +1,15 @@
-"""The accountant inside a real Opacus PrivacyEngine (issue #16; the `opacus` extra:
-`pip install ".[opacus]"`).  Skipped when Opacus is not installed; .ci/run installs the
-extra and runs this file and the example."""
+"""Training through Opacus's own entry points (the `opacus` extra: `pip install ".[opacus]"`):
+``PrivacyEngine(accountant="random_allocation")``, ``make_private``,
+``make_private_with_epsilon``; the certified epsilon is about the sampler that ran, and every
+other sampler gets a one-line refusal, not a number.  Skipped when Opacus is not installed;
+.ci/run installs the extra and runs this file and the example."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import warnings
 from fractions import Fraction as F
 
 import pytest
@@ -14,56 +18,145 @@ opacus = pytest.importorskip("opacus")
 torch = pytest.importorskip("torch")
 
 import verifier                                                     # noqa: E402
-from verifier.accountants import RandomAllocationAccountant         # noqa: E402
-from verifier.sampling import RandomAllocationBatchSampler          # noqa: E402
+from verifier.accountants import RandomAllocationAccountant, UncertifiedSampler  # noqa: E402
+from verifier.training import EmptyBatchCollate, random_allocation_loader  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+warnings.filterwarnings("ignore", module="opacus")
 
 
-def _train(M=8, epochs=2, sigma=1.5, n=256):
-    from torch.utils.data import DataLoader, TensorDataset
+def _data(n=400, d=5):
+    from torch.utils.data import TensorDataset
     torch.manual_seed(0)
-    X, y = torch.randn(n, 5), torch.randint(0, 2, (n,))
-    ds = TensorDataset(X, y)
-    loader = DataLoader(ds, batch_sampler=RandomAllocationBatchSampler(n, M, seed=1))
+    return TensorDataset(torch.randn(n, d), torch.randint(0, 2, (n,)))
+
+
+def _train(loader, *, epochs=1, accountant="random_allocation", poisson_sampling=False,
+           noise_multiplier=1.1, target_epsilon=None, engine=None):
+    """A logistic regression trained as an ML engineer would; returns (engine, optimizer,
+    steps, empty batches)."""
     model = torch.nn.Linear(5, 2)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    engine = opacus.PrivacyEngine()
-    acc = RandomAllocationAccountant(steps_per_epoch=M)
-    engine.accountant = acc
-    model, opt, loader = engine.make_private(module=model, optimizer=opt, data_loader=loader,
-                                             noise_multiplier=sigma, max_grad_norm=1.0,
-                                             poisson_sampling=False)
-    calls = 0
+    engine = engine or opacus.PrivacyEngine(accountant=accountant)
+    common = dict(module=model, optimizer=opt, data_loader=loader, max_grad_norm=1.0,
+                  poisson_sampling=poisson_sampling)
+    if target_epsilon is None:
+        model, opt, loader = engine.make_private(noise_multiplier=noise_multiplier, **common)
+    else:
+        model, opt, loader = engine.make_private_with_epsilon(
+            target_epsilon=target_epsilon, target_delta=1e-5, epochs=epochs, **common)
+    steps = empty = 0
     for _ in range(epochs):
         for xb, yb in loader:
+            empty += len(xb) == 0
             opt.zero_grad()
             torch.nn.functional.cross_entropy(model(xb), yb).backward()
-            before = len(acc)
             opt.step()
-            assert len(acc) == before + 1                 # the hook: one step per step
-            calls += 1
-    return engine, acc, calls
+            steps += 1
+    return engine, opt, steps, empty
 
 
-def test_accountant_is_an_opacus_accountant():
-    from opacus.accountants import IAccountant
+def _cli_epsilon(sigma, M, E, delta="1e-5"):
+    r = subprocess.run([sys.executable, "-m", "verifier", "epsilon", "--sigma", sigma,
+                        "--steps-per-epoch", str(M), "--epochs", str(E), "--delta", delta,
+                        "--json"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["epsilon"]
+
+
+def test_accountant_is_registered_and_an_opacus_accountant():
+    from opacus.accountants import IAccountant, create_accountant
+    assert isinstance(create_accountant("random_allocation"), RandomAllocationAccountant)
     assert isinstance(RandomAllocationAccountant(steps_per_epoch=4), IAccountant)
 
 
-def test_privacy_engine_calls_the_accountant_once_per_step():
-    engine, acc, calls = _train()
-    assert engine.accountant is acc and len(acc) == calls == 16
-    assert acc.history == [(1.5, 1 / 8, 16)]
-    r = verifier.epsilon(F(3, 2), 8, 2, "1e-5")
-    e = acc.get_epsilon(1e-5)
-    assert F(e) >= r.epsilon.upper and e - float(r.epsilon.upper) < 1e-12
-    assert engine.get_epsilon(1e-5) == e              # Opacus's own entry point
+def test_make_private_certifies_the_random_allocation_run_as_the_cli_does():
+    engine, opt, steps, _ = _train(random_allocation_loader(_data(), 20, seed=1), epochs=2)
+    acc = engine.accountant
+    assert isinstance(acc, RandomAllocationAccountant) and len(acc) == steps == 40
+    assert acc.sampler is not None and acc.epochs() == 2
+    e = engine.get_epsilon(1e-5)                      # Opacus's own entry point
+    cli = _cli_epsilon("1.1", 20, 2)
+    assert F(e) >= F(cli["upper"]) and e - float(F(cli["upper"])) < 1e-12
+    br = acc.get_epsilon_bracket(1e-5).epsilon
+    # the CLI prints the same ends as decimals rounded outward (16 digits)
+    assert F(cli["lower"]) <= br.lower <= br.upper <= F(cli["upper"])
+    assert br.lower - F(cli["lower"]) < F(1, 10 ** 15) and F(cli["upper"]) - br.upper < F(1, 10 ** 15)
 
 
-def test_example_runs_and_prints_a_certified_epsilon():
+def test_opacus_default_poisson_sampler_is_refused_in_one_line():
+    # poisson_sampling=True (Opacus's default) replaces the batch sampler, whatever the
+    # loader was: a refusal at make_private, before any training
+    for loader in (random_allocation_loader(_data(), 20, seed=1),
+                   torch.utils.data.DataLoader(_data(), batch_size=20, shuffle=True)):
+        with pytest.raises(UncertifiedSampler, match="Poisson sampling ran") as err:
+            _train(loader, poisson_sampling=True)
+        assert "\n" not in str(err.value) and isinstance(err.value, ValueError)
+
+
+def test_a_plain_shuffled_loader_is_refused_in_one_line():
+    loader = torch.utils.data.DataLoader(_data(), batch_size=20, shuffle=True)
+    with pytest.raises(UncertifiedSampler, match="shuffles into fixed-size batches"):
+        _train(loader, poisson_sampling=False)
+    loader = torch.utils.data.DataLoader(_data(), batch_size=20)
+    with pytest.raises(UncertifiedSampler, match="fixed order"):
+        _train(loader, poisson_sampling=False)
+
+
+def test_make_private_with_epsilon_meets_the_target_certified():
+    engine, opt, steps, _ = _train(random_allocation_loader(_data(), 20, seed=1), epochs=2,
+                                   target_epsilon=2.0)
+    sigma = F(repr(opt.noise_multiplier))
+    r = verifier.epsilon(sigma, 20, 2, "1e-5")
+    assert r.epsilon.upper <= 2 and engine.get_epsilon(1e-5) <= 2.0
+    assert r.epsilon.upper > F("1.98")                # Opacus's epsilon_tolerance = 0.01
+    with pytest.raises(UncertifiedSampler, match="poisson_sampling=True"):
+        _train(random_allocation_loader(_data(), 20, seed=1), target_epsilon=2.0,
+               poisson_sampling=True)
+
+
+def test_an_epoch_with_empty_batches_trains():
+    # N = 400 records over M = 100 steps: Binomial(400, 1/100) batch sizes, ~2 empty a epoch
+    engine, opt, steps, empty = _train(random_allocation_loader(_data(), 100, seed=3), epochs=2)
+    assert steps == 200 and empty > 0
+    assert engine.get_epsilon(1e-5) < float("inf")
+
+
+def test_empty_batch_collate_keeps_structure_shape_and_dtype():
+    ds = [{"x": torch.ones(3, 2), "y": torch.tensor(1)}]
+    c = EmptyBatchCollate(ds)
+    e = c([])                                            # an empty first batch works too
+    assert e["x"].shape == (0, 3, 2) and e["y"].shape == (0,) and e["y"].dtype == torch.int64
+    full = c([ds[0], ds[0]])
+    assert full["x"].shape == (2, 3, 2)
+    ds2 = _data(10)
+    assert [t.shape for t in EmptyBatchCollate(ds2)([])] == [(0, 5), (0,)]
+
+
+def test_noise_multiplier_from_get_noise_multiplier_goes_straight_to_opacus():
+    s = verifier.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=1 / 20,
+                                      epochs=2)
+    engine, opt, steps, _ = _train(random_allocation_loader(_data(), 20, seed=1), epochs=2,
+                                   noise_multiplier=s)
+    assert engine.accountant.sigma() == s.sigma          # read back as the exact decimal
+    assert engine.get_epsilon(1e-5) <= 2.0
+
+
+def test_accountant_assigned_before_make_private():
+    engine = opacus.PrivacyEngine()
+    engine.accountant = RandomAllocationAccountant(steps_per_epoch=20)
+    engine, _, steps, _ = _train(random_allocation_loader(_data(), 20, seed=1), engine=engine)
+    assert engine.accountant.history == [(1.1, 1 / 20, 20)]
+    with pytest.raises(verifier.InputError, match="steps_per_epoch = 10"):
+        e2 = opacus.PrivacyEngine()
+        e2.accountant = RandomAllocationAccountant(steps_per_epoch=10)
+        _train(random_allocation_loader(_data(), 20, seed=1), engine=e2)
+
+
+def test_example_runs_and_prints_a_certified_epsilon_and_the_refusals():
     r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "opacus_random_allocation.py"),
                         "--epochs", "2"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "verifier (random allocation, certified):  epsilon in [" in r.stdout
-    assert "Opacus RDP (Poisson" in r.stdout and "Opacus PRV (Poisson" in r.stdout
+    assert "refused: Poisson sampling ran" in r.stdout
+    assert "refused: the data loader shuffles" in r.stdout

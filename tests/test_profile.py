@@ -223,29 +223,53 @@ def test_calibrate_epochs_is_maximal():
 
 
 def test_get_noise_multiplier_api():
-    """Opacus's shape: float targets (read by their repr), a number back (a Fraction that
-    carries its calibration), a ValueError when no grid sigma is certified, a one-line
-    InputError on bad input."""
+    """Opacus's signature and meanings: keyword arguments, sample_rate = 1/M, EITHER epochs
+    OR total steps, epsilon_tolerance a tolerance on epsilon; a float back (the exact decimal
+    it prints as is certified), numpy scalars in, a one-line ValueError when no sigma is
+    certified, InputError on bad input."""
     import pickle
+    import numpy as np
     import verifier
-    from verifier.api_profile import CertifiedSigma, NoCertifiedSigma
-    s = verifier.get_noise_multiplier("2", "1e-5", 100, 10, epsilon_tolerance="0.05")
-    assert isinstance(s, CertifiedSigma) and s == F(19, 20) and float(s) == 0.95
-    assert s.sigma == F(19, 20) and s.calibration.status == "certified"
-    assert s.calibration.delta == F(1, 10 ** 5)
-    # the answer is certified to meet the target and one grid step below to fail
-    assert s.calibration.at.upper <= F(1, 10 ** 5) < s.calibration.below.lower
-    f = verifier.get_noise_multiplier(2.0, 1e-5, 100, 10, epsilon_tolerance=0.05)
-    assert f == s and f.calibration.target_epsilon == 2
-    assert pickle.loads(pickle.dumps(s)) == s
+    from verifier.api_profile import NoCertifiedSigma, NoiseMultiplier
+    s = verifier.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
+                                      epochs=10, epsilon_tolerance=0.05)
+    assert isinstance(s, NoiseMultiplier) and isinstance(s, float)
+    assert F(repr(s)) == s.sigma and s.calibration.status == "certified"
+    assert s.calibration.delta == F(1, 10 ** 5) and s.calibration.target_epsilon == 2
+    # certified: epsilon(1e-5) <= 2 at the answer, and > 2 - 0.05 (the tolerance)
+    assert s.calibration.at.upper <= F(1, 10 ** 5) < s.calibration.within.lower
+    r = verifier.epsilon(s, 100, 10, 1e-5)            # the float read back exactly
+    assert F("1.95") < r.epsilon.lower and r.epsilon.upper <= 2
+    # the same answer from numpy scalars, steps_per_epoch and total steps
+    t = verifier.get_noise_multiplier(target_epsilon=np.float64(2.0), target_delta=np.float32(1e-5),
+                                      steps_per_epoch=100, steps=1000, epsilon_tolerance=0.05)
+    assert t == s and pickle.loads(pickle.dumps(s)) == s
+    assert pickle.loads(pickle.dumps(s)).calibration.status == "certified"
     with pytest.raises(NoCertifiedSigma) as err:       # epsilon = 0 needs infinite noise
-        verifier.get_noise_multiplier("0", "1e-12", 100, 10, epsilon_tolerance="1")
-    assert isinstance(err.value, ValueError) and err.value.calibration.status != "certified"
+        verifier.get_noise_multiplier(target_epsilon=0, target_delta=1e-5, sample_rate=0.05,
+                                      epochs=1)
+    assert isinstance(err.value, ValueError) and "\n" not in str(err.value)
+    assert "epsilon <= 0" in str(err.value) and err.value.calibration.status == "infeasible"
     for bad in (float("nan"), float("inf"), -1.0, "x"):
         with pytest.raises(verifier.InputError):
-            verifier.get_noise_multiplier(bad, 1e-5, 100, 10)
-    with pytest.raises(verifier.InputError):
-        verifier.get_noise_multiplier(2.0, 1.5, 100, 10)
+            verifier.get_noise_multiplier(target_epsilon=bad, target_delta=1e-5,
+                                          sample_rate=0.01, epochs=1)
+    for kw in ({"target_delta": 1.5}, {"epochs": 1, "steps": 100}, {"epochs": None},
+               {"sample_rate": 0.3}, {"accountant": "prv"}, {"eps_error": 0.1},
+               {"epsilon_tolerance": 0}, {"steps_per_epoch": 50}):
+        args = dict(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01, epochs=1)
+        args.update(kw)
+        with pytest.raises(verifier.InputError):
+            verifier.get_noise_multiplier(**args)
+
+
+def test_short_decimal_between():
+    from verifier.deploy.epsilon import short_decimal_between as sd
+    assert sd(F(9, 10), F(1)) == F("0.95") and sd(F("0.91"), F("0.96")) == F("0.94")
+    assert sd(F(1), F(2)) == F("1.5") and sd(F(12), F(31)) == F(20)
+    for lo, hi in ((F(1, 3), F(1, 3) + F(1, 10 ** 12)), (F("0.3"), F("0.30000001"))):
+        x = sd(lo, hi)
+        assert lo < x < hi and F(repr(float(x))) == x
 
 
 # ---------------------------------------------------------------- the engine's pieces

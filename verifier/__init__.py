@@ -1,7 +1,8 @@
 """verifier: certified checks of the privacy bounds of DP-SGD with random
 allocation (van Dijk & Ertan, arXiv 2605.06259).
 
-Python API (exact inputs: decimal strings, ints or Fractions; never floats)::
+Python API (decimal strings, ints, Fractions; a float is read as the decimal it prints as,
+``1.1`` is 11/10, never its binary expansion)::
 
     from verifier import bound, steps_exact, closed_form
     bound("1", 10**6).delta            # Interval enclosing delta_rhs
@@ -69,14 +70,10 @@ def min_samples(sigma, delta, coef="simplified", noise_level="0.1"):
 
 
 def _inputs(**kw):
-    """Keyword inputs as strings for certificate.parse_inputs; binary floats refused."""
-    for k, v in kw.items():
-        if isinstance(v, float):
-            from verifier.core.arith import InputError
-            raise InputError(f"{k} must be exact: pass {str(v)!r} (a string), an int or a "
-                             f"Fraction, not the binary float {v!r}")
-    d = {k: (str(v) if v is not None else None) for k, v in kw.items()}
-    return d
+    """Keyword inputs as strings for certificate.parse_inputs; a float is read as the
+    decimal it prints as (the one float policy: ``parse_exact``)."""
+    from verifier.core.arith import _plain_number
+    return {k: (str(_plain_number(v, k)) if v is not None else None) for k, v in kw.items()}
 
 
 def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta=None,

@@ -1,5 +1,12 @@
-"""A certified accountant for random allocation with Opacus's conventions (issue #16),
-importable without torch or Opacus.
+"""A certified accountant for random allocation with Opacus's conventions, importable
+without torch or Opacus; with Opacus installed, importing it registers the accountant as
+``PrivacyEngine(accountant="random_allocation")``.
+
+It certifies only the sampler that ran: ``make_private`` binds it to the data loader Opacus
+prepared, and a loader whose batch sampler is not verifier's ``RandomAllocationBatchSampler``
+(Opacus's Poisson sampler with ``poisson_sampling=True``, a shuffled ``DataLoader`` with a
+fixed batch size, ...) is refused in one line (``UncertifiedSampler``, a ValueError), as are
+steps whose loader it never saw.
 
 ``RandomAllocationAccountant(steps_per_epoch=M)``: ``step(noise_multiplier=, sample_rate=)``
 once per optimizer step, ``get_epsilon(delta)`` the certified upper end of epsilon(delta) of
@@ -30,14 +37,11 @@ except Exception:                                 # noqa: BLE001 (no Opacus, or 
 
 
 def _exact(x, name: str) -> Fraction:
-    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction, str)):
-        raise InputError(f"{name} must be a number, got {type(x).__name__}")
-    if isinstance(x, float) and not math.isfinite(x):
-        raise InputError(f"{name} must be finite, got {x}")
-    try:
-        return Fraction(x)        # a float is its exact binary value: certified for that value
-    except (ValueError, ZeroDivisionError):
-        raise InputError(f"{name} is not a number: {x!r:.40}") from None
+    """The one float policy (core.arith.parse_exact): a float is the decimal it prints as."""
+    from verifier.core.arith import parse_exact
+    if x is None:
+        raise InputError(f"{name} must be a number, got None")
+    return parse_exact(x, name)
 
 
 def _up_float(q: Fraction) -> float:
@@ -46,31 +50,146 @@ def _up_float(q: Fraction) -> float:
     return f if Fraction(f) >= q else math.nextafter(f, math.inf)
 
 
-class RandomAllocationAccountant(_Base):
-    """Certified (epsilon, delta) of DP-SGD with random allocation over the steps taken."""
+class UncertifiedSampler(InputError):
+    """The batches did not come from a sampler this accountant certifies (a ValueError, as
+    Opacus raises): one line that says what ran and what to do."""
 
-    def __init__(self, steps_per_epoch: int):
-        if isinstance(steps_per_epoch, bool) or not isinstance(steps_per_epoch, int) \
-                or not 1 <= steps_per_epoch <= 10 ** 7:
+
+def _engine_frame(names: tuple, accountant=None):
+    """The locals of the innermost ``PrivacyEngine.<name>`` call on the stack (name in
+    ``names``) whose engine holds ``accountant`` (any random-allocation accountant when
+    None), or None.  This is how the accountant sees the data loader Opacus's
+    ``make_private`` prepared: Opacus hands an accountant only the sample rate, and the
+    sampler that ran is a local of ``make_private`` (Opacus 1.5-1.6; tests/test_opacus.py
+    checks it against the installed Opacus)."""
+    import sys
+    try:
+        from opacus import PrivacyEngine
+    except Exception:                             # noqa: BLE001 (no Opacus, or no torch)
+        return None
+    f = sys._getframe(1)
+    for _ in range(16):
+        if f is None:
+            return None
+        if f.f_code.co_name in names:
+            eng = f.f_locals.get("self")
+            acc = getattr(eng, "accountant", None)
+            if isinstance(eng, PrivacyEngine) and (
+                    acc is accountant if accountant is not None else
+                    getattr(acc, "mechanism", lambda: None)() == "random_allocation"):
+                return f.f_code.co_name, dict(f.f_locals)
+        f = f.f_back
+    return None
+
+
+def describe_sampler(data_loader) -> tuple:
+    """(kind, detail) of the batch sampler a data loader draws from: kind is
+    "random_allocation", "poisson", "shuffle", "sequential" or "unknown"."""
+    from verifier.sampling import RandomAllocationBatchSampler
+    bs = getattr(data_loader, "batch_sampler", None)
+    if isinstance(bs, RandomAllocationBatchSampler):
+        return "random_allocation", bs
+    name = type(bs).__name__
+    if name in ("UniformWithReplacementSampler", "DistributedUniformWithReplacementSampler"):
+        return "poisson", getattr(bs, "sample_rate", None)
+    inner = getattr(bs, "sampler", None)
+    inner_name = type(inner).__name__
+    if name == "BatchSampler" and inner_name == "RandomSampler":
+        return "shuffle", getattr(bs, "batch_size", None)
+    if name == "BatchSampler" and inner_name == "SequentialSampler":
+        return "sequential", getattr(bs, "batch_size", None)
+    return "unknown", f"{name}({inner_name})" if inner is not None else name
+
+
+_TO_TRAIN = ("build the loader with verifier.training.random_allocation_loader(dataset, "
+             "steps_per_epoch=M) and call make_private(..., poisson_sampling=False)")
+
+
+def refusal(kind: str, detail) -> str:
+    """The one-line refusal for a sampler other than random allocation."""
+    if kind == "poisson":
+        return (f"Poisson sampling ran (Opacus's poisson_sampling=True replaced the batch "
+                f"sampler; sample_rate = {detail}) and the verifier has no certified Poisson "
+                f"accountant yet: to certify, {_TO_TRAIN}; Opacus's accountant='prv' or 'rdp' "
+                "give float (uncertified) Poisson figures")
+    if kind == "shuffle":
+        return (f"the data loader shuffles into fixed-size batches (DataLoader(batch_size="
+                f"{detail}, shuffle=True)); no known accountant bounds that sampler tightly, so "
+                f"no certified epsilon: {_TO_TRAIN}")
+    if kind == "sequential":
+        return (f"the data loader takes batches in a fixed order (batch_size={detail}, no "
+                f"shuffling): no sampling to account for; {_TO_TRAIN}")
+    return f"the data loader's batch sampler is {detail}, not random allocation: {_TO_TRAIN}"
+
+
+class RandomAllocationAccountant(_Base):
+    """Certified (epsilon, delta) of DP-SGD with random allocation over the steps taken.
+
+    ``steps_per_epoch`` may be left out (Opacus's ``create_accountant`` passes nothing):
+    it is then the bound sampler's, or 1/sample_rate at the first step."""
+
+    def __init__(self, steps_per_epoch: int | None = None):
+        if steps_per_epoch is not None and (
+                isinstance(steps_per_epoch, bool) or not isinstance(steps_per_epoch, int)
+                or not 1 <= steps_per_epoch <= 10 ** 7):
             raise InputError(f"steps_per_epoch must be an integer in [1, 1e7], got "
                              f"{steps_per_epoch!r:.40}")
         self.steps_per_epoch = steps_per_epoch
         self.history: list = []                   # [(noise_multiplier, sample_rate, steps)]
+        self.sampler = None                       # the bound RandomAllocationBatchSampler
+        self._refused: str | None = None          # why the bound loader cannot be certified
+        self._stepped = 0                         # steps recorded by step(): a run
+
+    # ---- what ran
+    def bind(self, data_loader):
+        """Bind the accountant to the data loader training iterates (Opacus's
+        ``make_private`` does this itself); raises ``UncertifiedSampler`` unless its batch
+        sampler is verifier's ``RandomAllocationBatchSampler``."""
+        kind, detail = describe_sampler(data_loader)
+        if kind != "random_allocation":
+            self._refused = refusal(kind, detail)
+            raise UncertifiedSampler(self._refused)
+        if self.steps_per_epoch is not None and detail.steps_per_epoch != self.steps_per_epoch:
+            raise InputError(f"the accountant has steps_per_epoch = {self.steps_per_epoch}, the "
+                             f"loader's sampler {detail.steps_per_epoch}")
+        self.steps_per_epoch = detail.steps_per_epoch
+        self.sampler, self._refused = detail, None
+        return self
 
     # ---- Opacus's interface
     @classmethod
     def mechanism(cls) -> str:
         return "random_allocation"
 
+    def get_optimizer_hook_fn(self, sample_rate):
+        """Opacus's hook, called by ``make_private``: binds the data loader it prepared
+        (refusing a sampler other than random allocation there, before any training)."""
+        seen = _engine_frame(("make_private",), self)
+        if seen is not None and "data_loader" in seen[1]:
+            self.bind(seen[1]["data_loader"])
+
+        def hook_fn(optim):
+            self.step(noise_multiplier=optim.noise_multiplier,
+                      sample_rate=sample_rate * optim.accumulated_iterations)
+        return hook_fn
+
+    def _M_from_rate(self, sample_rate) -> int:
+        rate = _exact(sample_rate, "sample_rate")
+        if not 0 < rate <= 1:
+            raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
+        M = self.steps_per_epoch or round(1 / rate)
+        if abs(rate * M - 1) > Fraction(1, 10 ** 9):
+            raise InputError(f"sample_rate = {sample_rate} does not agree with random allocation "
+                             f"over {M} steps per epoch (expected 1/{M}; with gradient "
+                             "accumulation the batches of several steps merge: not certified)")
+        return M
+
     def step(self, *, noise_multiplier, sample_rate):
         sigma = _exact(noise_multiplier, "noise_multiplier")
         if sigma <= 0:
             raise InputError(f"noise_multiplier must be > 0, got {noise_multiplier}")
-        rate = _exact(sample_rate, "sample_rate")
-        M = self.steps_per_epoch
-        if abs(rate * M - 1) > Fraction(1, 10 ** 9):
-            raise InputError(f"sample_rate = {sample_rate} does not agree with random allocation "
-                             f"over {M} steps per epoch (expected 1/{M})")
+        M = self._M_from_rate(sample_rate)
+        self.steps_per_epoch = M
         taken = len(self)
         if self.history and self.history[-1][0] == noise_multiplier:
             nm, sr, n = self.history[-1]
@@ -81,13 +200,18 @@ class RandomAllocationAccountant(_Base):
                                  f"epoch (after step {taken}, epochs have {M} steps): keep it "
                                  "constant within an epoch")
             self.history.append((noise_multiplier, sample_rate, 1))
+        self._stepped += 1
 
     def __len__(self) -> int:
         return sum(n for _, _, n in self.history)
 
     def epochs(self) -> int:
-        """Epochs begun (a partial last epoch counts as a whole one)."""
-        return -(-len(self) // self.steps_per_epoch)
+        """Epochs of the guarantee: those begun by the steps (a partial last epoch counts as
+        a whole one), or the allocations the bound sampler drew if more (an epoch left early
+        and begun again is a new allocation)."""
+        M = self.steps_per_epoch or (self._M_from_rate(self.history[0][1]) if self.history else 1)
+        begun = -(-len(self) // M)
+        return max(begun, self.sampler.epochs_drawn) if self.sampler is not None else begun
 
     def sigma(self) -> Fraction:
         """The noise multiplier the guarantee is computed for: the smallest one used."""
@@ -95,18 +219,52 @@ class RandomAllocationAccountant(_Base):
             raise InputError("no step taken yet")
         return min(_exact(nm, "noise_multiplier") for nm, _, _ in self.history)
 
+    def _check_run(self):
+        """Refuse what cannot be certified: a refused sampler, steps whose loader was not
+        seen, more steps than the bound sampler produced batches, Poisson planned."""
+        if not self.history:
+            raise InputError("no step taken yet")
+        if self._refused:
+            raise UncertifiedSampler(self._refused)
+        if self._stepped and self.sampler is None:
+            raise UncertifiedSampler(
+                f"the accountant did not see the data loader its {self._stepped} steps came "
+                "from, so it cannot tell which sampler ran: call accountant.bind(data_loader) "
+                "with the loader training iterates (Opacus's make_private binds it)")
+        if self.sampler is not None and self._stepped > self.sampler.batches_yielded:
+            raise UncertifiedSampler(
+                f"{self._stepped} optimizer steps but the bound sampler produced "
+                f"{self.sampler.batches_yielded} batches: the steps did not all come from it")
+        if not self._stepped:        # a planned run (Opacus's get_noise_multiplier sets history)
+            seen = _engine_frame(("make_private_with_epsilon",))
+            if seen is not None and seen[1].get("poisson_sampling", False):
+                raise UncertifiedSampler(
+                    "make_private_with_epsilon(..., poisson_sampling=True) would train with "
+                    "Poisson sampling, which the verifier cannot certify yet: pass "
+                    "poisson_sampling=False with a verifier.training.random_allocation_loader")
+        if self.steps_per_epoch is None:
+            self.steps_per_epoch = self._M_from_rate(self.history[0][1])
+
     def get_epsilon_bracket(self, delta):
         """The certified bracket [lower, upper] of epsilon(delta) (an ``EpsilonResult``)."""
         from verifier.api_profile import epsilon
         d = _exact(delta, "delta")
-        if not self.history:
-            raise InputError("no step taken yet")
+        self._check_run()
         return epsilon(self.sigma(), self.steps_per_epoch, self.epochs(), d)
 
     def get_epsilon(self, delta, **kwargs) -> float:
         """The certified upper end of epsilon(delta) as a float rounded up (Opacus's
-        ``get_epsilon``); ``inf`` when no epsilon <= 60 is certified."""
-        r = self.get_epsilon_bracket(delta)
+        ``get_epsilon``); ``inf`` when no epsilon <= 60 is certified or sigma is below the
+        engine's range (0.3); above its range (50) the answer at 50, a valid upper bound
+        (epsilon does not increase with sigma: docs/THEORY.md section 9)."""
+        from verifier.api_profile import epsilon
+        from verifier.bounds.profile import SIGMA_RANGE
+        d = _exact(delta, "delta")
+        self._check_run()
+        s = self.sigma()
+        if s < SIGMA_RANGE[0]:
+            return math.inf
+        r = epsilon(min(s, SIGMA_RANGE[1]), self.steps_per_epoch, self.epochs(), d)
         return math.inf if r.epsilon is None else _up_float(r.epsilon.upper)
 
     def state_dict(self, destination=None) -> dict:
@@ -114,14 +272,36 @@ class RandomAllocationAccountant(_Base):
         out["history"] = list(self.history)
         out["steps_per_epoch"] = self.steps_per_epoch
         out["mechanism"] = self.mechanism()
+        out["stepped"] = self._stepped
         return out
 
     def load_state_dict(self, state_dict: dict):
         if state_dict.get("mechanism", self.mechanism()) != self.mechanism():
             raise InputError(f"state of a {state_dict.get('mechanism')!r} accountant, not "
                              "random_allocation")
-        self.steps_per_epoch = int(state_dict["steps_per_epoch"])
+        self.steps_per_epoch = state_dict["steps_per_epoch"]
         self.history = [tuple(h) for h in state_dict["history"]]
+        self._stepped = int(state_dict.get("stepped", 0))
+
+
+def register_with_opacus() -> bool:
+    """Register the accountant in Opacus's registry as ``"random_allocation"`` (so that
+    ``PrivacyEngine(accountant="random_allocation")`` and ``make_private_with_epsilon`` find
+    it); done on import of this module when Opacus is installed.  False without Opacus."""
+    try:
+        from opacus.accountants import create_accountant, register_accountant
+    except Exception:                             # noqa: BLE001 (no Opacus, or no torch)
+        return False
+    try:
+        register_accountant("random_allocation", RandomAllocationAccountant)
+    except ValueError:                            # registered before: ours (a reload) or not
+        have = type(create_accountant("random_allocation"))
+        if have is not RandomAllocationAccountant and have.__module__ == __name__:
+            register_accountant("random_allocation", RandomAllocationAccountant, force=True)
+    return True
+
+
+register_with_opacus()
 
 
 def from_dp_event(event, num_selected: int = 1, num_steps: int | None = None):
@@ -147,5 +327,6 @@ def from_dp_event(event, num_selected: int = 1, num_steps: int | None = None):
     if num_steps % num_selected:
         raise InputError(f"num_selected = {num_selected} does not divide num_steps = {num_steps}: "
                          "no decomposition into whole epochs")
+    # the float policy: noise_multiplier=1.1 is 11/10 (the decimal it prints as)
     return _exact(ev.noise_multiplier, "noise_multiplier"), num_steps // num_selected, \
         num_selected * count

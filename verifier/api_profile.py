@@ -1,7 +1,6 @@
-"""The (epsilon, delta) face of the API (issue #13): ``epsilon``, ``delta``,
-``privacy_profile`` and ``get_noise_multiplier``; exact inputs (decimal strings, ints,
-Fractions), never binary floats (except ``get_noise_multiplier``'s targets, which Opacus
-passes as floats: read by their repr)."""
+"""The (epsilon, delta) face of the API: ``epsilon``, ``delta``, ``privacy_profile`` and
+``get_noise_multiplier`` (Opacus's signature); decimal strings, ints, Fractions, or floats
+and numpy scalars read as the decimals they print as (``parse_exact``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -87,79 +86,105 @@ def privacy_profile(sigma, steps, epochs=1, eps_grid=("0", "0.5", "1", "2", "4")
     return PrivacyProfile(s, m, e, tuple(pts))
 
 
-class CertifiedSigma(Fraction):
-    """The certified noise multiplier of ``get_noise_multiplier``: an exact Fraction (pass
-    ``float(s)`` to Opacus) carrying its calibration (``.calibration``: the delta(eps)
-    brackets at the answer and one grid step below, both certified)."""
+class NoiseMultiplier(float):
+    """The certified noise multiplier of ``get_noise_multiplier``: a float (pass it to
+    Opacus as it is) that prints as the exact decimal certified (``.sigma``, a Fraction; by
+    the float policy the accountant reads the float back as that decimal), carrying its
+    calibration (``.calibration``: the delta brackets at the answer, certified)."""
 
-    def __new__(cls, value, calibration):
-        self = super().__new__(cls, value)
+    def __new__(cls, sigma: Fraction, calibration):
+        self = super().__new__(cls, float(sigma))
+        if Fraction(float.__repr__(self)) != sigma:
+            raise ArithmeticError(f"sigma = {frac_str(sigma)} does not print as itself")
+        self.sigma = Fraction(sigma)
         self.calibration = calibration
         return self
 
-    @property
-    def sigma(self) -> Fraction:            # the plain Fraction (as on the calibration)
-        return Fraction(self)
-
-    def __repr__(self) -> str:
-        return f"CertifiedSigma({frac_str(self)})"
-
     def __reduce__(self):
-        return (CertifiedSigma, (Fraction(self), self.calibration))
+        return (NoiseMultiplier, (self.sigma, self.calibration))
 
 
 class NoCertifiedSigma(ValueError):
-    """No grid sigma was certified (Opacus raises ValueError when the target cannot be met):
-    ``.calibration`` says why (infeasible, inconclusive or beyond the engine's range)."""
+    """No sigma was certified (Opacus raises ValueError when the target cannot be met):
+    one line that says why; ``.calibration`` has the details."""
 
     def __init__(self, calibration):
-        super().__init__(f"no noise multiplier certified: {calibration.status}"
-                         + (f" ({calibration.message})" if calibration.message else ""))
+        super().__init__(f"no noise multiplier certified ({calibration.status}): "
+                         f"{calibration.message}")
         self.calibration = calibration
 
 
-def _opacus_number(value, name: str) -> Fraction:
-    """Opacus passes targets as floats: a float is read as the decimal Python prints for it
-    (its repr, the shortest decimal that rounds to it: 1e-05 -> 1/100000, 3.0 -> 3), so the
-    certified statement is about the number the user wrote; every other input as parse_exact."""
-    import math
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InputError(f"{name} must be a finite number, got {value!r}")
-        value = repr(value)
-    return parse_exact(value, name)
+def _steps_per_epoch(sample_rate, steps_per_epoch) -> int:
+    from verifier.core.arith import parse_steps
+    if steps_per_epoch is not None:
+        m = parse_steps(steps_per_epoch, name="steps_per_epoch", minimum=1)
+        if sample_rate is not None and _steps_per_epoch(sample_rate, None) != m:
+            raise InputError(f"sample_rate = {sample_rate} and steps_per_epoch = "
+                             f"{steps_per_epoch} disagree (random allocation: sample_rate = "
+                             "1/steps_per_epoch)")
+        return m
+    if sample_rate is None:
+        raise InputError("give sample_rate (1/M, as Opacus passes it) or steps_per_epoch = M")
+    q = parse_exact(sample_rate, "sample_rate")
+    if not 0 < q <= 1:
+        raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
+    m = round(1 / q)
+    if abs(q * m - 1) > Fraction(1, 10 ** 9):
+        raise InputError(f"sample_rate = {sample_rate} is not 1/M for an integer M: random "
+                         "allocation sends each record to one of M steps per epoch")
+    return parse_steps(m, name="steps_per_epoch", minimum=1)
 
 
-def get_noise_multiplier(target_epsilon, target_delta, steps_per_epoch, epochs=1,
-                         epsilon_tolerance="0.01", resolution=None) -> CertifiedSigma:
-    """Opacus's ``get_noise_multiplier`` for random allocation, certified: the smallest sigma
-    on the grid of multiples of ``resolution`` (default: ``epsilon_tolerance``) whose
-    epsilon(target_delta) is certified <= target_epsilon, with the grid point below
-    certified to fail.  Returns a ``CertifiedSigma`` (a Fraction: ``float(...)`` for
-    Opacus; ``.calibration`` the certificate); raises ``NoCertifiedSigma`` (a ValueError)
-    when no grid sigma is certified.  Float targets, as Opacus passes them, are read by
-    their repr (``1e-05`` is 1/100000).
+def get_noise_multiplier(target_epsilon=None, target_delta=None, sample_rate=None,
+                         epochs=None, steps=None, accountant="random_allocation",
+                         epsilon_tolerance=0.01, *, steps_per_epoch=None,
+                         **kwargs) -> NoiseMultiplier:
+    """Opacus's ``get_noise_multiplier``, certified, for random allocation: a noise
+    multiplier whose epsilon(target_delta) is certified <= target_epsilon and, as in
+    Opacus, within ``epsilon_tolerance`` of it (certified > target - tolerance) when the
+    search reaches that.  Same arguments and meanings as Opacus: ``sample_rate`` = 1/M (or
+    ``steps_per_epoch=M``), EITHER ``epochs`` OR ``steps`` (total optimizer steps; a partial
+    last epoch counts as a whole one).  Floats and numpy scalars are read as the decimals they
+    print as.  Returns a ``NoiseMultiplier`` (a float; ``.sigma`` the exact decimal,
+    ``.calibration`` the certificate); raises ``NoCertifiedSigma`` (a ValueError) when no
+    sigma in the engine's range [0.3, 50] is certified, ``InputError`` on bad input.
 
     >>> import verifier
-    >>> s = verifier.get_noise_multiplier(2.0, 1e-5, steps_per_epoch=100, epochs=10,
-    ...                                   epsilon_tolerance=0.05)
-    >>> s, float(s), s.calibration.status
-    (CertifiedSigma(0.95), 0.95, 'certified')
+    >>> s = verifier.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5,
+    ...                                   sample_rate=0.01, epochs=10, epsilon_tolerance=0.05)
+    >>> s.calibration.status, 0.9 < s < 1.0, s.sigma == Fraction(repr(s))
+    ('certified', True, True)
     """
-    from verifier.deploy.epsilon import calibrate_sigma_eps
-    from verifier.core.arith import parse_delta, parse_epochs, parse_steps
     from verifier.bounds.profile import MAX_EPOCHS
-    eps = _opacus_number(target_epsilon, "target_epsilon")
+    from verifier.core.arith import parse_delta, parse_epochs
+    from verifier.deploy.epsilon import calibrate_sigma_tolerance
+    if kwargs:
+        raise InputError(f"unexpected argument {sorted(kwargs)[0]!r} (Opacus's "
+                         "get_noise_multiplier arguments, or steps_per_epoch=)")
+    if accountant != "random_allocation":
+        raise InputError(f"accountant = {accountant!r}: verifier certifies 'random_allocation' "
+                         "only (Poisson: not yet); Opacus's own get_noise_multiplier gives "
+                         "float figures for 'prv', 'rdp' and 'gdp'")
+    if target_epsilon is None or target_delta is None:
+        raise InputError("target_epsilon and target_delta are required")
+    eps = parse_exact(target_epsilon, "target_epsilon")
     if eps < 0:
         raise InputError(f"target_epsilon must be >= 0, got {target_epsilon}")
-    d = parse_delta(_opacus_number(target_delta, "target_delta"), "target_delta")
-    m = parse_steps(steps_per_epoch, name="steps_per_epoch", minimum=1)
-    e = parse_epochs(epochs, MAX_EPOCHS)
-    res = _opacus_number(resolution if resolution is not None else epsilon_tolerance,
-                         "resolution")
-    if res <= 0:
-        raise InputError(f"resolution must be > 0, got {res}")
-    cal = calibrate_sigma_eps(eps, d, m, e, res)
+    d = parse_delta(target_delta, "target_delta")
+    tol = parse_exact(epsilon_tolerance, "epsilon_tolerance")
+    if tol <= 0:
+        raise InputError(f"epsilon_tolerance must be > 0, got {epsilon_tolerance}")
+    m = _steps_per_epoch(sample_rate, steps_per_epoch)
+    if (steps is None) == (epochs is None):
+        raise InputError("give EITHER epochs OR steps (total optimizer steps), as in Opacus")
+    if epochs is not None:
+        e = parse_epochs(epochs, MAX_EPOCHS)
+    else:
+        t = parse_exact(steps, "steps")
+        if t.denominator != 1 or t < 1:
+            raise InputError(f"steps (total optimizer steps) must be an integer >= 1, got {steps}")
+        e = parse_epochs(-(-int(t) // m), MAX_EPOCHS)
+    cal = calibrate_sigma_tolerance(eps, d, m, e, tol)
     if cal.status != "certified" or cal.sigma is None:
         raise NoCertifiedSigma(cal)
-    return CertifiedSigma(cal.sigma, cal)
+    return NoiseMultiplier(cal.sigma, cal)

@@ -28,6 +28,8 @@ class RandomAllocationBatchSampler:
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise InputError(f"{name} must be an integer >= {lo}, got {v!r:.40}")
         self.n_records, self.steps_per_epoch = n_records, steps_per_epoch
+        self.epochs_drawn = 0          # allocations drawn (iterations begun): the accountant's
+        self.batches_yielded = 0       # check that the steps it counts came from this sampler
         if generator is not None and seed is not None:
             raise InputError("give generator or seed, not both")
         if generator is None:
@@ -48,5 +50,11 @@ class RandomAllocationBatchSampler:
         return self.steps_per_epoch
 
     def __iter__(self):
+        self.epochs_drawn += 1
         for batch in allocate(self.n_records, self.steps_per_epoch, self.rng):
+            self.batches_yielded += 1
             yield batch.tolist()
+
+
+# with Opacus installed, importing the sampler registers accountant="random_allocation"
+from verifier import accountants as _accountants  # noqa: E402,F401

@@ -14,7 +14,7 @@ import sys
 from verifier.cli import (audit, bound, calibrate, certify, check_proofs, exact, profile, steps,
                           views)
 from verifier.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
-from verifier.cli.parser import build_parser
+from verifier.cli.parser import build_parser, resolve_total_steps
 from verifier.core.arith import InputError
 
 COMMANDS = {"audit": audit.cmd_audit, "bound": bound.cmd_bound, "steps": steps.cmd_steps,
@@ -31,6 +31,8 @@ def main(argv=None) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", DeprecationWarning)
         status = _main(argv)
+    if status == EXIT_INPUT:           # a usage error: its one line is the whole message
+        return status
     for msg in dict.fromkeys(str(w.message) for w in caught
                              if issubclass(w.category, DeprecationWarning)
                              and "is deprecated; use" in str(w.message)):
@@ -46,6 +48,7 @@ def _main(argv=None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_INPUT
+        resolve_total_steps(args)
         return COMMANDS[args.command](args)
     except InputError as e:
         for msg in getattr(e, "messages", None) or [str(e).replace("\n", " ")]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from verifier.core.arith import Tri, parse_delta, parse_epochs, parse_sigma, parse_steps
-from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _iv, _print_json
+from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _iv, _print_json, run_shape
 
 
 def cmd_bound(args) -> int:
@@ -38,7 +38,7 @@ def cmd_bound(args) -> int:
         _print_json(obj)
         return status
     print(f"{T.SOURCE} (reconstructed), coef = {coef}")
-    print(f"sigma = {frac_str(sigma)}, M = {steps}, epochs = {epochs}   "
+    print(f"sigma = {frac_str(sigma)}, {run_shape(steps, epochs)}   "
           f"[{r.precision}-bit Arb balls; intervals rounded outward]")
     print(f"  coef      = {r.coef_value.short(16)}")
     for n, t in zip(T.TERM_NAMES, r.terms):

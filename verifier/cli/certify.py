@@ -1,6 +1,8 @@
 """verifier certify: every bound at deployed parameters; the certificate files on --out."""
 from __future__ import annotations
 
+from verifier.cli.common import run_shape
+
 from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _deploy_inputs,
                                  _print_json)
 
@@ -24,11 +26,11 @@ def cmd_certify(args) -> int:
         _print_json(certificate_json(c))
         return status
     if c.privacy is not None:
-        print(f"sigma = {frac_str(c.sigma)}, M = {c.steps}, E = {c.epochs}; target: (epsilon, delta) = "
+        print(f"sigma = {frac_str(c.sigma)}, {run_shape(c.steps, c.epochs)}; target: (epsilon, delta) = "
               f"({frac_str(c.privacy.epsilon)}, {frac_str(c.privacy.delta)}); a TV bound meets it "
               f"when delta_E <= {frac_str(c.target.delta)}")
     else:
-        print(f"sigma = {frac_str(c.sigma)}, M = {c.steps}, E = {c.epochs}; target: {c.target.kind} "
+        print(f"sigma = {frac_str(c.sigma)}, {run_shape(c.steps, c.epochs)}; target: {c.target.kind} "
               f"{frac_str(c.target.value)} (delta_E <= {frac_str(c.target.delta)})")
     for name, ev in c.bounds.items():
         hyp = "" if not ev.hypotheses else "  hypotheses " + ", ".join(

@@ -8,6 +8,12 @@ from verifier.core.arith import Interval
 EXIT_OK, EXIT_NEGATIVE, EXIT_INPUT, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
+def run_shape(M: int, E: int) -> str:
+    """Every header says what M and E mean (in Opacus "steps" is T, the total)."""
+    return (f"M = {M} steps per epoch, E = {E} epoch{'s' if E != 1 else ''}, T = M E = "
+            f"{M * E} steps in all")
+
+
 def _iv(x: Interval) -> dict:
     return x.to_json()
 

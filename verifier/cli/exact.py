@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from verifier.core.arith import (MAX_EXACT_EPOCHS, decimal_str, parse_epochs, parse_sigma,
                                  parse_steps, pct)
-from verifier.cli.common import EXIT_OK, _print_json
+from verifier.cli.common import EXIT_OK, _print_json, run_shape
 
 
 def cmd_exact(args) -> int:
@@ -17,7 +17,7 @@ def cmd_exact(args) -> int:
     if args.json:
         _print_json(r.to_json())
         return EXIT_OK
-    print(f"exact total variation, sigma = {frac_str(sigma)}, M = {steps}, E = {epochs}")
+    print(f"exact total variation, sigma = {frac_str(sigma)}, {run_shape(steps, epochs)}")
     rw = r.relative_width
     print(f"  TV        in {r.tv.short(10)}   (relative width "
           f"{'unbounded' if rw is None else '<= ' + pct(rw, 'up', 3)})")
@@ -66,7 +66,7 @@ def cmd_compare(args) -> int:
                                     "ratio_to_exact": _ratio_json(r)}
                                 for b, (ev, r) in rows.items()}})
         return EXIT_OK
-    print(f"sigma = {frac_str(sigma)}, M = {steps}, E = {epochs}")
+    print(f"sigma = {frac_str(sigma)}, {run_shape(steps, epochs)}")
     print(f"  {'bound':<22} {'delta_E (TV bound)':<36} {'valid':<10} ratio to exact")
     for b, (ev, r) in rows.items():
         print(f"  {b:<22} {ev.delta_epochs.short(8):<36} {ev.applicable.value:<10} "

@@ -24,11 +24,71 @@ def _max_prec(text):
     return v
 
 
+class _StepsPerEpoch(argparse.Action):
+    """--steps-per-epoch M; --steps is its former spelling (a note on stderr: in Opacus
+    "steps" means total steps, T = M E)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string == "--steps":
+            import warnings
+            warnings.warn("--steps is deprecated; use --steps-per-epoch (M, steps per epoch; "
+                          "--total-steps T for T = M E steps in all)", DeprecationWarning)
+        setattr(namespace, self.dest, values)
+
+
+def _steps_flag(sp, minimum: int, required: bool = False, total: bool = False):
+    """--steps-per-epoch M (alias --steps, one release), and --total-steps T where the
+    command takes it (resolved by ``resolve_total_steps``)."""
+    sp.add_argument("--steps-per-epoch", "--steps", dest="steps", action=_StepsPerEpoch,
+                    required=required and not total, metavar="M",
+                    help=f"steps per epoch M, integer >= {minimum} (--steps: the former spelling, "
+                         "also steps per epoch)")
+    if total:
+        sp.add_argument("--total-steps", dest="total_steps", metavar="T",
+                        help="total optimizer steps T = M E (Opacus's steps): with --epochs E, "
+                             "M = T / E; with --steps-per-epoch M, E = T / M")
+
+
+def resolve_total_steps(args):
+    """Fill args.steps / args.epochs from --total-steps (T = M E exactly) or refuse."""
+    from verifier.core.arith import parse_exact
+    T = getattr(args, "total_steps", None)
+    if T is None:
+        if getattr(args, "steps", None) is None and hasattr(args, "total_steps"):
+            raise InputError(f"verifier {args.command}: give --steps-per-epoch M (or "
+                             "--total-steps T with --epochs E)")
+        if hasattr(args, "total_steps") and args.epochs is None:
+            args.epochs = "1"
+        return args
+    t = parse_exact(T, "total steps")
+    if t.denominator != 1 or t < 1:
+        raise InputError(f"--total-steps must be an integer >= 1, got {T}")
+    t = int(t)
+    if args.steps is not None:
+        m = parse_exact(args.steps, "steps per epoch")
+        if m.denominator != 1 or m < 1 or t % int(m):
+            raise InputError(f"--total-steps {T} is not a whole number of epochs of "
+                             f"--steps-per-epoch {args.steps}")
+        e = t // int(m)
+        if args.epochs is not None and parse_exact(args.epochs, "epochs") != e:
+            raise InputError(f"--total-steps {T} != --steps-per-epoch {args.steps} x --epochs "
+                             f"{args.epochs}")
+        args.epochs = str(e)
+    else:
+        e = parse_exact(args.epochs if args.epochs is not None else "1", "epochs")
+        if e.denominator != 1 or e < 1 or t % int(e):
+            raise InputError(f"--total-steps {T} is not a multiple of --epochs "
+                             f"{args.epochs if args.epochs is not None else 1}")
+        args.steps = str(t // int(e))
+        args.epochs = str(int(e))
+    return args
+
+
 def _pair_args(sp):
     """The pair's parameters, shared by epsilon, delta, rdp and tradeoff."""
     sp.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-    sp.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 1")
-    sp.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
+    _steps_flag(sp, 1, required=True, total=True)
+    sp.add_argument("--epochs", default=None, metavar="E", help="epochs (default 1)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Certified delta_rhs of Theorem 3.1 with every term, "
                                    "delta_E over E epochs and each hypothesis verdict.")
     b.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-    b.add_argument("--steps", required=True, metavar="M", help="steps per epoch, integer >= 3")
+    _steps_flag(b, 3, required=True)
     b.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
     b.add_argument("--coef", default="simplified", metavar="simplified|rho3",
                    help="Berry-Esseen factor: coef_S (simplified, default) or coef_X = rho3/s2^2 (rho3; former spelling: exact)")
@@ -84,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def deploy_inputs(sp, what):
         sp.add_argument("--sigma", metavar="S", help="noise multiplier (exact decimal)")
-        sp.add_argument("--steps", metavar="M", help="steps per epoch (integer >= 3)")
+        _steps_flag(sp, 3)
         sp.add_argument("--samples", metavar="N", help="dataset size N")
         sp.add_argument("--batch-size", metavar="b", dest="batch_size",
                         help="expected batch size; M = N / b (must divide N)")
@@ -136,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "attack accuracy = 1/2 + TV/2; E epochs by a log-grid "
                                     "discretisation of the product, also rigorous.")
     ex.add_argument("--sigma", required=True, metavar="S")
-    ex.add_argument("--steps", required=True, metavar="M")
+    _steps_flag(ex, 2, required=True)
     ex.add_argument("--epochs", default="1", metavar="E")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -144,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description="One table for the same inputs: each bound on delta_E (TV) "
                                     "and its ratio to the upper end of the exact bracket.")
     co.add_argument("--sigma", required=True, metavar="S")
-    co.add_argument("--steps", required=True, metavar="M")
+    _steps_flag(co, 3, required=True)
     co.add_argument("--epochs", default="1", metavar="E")
     co.add_argument("--json", action="store_true", help="print one JSON object")
 

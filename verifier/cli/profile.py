@@ -3,7 +3,7 @@ pair (docs/THEORY.md section 9; issue #13)."""
 from __future__ import annotations
 
 from verifier.core.arith import decimal_str, frac_str, parse_epochs, parse_sigma, parse_steps
-from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_OK, _print_json
+from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_OK, _print_json, run_shape
 
 
 def _inputs(args):
@@ -30,8 +30,8 @@ def cmd_epsilon(args) -> int:
     if args.json:
         _print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
-    print(f"epsilon(delta) of random allocation, sigma = {frac_str(sigma)}, M = {steps}, "
-          f"E = {epochs}, delta = {frac_str(r.delta)}")
+    print(f"epsilon(delta) of random allocation, sigma = {frac_str(sigma)}, "
+          f"{run_shape(steps, epochs)}, delta = {frac_str(r.delta)}")
     if not r.bracketed:
         print("  inconclusive: no epsilon <= 60 is certified to meet delta (epsilon may be larger "
               "than 60, the engine's range)")
@@ -52,8 +52,8 @@ def cmd_delta(args) -> int:
     if args.json:
         _print_json(r.to_json())
         return EXIT_OK
-    print(f"delta(epsilon) of random allocation, sigma = {frac_str(sigma)}, M = {steps}, "
-          f"E = {epochs}, epsilon = {frac_str(r.epsilon)}")
+    print(f"delta(epsilon) of random allocation, sigma = {frac_str(sigma)}, "
+          f"{run_shape(steps, epochs)}, epsilon = {frac_str(r.epsilon)}")
     print(f"  delta     in {r.delta.short(8)}   ({_width(r.delta)})")
     for w in ("remove", "add"):
         print(f"  {w:<9} in {getattr(r, w).short(8)}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verifier.core.arith import decimal_str, frac_str
-from verifier.cli.common import EXIT_OK, _print_json
+from verifier.cli.common import EXIT_OK, _print_json, run_shape
 
 
 def cmd_rdp(args) -> int:
@@ -33,8 +33,8 @@ def cmd_rdp(args) -> int:
                     out["conversions"][k]["loss"] = conversion_loss(cv.epsilon, ex).to_json()
         _print_json(out)
         return EXIT_OK
-    print(f"Rényi divergences of random allocation, sigma = {frac_str(c.sigma)}, M = {c.steps}, "
-          f"E = {c.epochs} (certified brackets)")
+    print(f"Rényi divergences of random allocation, sigma = {frac_str(c.sigma)}, "
+          f"{run_shape(c.steps, c.epochs)} (certified brackets)")
     print(f"  {'alpha':>10}  {'remove D(P1||P0)':<34} {'add D(P0||P1)':<34}")
     for o in c.orders:
         print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
@@ -65,8 +65,8 @@ def cmd_tradeoff(args) -> int:
     if args.json:
         _print_json(c.to_json())
         return EXIT_OK
-    print(f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, M = {c.steps}, "
-          f"E = {c.epochs} (certified bands)")
+    print(f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, "
+          f"{run_shape(c.steps, c.epochs)} (certified bands)")
     print(f"  {'a':>10}  {'f = T(P0^E, P1^E)(a)':<30} {'reversed T(P1^E, P0^E)(a)':<30}")
     for p in c.points:
         print(f"  {frac_str(p.a):>10}  {p.f.short(8):<30} {p.reverse.short(8):<30}")

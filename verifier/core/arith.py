@@ -87,13 +87,38 @@ _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASC
 _RATIONAL = re.compile(r"[+-]?\d+/\d+", re.ASCII)
 
 
-def parse_exact(value, name: str) -> Fraction:
-    """An exact rational from a decimal or 'p/q' string, an int, or a Decimal.
+def _plain_number(value, name: str):
+    """A float as the decimal text it prints as, a numpy scalar as the Python number (or
+    text) it stands for; anything else unchanged (the float policy of ``parse_exact``)."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"{name} must be a finite number, got {float.__repr__(value)}")
+        return float.__repr__(value)          # np.float64 too (a float subclass), not its repr
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        kind = getattr(getattr(value, "dtype", None), "kind", "")
+        if kind in "iu" and kind:
+            return int(value)
+        if kind == "f":
+            if not math.isfinite(float(value)):
+                raise InputError(f"{name} must be a finite number, got {value}")
+            return str(value)                 # numpy's shortest round-trip text for its dtype
+        if kind == "b":
+            raise InputError(f"{name} must be a number, got the numpy bool {value}")
+    return value
 
-    Binary floats are refused: 0.1 as a float is not 1/10.
+
+def parse_exact(value, name: str) -> Fraction:
+    """An exact rational from a decimal or 'p/q' string, an int, a Decimal, a float or a
+    numpy scalar.
+
+    The one float policy (README, "Numbers"): a float is read as the decimal it prints as
+    (``repr``: the shortest decimal that rounds to it), never as its binary expansion:
+    ``0.1`` is 1/10 and ``1e-05`` is 1/100000; a numpy float as numpy prints it
+    (``np.float32(0.1)`` is 1/10 too).  The exact value used is what certificates print.
     """
     from decimal import Decimal
 
+    value = _plain_number(value, name)
     if isinstance(value, bool):
         raise InputError(f"{name} must be a number, got {value!r}")
     if isinstance(value, int):
@@ -104,8 +129,6 @@ def parse_exact(value, name: str) -> Fraction:
         if not value.is_finite():
             raise InputError(f"{name} must be a finite number, got {value}")
         value = str(value)
-    if isinstance(value, float):
-        raise InputError(f"{name} must be given as a decimal string, not a binary float ({value!r})")
     if not isinstance(value, str):
         raise InputError(f"{name} must be a number, got {type(value).__name__} {value!r:.60}")
     text = value.strip()

@@ -40,6 +40,10 @@ class EpsCalibration:
     evaluations: int = 0
     message: str = ""
     compared: dict = field(default_factory=dict)   # bound -> its sigma for TV <= delta
+    # tolerance calibration (Opacus's epsilon_tolerance): delta(target - tolerance) at the
+    # answer, certified > delta, i.e. the answer's epsilon is within the tolerance
+    within: Interval | None = None
+    tolerance: Fraction | None = None
 
     @property
     def sigma(self):
@@ -60,6 +64,10 @@ class EpsCalibration:
             out["delta_at_neighbour"] = self.below.to_json()
         if self.compared:
             out["compared"] = {b: v for b, v in self.compared.items()}
+        if self.tolerance is not None:
+            out["epsilon_tolerance"] = frac_str(self.tolerance)
+            out["delta_at_target_minus_tolerance"] = (None if self.within is None
+                                                      else self.within.to_json())
         return out
 
 
@@ -96,6 +104,96 @@ def _guess_sigma(eps: float, delta: float, M: int, E: int) -> float:
         return math.sqrt(E) / mu
     x = mu * mu * M / E
     return 1 / math.sqrt(math.log1p(x)) if x > 0 else 50.0
+
+
+def short_decimal_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The decimal with the fewest significant digits strictly inside (lo, hi) (0 < lo < hi),
+    the one nearest the midpoint among those: a sigma whose float prints as itself (at most
+    15 significant digits: repr(float(x)) is x), so the float policy reads it back exactly."""
+    e = math.floor(math.log10(hi)) + 1
+    mid = (lo + hi) / 2
+    for k in range(1, 40):
+        step = Fraction(10) ** (e - k)
+        n_lo, n_hi = math.floor(lo / step) + 1, math.ceil(hi / step) - 1
+        if n_lo <= n_hi:
+            n = min(max(round(mid / step), n_lo), n_hi)
+            return n * step
+    return mid
+
+
+def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
+                              tolerance: Fraction, max_evaluations: int = 60) -> EpsCalibration:
+    """Opacus's ``get_noise_multiplier`` contract, certified: a sigma (a short decimal) whose
+    epsilon(delta) is certified <= eps, and certified > eps - tolerance (delta(eps -
+    tolerance) > delta at the answer) when the search gets there within ``max_evaluations``
+    engine calls.  No minimality claim (Opacus makes none); sigma in the engine's [0.3, 50]."""
+    from verifier.bounds import profile as PR
+    lo_edge, hi_edge = PR.SIGMA_RANGE
+    PR.check_range(lo_edge, M, E, delta=delta, eps=eps)
+    fixed = {"steps": M, "epochs": E}
+    count = 0
+
+    def meets(s, e):
+        nonlocal count
+        count += 1
+        try:
+            return PR.meets(s, M, E, e, delta)
+        except InputError:
+            return Tri.UNDECIDED, None
+
+    def answer(hi, at, within, msg):
+        return EpsCalibration("sigma", "certified", hi, eps, delta, fixed, at, None, count, msg,
+                              within=within, tolerance=tolerance)
+    g = Fraction(_guess_sigma(float(eps), float(delta), M, E))
+    s = min(hi_edge, max(lo_edge, short_decimal_between(g * Fraction(99, 100), g)))
+    v, iv = meets(s, eps)
+    lo, hi, at = None, None, None
+    if v is Tri.HOLDS:               # walk down to a sigma that is not certified
+        hi, at = s, iv
+        while lo is None:
+            if hi == lo_edge:
+                return answer(hi, at, None, "the smallest sigma of the engine's range (0.3) "
+                                            "meets the target; the tolerance is not checked")
+            s = max(lo_edge, short_decimal_between(hi * Fraction(3, 4), hi * Fraction(4, 5)))
+            v, iv = meets(s, eps)
+            if v is Tri.HOLDS:
+                hi, at = s, iv
+            else:
+                lo = s
+    else:                            # walk up to a certified sigma
+        lo = s
+        while hi is None:
+            if lo == hi_edge:
+                status = "infeasible" if v is Tri.FAILS else "inconclusive"
+                why = ("certified to fail" if v is Tri.FAILS else "not certified")
+                return EpsCalibration(
+                    "sigma", status, None, eps, delta, fixed, below=iv, evaluations=count,
+                    message=f"no noise multiplier in the engine's range [0.3, 50] certifies "
+                            f"epsilon <= {frac_str(eps)} at delta = {frac_str(delta)} (sigma = "
+                            f"50 {why}: delta({frac_str(eps)}) in "
+                            f"{iv.short(6) if iv is not None else '(refused)'})")
+            s = min(hi_edge, short_decimal_between(lo * Fraction(5, 4), lo * Fraction(4, 3)))
+            v, iv = meets(s, eps)
+            if v is Tri.HOLDS:
+                hi, at = s, iv
+            else:
+                lo = s
+    while True:
+        if eps - tolerance <= 0:
+            return answer(hi, at, None, f"epsilon >= 0 > {frac_str(eps)} - tolerance")
+        vt, ivt = meets(hi, eps - tolerance)
+        if vt is Tri.FAILS:
+            return answer(hi, at, ivt, f"epsilon at sigma = {frac_str(hi)} is certified in "
+                                       f"({frac_str(eps - tolerance)}, {frac_str(eps)}]")
+        if count >= max_evaluations:
+            return answer(hi, at, None, f"the tolerance was not reached in {count} engine "
+                                        "evaluations; sigma meets the target")
+        mid = short_decimal_between(lo, hi)
+        v, iv = meets(mid, eps)
+        if v is Tri.HOLDS:
+            hi, at = mid, iv
+        else:
+            lo = mid
 
 
 def calibrate_sigma_eps(eps: Fraction, delta: Fraction, M: int, E: int,

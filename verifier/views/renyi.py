@@ -114,12 +114,13 @@ class RenyiCurve:
                 return o
         raise InputError(f"order {alpha} was not computed")
 
-    def to_epsilon(self, delta: Fraction, improved: bool = True) -> Conversion:
-        """The Rényi curve's (epsilon, delta) guarantee, optimised over the computed orders."""
-        return convert(self.orders, delta, improved)
+    def to_epsilon(self, delta, improved: bool = True) -> Conversion:
+        """The Rényi curve's (epsilon, delta) guarantee, optimised over the computed orders
+        (delta: a decimal string, int, Fraction, or a float read as it prints)."""
+        return convert(self.orders, _delta(delta), improved)
 
-    def zcdp_epsilon(self, delta: Fraction, improved: bool = True) -> Conversion:
-        return zcdp_convert(self.rho, delta, improved)
+    def zcdp_epsilon(self, delta, improved: bool = True) -> Conversion:
+        return zcdp_convert(self.rho, _delta(delta), improved)
 
     def to_json(self, delta: Fraction | None = None) -> dict:
         out = {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
@@ -132,6 +133,11 @@ class RenyiCurve:
         if delta is not None:
             out["conversions"] = conversions_json(self, delta)
         return out
+
+
+def _delta(d) -> Fraction:
+    from verifier.core.arith import parse_delta
+    return parse_delta(d)
 
 
 CERTIFIED = ("rigorous brackets: integer orders of the remove direction exact (Arb), real orders "

@@ -66,6 +66,47 @@ def _flip_sign():
         _set(site, flipped)
 
 
+def _poisson_as_random_allocation():
+    from verifier import accountants as A
+    from verifier.sampling import RandomAllocationBatchSampler
+    real = A.describe_sampler
+
+    def wrong(loader):
+        kind, detail = real(loader)
+        if kind == "poisson":
+            s = RandomAllocationBatchSampler(1, round(1 / detail))
+            s.batches_yielded = 10 ** 9
+            return "random_allocation", s
+        return kind, detail
+    A.describe_sampler = wrong
+
+
+def _float_as_binary():
+    from verifier.core import arith
+    real = arith._plain_number
+    arith._plain_number = lambda v, name: Fraction(v) if isinstance(v, float) else real(v, name)
+
+
+def _tolerance_meets_always():
+    from verifier.bounds import profile as PR
+    from verifier.core.arith import Tri
+    real = PR.meets
+
+    def wrong(*a, **k):
+        v, iv = real(*a, **k)
+        return Tri.HOLDS, iv
+    import verifier.deploy.epsilon as DE
+    real_cal = DE.calibrate_sigma_tolerance
+
+    def cal(*a, **k):
+        PR.meets = wrong
+        try:
+            return real_cal(*a, **k)
+        finally:
+            PR.meets = real
+    DE.calibrate_sigma_tolerance = cal
+
+
 def _mean_value_without_radius():
     from verifier.bounds import theorem31 as T
     from verifier.symbolic import derived as D
@@ -474,6 +515,31 @@ def _extremum_without_lower_end():
 
 
 MUTATIONS = [
+    Mutation("training.any-run-certified", "input",
+             "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
+             lambda: _set("verifier.accountants:run_refusal", lambda acc: None),
+             ("tests/test_accountant.py::test_refuses_every_sampler_but_random_allocation",
+              "tests/test_accountant.py::test_steps_whose_loader_was_not_seen_are_refused")),
+    Mutation("training.poisson-taken-for-random-allocation", "input",
+             "Opacus's Poisson sampler described as random allocation",
+             _poisson_as_random_allocation,
+             ("tests/test_accountant.py::test_refuses_every_sampler_but_random_allocation",)),
+    Mutation("training.epochs-left-early-undercounted", "input",
+             "epochs counted from the steps only (an epoch left early and begun again is a new "
+             "allocation)",
+             lambda: _set("verifier.accountants:RandomAllocationAccountant.epochs",
+                          lambda self: -(-len(self) // (self.steps_per_epoch or 1))),
+             ("tests/test_accountant.py::test_epochs_left_early_count_as_allocations_drawn",)),
+    Mutation("input.float-read-as-binary", "input",
+             "a float read as its binary expansion, not as the decimal it prints as",
+             _float_as_binary,
+             ("tests/test_arith.py::test_exact_decimals_not_floats",
+              "tests/test_accountant.py::test_float_policy_in_the_accountant")),
+    Mutation("search.tolerance-calibration-verdict-ignored", "search",
+             "get_noise_multiplier's search takes every sigma as meeting the target (the certified "
+             "predicate's verdict ignored)",
+             _tolerance_meets_always,
+             ("tests/test_profile.py::test_get_noise_multiplier_api",)),
     Mutation("search.accountant-float-rounded-to-nearest", "search",
              "the accountant's certified upper end converted to the nearest float (it may round down)",
              lambda: _set("verifier.accountants:_up_float", float),

@@ -220,28 +220,12 @@ class RandomAllocationAccountant(_Base):
         return min(_exact(nm, "noise_multiplier") for nm, _, _ in self.history)
 
     def _check_run(self):
-        """Refuse what cannot be certified: a refused sampler, steps whose loader was not
-        seen, more steps than the bound sampler produced batches, Poisson planned."""
+        """Refuse what cannot be certified (``run_refusal``); fix M for a planned run."""
         if not self.history:
             raise InputError("no step taken yet")
-        if self._refused:
-            raise UncertifiedSampler(self._refused)
-        if self._stepped and self.sampler is None:
-            raise UncertifiedSampler(
-                f"the accountant did not see the data loader its {self._stepped} steps came "
-                "from, so it cannot tell which sampler ran: call accountant.bind(data_loader) "
-                "with the loader training iterates (Opacus's make_private binds it)")
-        if self.sampler is not None and self._stepped > self.sampler.batches_yielded:
-            raise UncertifiedSampler(
-                f"{self._stepped} optimizer steps but the bound sampler produced "
-                f"{self.sampler.batches_yielded} batches: the steps did not all come from it")
-        if not self._stepped:        # a planned run (Opacus's get_noise_multiplier sets history)
-            seen = _engine_frame(("make_private_with_epsilon",))
-            if seen is not None and seen[1].get("poisson_sampling", False):
-                raise UncertifiedSampler(
-                    "make_private_with_epsilon(..., poisson_sampling=True) would train with "
-                    "Poisson sampling, which the verifier cannot certify yet: pass "
-                    "poisson_sampling=False with a verifier.training.random_allocation_loader")
+        why = run_refusal(self)
+        if why:
+            raise UncertifiedSampler(why)
         if self.steps_per_epoch is None:
             self.steps_per_epoch = self._M_from_rate(self.history[0][1])
 
@@ -282,6 +266,29 @@ class RandomAllocationAccountant(_Base):
         self.steps_per_epoch = state_dict["steps_per_epoch"]
         self.history = [tuple(h) for h in state_dict["history"]]
         self._stepped = int(state_dict.get("stepped", 0))
+
+
+def run_refusal(acc: RandomAllocationAccountant) -> str | None:
+    """Why the accountant's steps cannot be certified as random allocation, or None: a bound
+    loader whose sampler is not random allocation; steps recorded without a bound loader (the
+    sampler that ran is unknown); more steps than the bound sampler produced batches; a run
+    planned by ``make_private_with_epsilon(poisson_sampling=True)``."""
+    if acc._refused:
+        return acc._refused
+    if acc._stepped and acc.sampler is None:
+        return (f"the accountant did not see the data loader its {acc._stepped} steps came "
+                "from, so it cannot tell which sampler ran: call accountant.bind(data_loader) "
+                "with the loader training iterates (Opacus's make_private binds it)")
+    if acc.sampler is not None and acc._stepped > acc.sampler.batches_yielded:
+        return (f"{acc._stepped} optimizer steps but the bound sampler produced "
+                f"{acc.sampler.batches_yielded} batches: the steps did not all come from it")
+    if not acc._stepped:         # a planned run (Opacus's get_noise_multiplier sets history)
+        seen = _engine_frame(("make_private_with_epsilon",))
+        if seen is not None and seen[1].get("poisson_sampling", False):
+            return ("make_private_with_epsilon(..., poisson_sampling=True) would train with "
+                    "Poisson sampling, which the verifier cannot certify yet: pass "
+                    "poisson_sampling=False with a verifier.training.random_allocation_loader")
+    return None
 
 
 def register_with_opacus() -> bool:

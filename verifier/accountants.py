@@ -44,6 +44,15 @@ def _exact(x, name: str) -> Fraction:
     return parse_exact(x, name)
 
 
+def engine_delta(delta, name: str = "delta") -> Fraction:
+    """delta read by the float policy and checked against the (epsilon, delta) engine's
+    range [1e-12, 0.5] (before any shortcut answer, so a bad delta is never answered)."""
+    from verifier.bounds.profile import check_range
+    d = _exact(delta, name)
+    check_range(Fraction(1), 1, 1, delta=d)
+    return d
+
+
 def _up_float(q: Fraction) -> float:
     """The smallest float >= q (the certified upper end stays an upper end)."""
     f = float(q)
@@ -243,7 +252,7 @@ class RandomAllocationAccountant(_Base):
         (epsilon does not increase with sigma: docs/THEORY.md section 9)."""
         from verifier.api_profile import epsilon
         from verifier.bounds.profile import SIGMA_RANGE
-        d = _exact(delta, "delta")
+        d = engine_delta(delta)
         self._check_run()
         s = self.sigma()
         if s < SIGMA_RANGE[0]:

@@ -1,0 +1,81 @@
+"""The certified accountant in Google dp_accounting's shape (the `reference` extra; .ci/run
+installs it and runs this file): compose/get_epsilon/get_delta/supports, the events it
+certifies, the ones it refuses, and the float policy of from_dp_event."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import pytest
+
+dp_accounting = pytest.importorskip("dp_accounting")
+
+import verifier                                                           # noqa: E402
+from verifier.accountants import from_dp_event                           # noqa: E402
+from verifier.core.arith import InputError                               # noqa: E402
+from verifier.dp_accountant import (CertifiedRandomAllocationAccountant,  # noqa: E402
+                                    RandomAllocationDpEvent)
+
+G = dp_accounting.GaussianDpEvent
+
+
+def _epoch(sigma=1.1, M=20):
+    return RandomAllocationDpEvent(G(sigma), num_selected=1, num_steps=M)
+
+
+def test_is_a_dp_accounting_accountant_and_certifies_the_composed_epochs():
+    acc = CertifiedRandomAllocationAccountant()
+    assert isinstance(acc, dp_accounting.PrivacyAccountant)
+    assert acc.get_epsilon(1e-5) == 0.0 and acc.get_delta(1) == 0.0
+    assert acc.compose(_epoch(), 2) is acc
+    acc.compose(dp_accounting.SelfComposedDpEvent(_epoch(), 1))
+    r = verifier.epsilon("1.1", 20, 3, "1e-5").epsilon
+    e = acc.get_epsilon(1e-5)
+    assert F(e) >= r.upper and e - float(r.upper) < 1e-12
+    assert acc.get_epsilon_bracket(1e-5).epsilon == r
+    d = verifier.delta("1.1", 20, 3, "1").delta
+    assert F(acc.get_delta(1.0)) >= d.upper and acc.get_delta(1.0) - float(d.upper) < 1e-12
+    assert acc.sigma == F(11, 10) and acc.epochs == 3      # 1.1 read as 11/10
+    # the same by one ComposedDpEvent, NoOp events changing nothing
+    b = CertifiedRandomAllocationAccountant().compose(dp_accounting.ComposedDpEvent(
+        [_epoch(), dp_accounting.NoOpDpEvent(), _epoch(), _epoch()]))
+    assert b.get_epsilon(1e-5) == e
+
+
+def test_smaller_sigma_in_a_later_epoch_is_accounted_at_the_smallest():
+    acc = CertifiedRandomAllocationAccountant().compose(_epoch(2.0)).compose(_epoch(1.5))
+    assert acc.sigma == F(3, 2)
+    assert acc.get_epsilon(1e-5) >= float(verifier.epsilon("1.5", 20, 2, "1e-5").epsilon.upper)
+
+
+def test_unsupported_events_are_refused_not_guessed():
+    acc = CertifiedRandomAllocationAccountant()
+    bad = [dp_accounting.PoissonSampledDpEvent(0.05, G(1.1)), G(1.1),
+           RandomAllocationDpEvent(dp_accounting.LaplaceDpEvent(1.0), 1, 20),
+           RandomAllocationDpEvent(G(1.1), 2, 20),
+           dp_accounting.ComposedDpEvent([_epoch(M=20), _epoch(M=10)])]
+    for ev in bad:
+        assert not acc.supports(ev)
+        with pytest.raises(dp_accounting.UnsupportedEventError):
+            acc.compose(ev)
+    assert acc.epochs == 0
+    acc.compose(_epoch(M=20))
+    assert not acc.supports(_epoch(M=10))          # one M per accountant
+    with pytest.raises(InputError):
+        CertifiedRandomAllocationAccountant(dp_accounting.NeighboringRelation.REPLACE_ONE)
+
+
+def test_nonprivate_and_out_of_range():
+    acc = CertifiedRandomAllocationAccountant().compose(_epoch())
+    acc.compose(dp_accounting.NonPrivateDpEvent())
+    assert acc.get_epsilon(1e-5) == math.inf and acc.get_delta(1) == 1.0
+    low = CertifiedRandomAllocationAccountant().compose(_epoch(0.2))
+    assert low.get_epsilon(1e-5) == math.inf        # below the engine's range: no guarantee
+    with pytest.raises(InputError):
+        low.get_epsilon(0.6)                         # outside [1e-12, 0.5]
+
+
+def test_from_dp_event_returns_exact_inputs_a_user_can_pass_on():
+    s, M, E = from_dp_event(G(1.1), num_steps=20)
+    assert (s, M, E) == (F(11, 10), 20, 1)
+    assert verifier.epsilon(s, M, E, 1e-5).epsilon == verifier.epsilon("1.1", 20, 1, "1e-5").epsilon

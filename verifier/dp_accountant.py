@@ -1,0 +1,171 @@
+"""A certified accountant in Google dp_accounting's shape (needs ``dp-accounting``: the
+``reference`` extra).
+
+    import dp_accounting
+    from verifier.dp_accountant import CertifiedRandomAllocationAccountant, RandomAllocationDpEvent
+
+    epoch = RandomAllocationDpEvent(dp_accounting.GaussianDpEvent(1.1), num_selected=1,
+                                    num_steps=20)          # one epoch: M = 20 steps
+    acc = CertifiedRandomAllocationAccountant()
+    acc.compose(epoch, 3)                                   # E = 3 epochs
+    acc.get_epsilon(1e-5)            # certified upper end of epsilon(1e-5), a float rounded up
+    acc.get_delta(1.0)               # certified upper end of delta(1)
+    acc.get_epsilon_bracket(1e-5)    # the whole bracket (an EpsilonResult)
+
+What it certifies: ``RandomAllocationDpEvent(event, num_selected=1, num_steps=M)`` with a
+``GaussianDpEvent`` inside (every record in exactly one of M steps, the Gaussian mechanism
+at each step; the shape of the random-allocation port's event), composed E times by
+``compose(event, count)``, ``SelfComposedDpEvent`` or ``ComposedDpEvent``; ``NoOpDpEvent``
+changes nothing and ``NonPrivateDpEvent`` makes epsilon and delta infinite (dp_accounting's
+convention).  Add/remove adjacency only (the engine bounds both directions).  Every other
+event is unsupported (``supports`` is False, ``compose`` raises dp_accounting's
+``UnsupportedEventError``): Poisson-sampled events need the certified Poisson engine, which
+does not exist yet; epochs with different M or ``num_selected`` > 1 are not composed by the
+engine.  Epochs with different noise multipliers are accounted at the smallest one (a valid
+upper bound: the pair at a larger sigma is a post-processing of the pair at a smaller one,
+docs/THEORY.md section 9).  Floats are read as the decimals they print as.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import attr
+import dp_accounting
+from dp_accounting import dp_event as _ev
+
+from verifier.accountants import _up_float
+from verifier.core.arith import InputError, parse_exact
+
+__all__ = ["RandomAllocationDpEvent", "CertifiedRandomAllocationAccountant"]
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class RandomAllocationDpEvent(_ev.DpEvent):
+    """Random allocation: each record in ``num_selected`` of ``num_steps`` steps chosen
+    uniformly, ``event`` applied at every step (one epoch when num_selected = 1)."""
+    event: _ev.DpEvent
+    num_selected: int
+    num_steps: int
+
+
+def _epochs_of(event, count: int):
+    """[(sigma, M, epochs)] of an event composed ``count`` times, "nonprivate", or an error
+    message (str) naming what cannot be certified."""
+    if isinstance(event, _ev.NoOpDpEvent):
+        return []
+    if isinstance(event, _ev.NonPrivateDpEvent):
+        return "nonprivate"
+    if isinstance(event, _ev.SelfComposedDpEvent):
+        return _epochs_of(event.event, count * event.count)
+    if isinstance(event, _ev.ComposedDpEvent):
+        out = []
+        for e in event.events:
+            r = _epochs_of(e, count)
+            if isinstance(r, str):
+                return r
+            out += r
+        return out
+    if type(event).__name__ == "RandomAllocationDpEvent":     # ours, or the port's
+        inner = getattr(event, "event", None)
+        if not isinstance(inner, _ev.GaussianDpEvent):
+            return f"random allocation of a {type(inner).__name__}: only the Gaussian mechanism"
+        if getattr(event, "num_selected", None) != 1:
+            return (f"num_selected = {getattr(event, 'num_selected', None)}: the engine "
+                    "certifies one selection per record per epoch (num_selected = 1)")
+        M = getattr(event, "num_steps", None)
+        if isinstance(M, bool) or not isinstance(M, int) or not 1 <= M <= 10 ** 7:
+            return f"num_steps = {M!r}: an integer in [1, 1e7]"
+        try:
+            sigma = parse_exact(inner.noise_multiplier, "noise_multiplier")
+        except InputError as e:
+            return str(e)
+        if sigma <= 0:
+            return f"noise_multiplier must be > 0, got {inner.noise_multiplier}"
+        return [(sigma, M, count)]
+    if isinstance(event, _ev.PoissonSampledDpEvent):
+        return "Poisson subsampling: the certified Poisson engine does not exist yet"
+    return f"{type(event).__name__}: not random allocation of the Gaussian mechanism"
+
+
+class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
+    """dp_accounting's ``PrivacyAccountant`` for random allocation, certified."""
+
+    def __init__(self, neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE):
+        if neighboring_relation is not dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE:
+            raise InputError(f"neighboring_relation = {neighboring_relation}: the engine "
+                             "certifies add/remove adjacency (ADD_OR_REMOVE_ONE) only")
+        super().__init__(neighboring_relation)
+        self.sigma: Fraction | None = None      # the smallest noise multiplier composed
+        self.steps_per_epoch: int | None = None
+        self.epochs = 0
+        self.nonprivate = False
+
+    def _maybe_compose(self, event, count, do_compose):
+        r = _epochs_of(event, count)
+        if isinstance(r, str) and r != "nonprivate":
+            return self.CompositionErrorDetails(invalid_event=event, error_message=r)
+        if r == "nonprivate":
+            if do_compose:
+                self.nonprivate = True
+            return None
+        Ms = {M for _, M, _n in r} | ({self.steps_per_epoch} if self.epochs else set())
+        if len(Ms) > 1:
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message=f"epochs with different steps per epoch "
+                f"{sorted(Ms)}: the engine composes epochs of one M")
+        if do_compose:
+            for sigma, M, n in r:
+                if n:
+                    self.sigma = sigma if self.sigma is None else min(self.sigma, sigma)
+                    self.steps_per_epoch, self.epochs = M, self.epochs + n
+        return None
+
+    def _sigma_for_engine(self):
+        """The engine's sigma, or None when below its range (no guarantee: inf); above its
+        range the answer at 50 is an upper bound (epsilon does not increase with sigma)."""
+        from verifier.bounds.profile import SIGMA_RANGE
+        if self.sigma < SIGMA_RANGE[0]:
+            return None
+        return min(self.sigma, SIGMA_RANGE[1])
+
+    def get_epsilon_bracket(self, target_delta):
+        """The certified bracket of epsilon(target_delta) (an ``EpsilonResult``)."""
+        from verifier.api_profile import epsilon
+        if self.nonprivate or not self.epochs:
+            raise InputError("no random-allocation epoch composed" if not self.epochs else
+                             "a NonPrivateDpEvent was composed: no guarantee")
+        return epsilon(self.sigma, self.steps_per_epoch, self.epochs, target_delta)
+
+    def get_epsilon(self, target_delta) -> float:
+        """Certified upper end of epsilon(target_delta), a float rounded up; 0 before any
+        event, inf for a NonPrivateDpEvent or when no epsilon <= 60 is certified."""
+        from verifier.accountants import engine_delta
+        from verifier.api_profile import epsilon
+        d = engine_delta(target_delta, "target_delta")
+        if self.nonprivate:
+            return math.inf
+        if not self.epochs:
+            return 0.0
+        s = self._sigma_for_engine()
+        if s is None:
+            return math.inf
+        r = epsilon(s, self.steps_per_epoch, self.epochs, d)
+        return math.inf if r.epsilon is None else _up_float(r.epsilon.upper)
+
+    def get_delta(self, target_epsilon) -> float:
+        """Certified upper end of delta(target_epsilon), a float rounded up."""
+        from verifier.api_profile import delta
+        from verifier.bounds.profile import EPS_MAX
+        eps = parse_exact(target_epsilon, "target_epsilon")
+        if not 0 <= eps <= EPS_MAX:
+            raise InputError(f"target_epsilon = {target_epsilon} is outside the engine's "
+                             "range [0, 60]")
+        if self.nonprivate:
+            return 1.0
+        if not self.epochs:
+            return 0.0
+        s = self._sigma_for_engine()
+        if s is None:
+            return 1.0
+        return min(1.0, _up_float(delta(s, self.steps_per_epoch, self.epochs, eps).delta.upper))

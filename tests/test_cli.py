@@ -175,3 +175,60 @@ def test_check_proofs_writes_reproducible_reports(tmp_path):
 def test_check_proofs_unknown_prefix_exit_2(capsys):
     assert main(["check-proofs", "--only", "nope.", "--out", "/tmp/never-written"]) == 2
     assert capsys.readouterr().err.startswith("verifier: error: no check id")
+
+
+# ------------------------------------------------------- steps per epoch, total steps
+def _eps(capsys, *argv):
+    rc = main(["epsilon", "--sigma", "0.91", "--delta", "1e-5", "--json", *argv])
+    out, err = capsys.readouterr()
+    return rc, (_untimed(json.loads(out)) if rc == 0 else None), err
+
+
+def _untimed(obj):
+    """A JSON answer without its wall times ("seconds")."""
+    if isinstance(obj, dict):
+        return {k: _untimed(v) for k, v in obj.items() if k != "seconds"}
+    if isinstance(obj, list):
+        return [_untimed(v) for v in obj]
+    return obj
+
+
+def test_steps_per_epoch_total_steps_and_the_former_spelling(capsys):
+    rc, a, err = _eps(capsys, "--steps-per-epoch", "100", "--epochs", "20")
+    assert rc == 0 and err == "" and (a["steps"], a["epochs"]) == (100, 20)
+    # Opacus's "steps" (total): T = 2000 with E = 20 is M = 100; with M = 100 it is E = 20
+    assert _eps(capsys, "--total-steps", "2000", "--epochs", "20")[1] == a
+    assert _eps(capsys, "--total-steps", "2000", "--steps-per-epoch", "100")[1] == a
+    # --steps is steps per epoch, as before, with a note that says so
+    rc, b, err = _eps(capsys, "--steps", "100", "--epochs", "20")
+    assert b == a and err.startswith("verifier: note: --steps is deprecated; use --steps-per-epoch")
+    for argv in (("--total-steps", "2001", "--epochs", "20"),
+                 ("--total-steps", "2000", "--steps-per-epoch", "100", "--epochs", "3"),
+                 ("--total-steps", "0",), ("--epochs", "3")):
+        rc, _, err = _eps(capsys, *argv)
+        assert rc == 2 and err.count("\n") == 1 and err.startswith("verifier: error:")
+
+
+def test_every_header_says_steps_per_epoch_epochs_and_total(capsys):
+    shape = "M = 100 steps per epoch, E = 20 epochs, T = M E = 2000 steps in all"
+    for argv in (["epsilon", "--delta", "1e-5"], ["delta", "--epsilon", "1"],
+                 ["rdp", "--alpha-max", "3"], ["tradeoff", "--points", "3"]):
+        rc = main([*argv, "--sigma", "0.91", "--steps-per-epoch", "100", "--epochs", "20"])
+        out, _ = capsys.readouterr()
+        assert rc == 0 and shape in out.splitlines()[0], (argv, out[:300])
+    rc = main(["bound", "--sigma", "1", "--steps-per-epoch", "100", "--epochs", "20"])
+    out, _ = capsys.readouterr()
+    assert shape in out
+
+
+def test_config_takes_steps_per_epoch(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('sigma = "1.1"\nsteps_per_epoch = 20\nepochs = 3\ndelta = "1e-5"\n'
+                   'target_epsilon = 2\n')
+    rc = main(["certify", "--config", str(cfg), "--json"])
+    a = _untimed(json.loads(capsys.readouterr().out))
+    rc2 = main(["certify", "--sigma", "1.1", "--steps-per-epoch", "20", "--epochs", "3",
+                "--delta", "1e-5", "--target-epsilon", "2", "--json"])
+    assert rc == rc2 and _untimed(json.loads(capsys.readouterr().out)) == a
+    cfg.write_text('steps = 10\nsteps_per_epoch = 20\n')
+    assert main(["certify", "--config", str(cfg)]) == 2

@@ -13,7 +13,7 @@ from verifier.core.arith import (InputError, deprecated, parse_epochs, parse_exa
 from verifier.bounds import BRACKETS
 from verifier.deploy.evaluate import Target, check_bounds
 
-CONFIG_KEYS = {"sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
+CONFIG_KEYS = {"sigma", "steps", "steps_per_epoch", "samples", "batch_size", "epochs", "clip", "delta",
                "target_accuracy", "target_epsilon", "bound", "noise_level", "resolution"}
 MAX_CONFIG_BYTES = 1 << 16
 
@@ -38,7 +38,14 @@ def load_config(path: str) -> dict:
             raise InputError(f"{path}: unknown config key {k!r:.40} (known: {', '.join(sorted(CONFIG_KEYS))})")
         if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
             raise InputError(f"{path}: {k} must be a number or a string, got {type(v).__name__}")
-    return {k: str(v) for k, v in data.items()}
+    out = {k: str(v) for k, v in data.items()}
+    if "steps_per_epoch" in out:        # the CLI flag's name; "steps" is its former spelling
+        sp = out.pop("steps_per_epoch")
+        if "steps" in out and _norm(out["steps"]) != _norm(sp):
+            raise InputError(f"{path}: steps = {out['steps']} and steps_per_epoch = {sp} differ "
+                             "(both mean steps per epoch M)")
+        out["steps"] = sp
+    return out
 
 
 def _no_constant(name):

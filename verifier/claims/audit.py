@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from verifier.claims import quantities as Q
 from verifier.core.decide import decide
-from verifier.core.arith import DEFAULT_MAX_PREC, Interval, Tri, decimal_str, parse_exact
+from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, decimal_str, parse_exact
 from verifier.claims.format import Claim, ClaimsFile
 CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE = (
     "confirmed", "refuted", "inconclusive", "not-applicable")
@@ -153,17 +153,83 @@ def _between(value: Interval, low: Fraction, high: Fraction) -> str | None:
     return None
 
 
-def _exactly_equal(claim: Claim, env: dict):
-    """True when SymPy reduces expr - reference to 0 exactly (no quantity in either)."""
+# the exact-algebra path of the equals judge is bounded in size and time; past either
+# bound it gives no proof (the numerics may still refute) and says why
+SYMPY_MAX_OPS = 600          # operations in expr - reference (sympy.count_ops)
+SYMPY_SECONDS = 10           # wall time of simplify, in a forked child that is killed after
+
+
+def _exactly_equal(claim: Claim, env: dict) -> tuple[bool, str]:
+    """(True, "") when SymPy reduces expr - reference to 0 exactly (no quantity in either);
+    (False, why) otherwise."""
     import sympy as sp
     from verifier.claims import expr as X
-    a, b = X.to_sympy(claim.expr, env), X.to_sympy(claim.reference_expr, env)
-    if a is None or b is None:
+    try:
+        a, b = X.to_sympy(claim.expr, env), X.to_sympy(claim.reference_expr, env)
+        if a is None or b is None:
+            return False, ""
+        diff = a - b
+        ops = sp.count_ops(diff)
+    except InputError:          # a stated limit: the caller reports it
+        raise
+    except Exception:           # noqa: BLE001 (SymPy refused the expression: not proved;
+        return False, ""        # e.g. Min(0, zoo) for min(0, log(0)))
+    if ops > SYMPY_MAX_OPS:
+        return False, (f"exact algebra not tried: expr - reference has {ops} operations "
+                       f"(the limit is {SYMPY_MAX_OPS})")
+    ok = _bounded(lambda: sp.simplify(sp.expand_func(diff)) == 0, SYMPY_SECONDS)
+    if ok is None:
+        return False, f"exact algebra (SymPy) gave no answer within {SYMPY_SECONDS} s"
+    return ok, ""
+
+
+def _quickly_refuted(claim: Claim, env: dict, max_prec: int) -> bool:
+    """expr and reference certified different at 128 bits: the numerics refute, no algebra
+    is needed (it could only fail to prove)."""
+    from flint import ctx
+    from verifier.claims import expr as X
+    if claim.over:
         return False
     try:
-        return sp.simplify(sp.expand_func(a - b)) == 0
-    except Exception:           # SymPy gave up: not proved (numerics may still refute)
+        with ctx.workprec(128):
+            d = X.evaluate(claim.expr, env, 128, max_prec) - \
+                X.evaluate(claim.reference_expr, env, 128, max_prec)
+            return bool(d > 0 or d < 0)
+    except InputError:
+        raise
+    except (X.Undecided, ArithmeticError, ValueError, ZeroDivisionError):
         return False
+
+
+def _bounded(f, seconds: float):
+    """f() (a bool) computed in a forked child killed after ``seconds``; None when it did not
+    answer in time or failed.  Where fork does not exist, f() in this process (unbounded)."""
+    import multiprocessing as mp
+    try:
+        ctx = mp.get_context("fork")
+    except ValueError:
+        try:
+            return bool(f())
+        except Exception:       # noqa: BLE001
+            return None
+    recv, send = ctx.Pipe(duplex=False)
+
+    def child():
+        try:
+            send.send(bool(f()))
+        except BaseException:   # noqa: BLE001 (SymPy gave up: no answer)
+            send.send(None)
+    p = ctx.Process(target=child, daemon=True)
+    p.start()
+    send.close()
+    try:
+        return recv.recv() if recv.poll(seconds) else None
+    except EOFError:
+        return None
+    finally:
+        p.kill()
+        p.join()
+        recv.close()
 
 
 def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
@@ -178,7 +244,10 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
         acc = Interval(lo, hi)
     if claim.judge == "between":
         acc = Interval(claim.low, claim.high)
-    if claim.judge == "equals" and _exactly_equal(claim, env):
+    algebra = (False, "")
+    if claim.judge == "equals" and not _quickly_refuted(claim, env, max_prec):
+        algebra = _exactly_equal(claim, env)
+    if algebra[0]:
         try:
             from flint import ctx
             with ctx.workprec(128):
@@ -225,7 +294,8 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                 d = _sub(v, ref)
                 verdict = REFUTED if (d.lower > 0 or d.upper < 0) else None
         if verdict is None and claim.judge == "equals" and p >= max_prec:
-            note = (note + "; " if note else "") + "not proved by algebra, no certified difference"
+            note = (note + "; " if note else "") + "not proved by algebra" + (
+                f" ({algebra[1]})" if algebra[1] else "") + ", no certified difference"
         return CaseResult(raw, verdict or INCONCLUSIVE, v if v.finite else None, ref, acc, p,
                           False, note if verdict else (note + "; " if note else "")
                           + f"undecided at the precision cap ({max_prec} bits)"), verdict is not None
@@ -302,7 +372,21 @@ def judge(claim: Claim, max_prec: int = DEFAULT_MAX_PREC) -> ClaimResult:
 
 
 def audit(cf: ClaimsFile, max_prec: int = DEFAULT_MAX_PREC) -> list[ClaimResult]:
-    return [judge(c, max_prec) for c in cf.claims]
+    """Every claim judged; a claim whose evaluation meets a stated limit (a value beyond the
+    size limit, an argument outside an engine's range) is one error line naming the file and
+    the claim, and the other claims are still judged so that all such lines come at once."""
+    from verifier.core.arith import InputErrors
+    out, errors = [], []
+    for c in cf.claims:
+        try:
+            out.append(judge(c, max_prec))
+        except InputErrors as e:
+            errors += [f"{cf.path or cf.name}: claim {c.id!r}: {m}" for m in e.messages]
+        except InputError as e:
+            errors.append(f"{cf.path or cf.name}: claim {c.id!r}: {e}")
+    if errors:
+        raise InputErrors(errors)
+    return out
 
 
 def summary(results) -> dict:

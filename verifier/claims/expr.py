@@ -33,6 +33,13 @@ from verifier.core.arith import InputError, Interval, to_arb
 
 MAX_LEN = 2000
 MAX_DEPTH = 60
+# exact rationals in claims (numbers, + - * /, integer powers, the arguments of quantities):
+# numerator and denominator at most this many bits (about 19,700 digits); a larger exact
+# value is refused in one line before it is computed (a power's size is estimated first)
+MAX_EXACT_BITS = 1 << 16
+# binomial(n, k) and gamma(n) are computed exactly (or symbolically by SymPy) only for
+# arguments up to this size; beyond it, in ball arithmetic (log-gamma), and not by SymPy
+MAX_EXACT_ARG = 4096
 FUNCTIONS = ("sqrt", "exp", "log", "Phi", "erf", "erfc", "gamma", "zeta", "binomial", "abs",
              "min", "max")
 CONSTANTS = ("pi", "e")
@@ -48,6 +55,26 @@ _TOKEN = re.compile(r"""\s*(?:
 
 class ExprError(InputError):
     """A malformed expression (one line)."""
+
+
+def _sized(q: Fraction) -> Fraction:
+    if max(q.numerator.bit_length(), q.denominator.bit_length()) > MAX_EXACT_BITS:
+        raise ExprError(_too_big())
+    return q
+
+
+def _too_big() -> str:
+    return (f"a value exceeds the size limit of claims (numbers below 2^{MAX_EXACT_BITS}, "
+            f"exact ones with at most {MAX_EXACT_BITS}-bit numerator and denominator, about "
+            f"{int(MAX_EXACT_BITS * 0.30103):,} digits)")
+
+
+def _power(a: Fraction, n: int) -> Fraction:
+    """a^n exactly, refused before computing when it would exceed MAX_EXACT_BITS."""
+    size = max(a.numerator.bit_length(), a.denominator.bit_length()) - 1
+    if size > 0 and abs(n) * size > MAX_EXACT_BITS:
+        raise ExprError(_too_big())
+    return _sized(a ** n)
 
 
 class Undecided(Exception):
@@ -269,11 +296,23 @@ def exact(node: Node, env: dict):
             return None
         op = node.value
         if op in _FIELD:
-            return None if op == "/" and b == 0 else _FIELD[op](a, b)
-        if b.denominator == 1 and abs(b) <= 64 and not (a == 0 and b < 0):
-            return a ** int(b)
+            return None if op == "/" and b == 0 else _sized(_FIELD[op](a, b))
+        if b.denominator == 1 and not (a == 0 and b < 0):
+            return _power(a, int(b))
         return None
     return None
+
+
+def check_sizes(node: Node, env: dict):
+    """Refuse (ExprError, one line) an expression any of whose exact sub-values, inside
+    function and quantity arguments too, would exceed MAX_EXACT_BITS: checked when a claim
+    is loaded, before anything is evaluated."""
+    if node.kind != "call":
+        exact(node, env)
+    for a in node.args:
+        check_sizes(a, env)
+    for _, a in node.kwargs:
+        check_sizes(a, env)
 
 
 # ------------------------------------------------------------------ ball evaluation
@@ -323,15 +362,27 @@ def _ev(node, env, prec, max_prec) -> arb:
     if k == "bin":
         a, b = _ev(node.args[0], env, prec, max_prec), _ev(node.args[1], env, prec, max_prec)
         if node.value in _FIELD:
-            return _FIELD[node.value](a, b)
+            return _ball_sized(_FIELD[node.value](a, b))
         e = exact(node.args[1], env)
-        if isinstance(e, Fraction) and e.denominator == 1:
-            return a ** int(e)
-        return (b * a.log()).exp()
+        if isinstance(e, Fraction) and e.denominator == 1 and abs(e) <= MAX_EXACT_BITS:
+            return _ball_sized(a ** int(e))
+        return _ball_sized((b * a.log()).exp())
     if node.value in FUNCTIONS:
         xs = [_ev(a, env, prec, max_prec) for a in node.args]
-        return _function(node.value, xs, node, env)
+        return _ball_sized(_function(node.value, xs, node, env))
     return _quantity(node, env, prec, max_prec)
+
+
+def _ball_sized(x: arb) -> arb:
+    """Refuse (ExprError) a value of magnitude 2^MAX_EXACT_BITS or more: the same size limit
+    as for exact values, checked on every result of + - * / ^ and of the functions
+    (binomial(10^6, 5 10^5) is about 2^999987: refused, not carried into the reports)."""
+    if x.is_finite():
+        for a in (x.mid(), x.rad()):
+            m, e = a.man_exp()
+            if m != 0 and int(e) + int(m).bit_length() > MAX_EXACT_BITS:
+                raise ExprError(_too_big())
+    return x
 
 
 def _function(name, xs, node, env) -> arb:
@@ -357,7 +408,7 @@ def _function(name, xs, node, env) -> arb:
     if name == "binomial":
         n, kk = exact(node.args[0], env), exact(node.args[1], env)
         if isinstance(n, Fraction) and isinstance(kk, Fraction) and n.denominator == 1 \
-                and kk.denominator == 1 and 0 <= kk <= n <= 10 ** 6:
+                and kk.denominator == 1 and 0 <= kk <= n <= MAX_EXACT_ARG:
             import math
             return arb(math.comb(int(n), int(kk)))
         return (xs[0] + 1).gamma() / ((xs[1] + 1).gamma() * (xs[0] - xs[1] + 1).gamma())
@@ -434,14 +485,19 @@ def to_sympy(node: Node, env: dict):
             return None
         if node.value in _FIELD:
             return _FIELD[node.value](a, b)
-        if b.is_number and abs(b) > 4096:     # no exact algebra on huge powers
+        if b.is_number and abs(b) > MAX_EXACT_ARG:     # no exact algebra on huge powers
             return None
+        if a.is_Rational and b.is_Integer:              # SymPy would compute it: size first
+            _power(Fraction(int(a.p), int(a.q)), int(b))
         return a ** b
     if node.value not in FUNCTIONS:
         return None
     xs = [to_sympy(a, env) for a in node.args]
     if any(x is None for x in xs):
         return None
+    if node.value in ("gamma", "binomial", "zeta") and any(
+            x.is_number and abs(x) > MAX_EXACT_ARG for x in xs):
+        return None           # SymPy would evaluate gamma(10^6)! exactly: numerics only
     f = {"sqrt": sp.sqrt, "exp": sp.exp, "log": sp.log, "erf": sp.erf, "erfc": sp.erfc,
          "gamma": sp.gamma, "zeta": sp.zeta, "abs": sp.Abs,
          "Phi": lambda z: (1 + sp.erf(z / sp.sqrt(2))) / 2}

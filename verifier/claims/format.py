@@ -100,6 +100,7 @@ class ClaimsFile:
     source: dict
     claims: tuple
     format: str = FORMAT
+    path: str = ""          # as given (error messages name it)
 
 
 def shipped_claims_files() -> list[str]:
@@ -223,7 +224,7 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
             errors.append(msg if msg.startswith(where) else f"{where}: {msg}")
     if errors:
         raise InputErrors(errors)
-    return ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims), fmt)
+    return ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims), fmt, path)
 
 
 def _bind(raw: dict, where: str) -> dict:
@@ -244,7 +245,10 @@ def _bind(raw: dict, where: str) -> dict:
                 out[k] = v                   # a word: an argument such as coef = rho3
                 continue
             raise
-        x = X.exact(node, {})
+        try:
+            x = X.exact(node, {})
+        except InputError as e:
+            raise InputError(f"{where}: {k}: {e}") from None
         if x is None:
             if node.kind == "name":
                 out[k] = node.value
@@ -349,6 +353,12 @@ def _claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
         missing = sorted(X.free_names(ref_node) - set(env_cases[0]) - set(over))
         if missing:
             raise InputError(f"{where}: reference uses unbound name {missing[0]!r}")
+    for label, nd in (("expr", node), ("reference", ref_node)):
+        for env in (env_cases if nd is not None else ()):
+            try:
+                X.check_sizes(nd, env)           # every exact sub-value within the limit
+            except InputError as e:
+                raise InputError(f"{where}: {label}: {e}") from None
     digits = None
     if "digits" in c:
         if not isinstance(c["digits"], int) or isinstance(c["digits"], bool) or not 1 <= c["digits"] <= 60:

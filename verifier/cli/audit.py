@@ -25,7 +25,15 @@ def cmd_audit(args) -> int:
     status = EXIT_OK
     # every claim of every file judged before anything is written: a run that fails
     # (exit 4) or is interrupted leaves the report folder as it was
-    judged = [(cf, A.audit(cf, args.max_prec), A.figure_data(cf)) for cf in loaded]
+    judged = []
+    for cf in loaded:
+        try:
+            judged.append((cf, A.audit(cf, args.max_prec), A.figure_data(cf)))
+        except InputError as e:                  # every claim that met a limit, all files
+            errors += getattr(e, "messages", None) or [str(e)]
+    if errors:
+        from verifier.core.arith import InputErrors
+        raise InputErrors(errors)
     out = []
     for cf, results, data in judged:
         paths = write_audit(cf, results, args.out, args.max_prec, data)

@@ -10,6 +10,9 @@ from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _dep
 def cmd_calibrate(args) -> int:
     from verifier import deploy as Dp
     from verifier.core.arith import frac_str
+    if getattr(args, "target_epsilon", None) is None and getattr(args, "config", None):
+        from verifier.deploy.inputs import load_config      # a target_epsilon in the config
+        args.target_epsilon = load_config(args.config).get("target_epsilon")   # selects it too
     if getattr(args, "target_epsilon", None) is not None or args.what == "epochs":
         return _calibrate_eps(args)
     inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")

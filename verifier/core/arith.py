@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import math
 import re
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -45,6 +46,14 @@ def deprecated(old: str, new: str) -> None:
     as one line 'verifier: note: ... is deprecated; use ...' on stderr."""
     import warnings
     warnings.warn(f"{old} is deprecated; use {new}", DeprecationWarning, stacklevel=3)
+
+
+# exact values of claims reach 65536 bits (claims.expr.MAX_EXACT_BITS, 19,729 digits), which
+# reports print in full: Python's default limit on int <-> str conversion (4,300 digits) is
+# raised to cover them (never lowered)
+_INT_DIGITS = 20000
+if 0 < sys.get_int_max_str_digits() < _INT_DIGITS:
+    sys.set_int_max_str_digits(_INT_DIGITS)
 
 
 class InputError(ValueError):
@@ -211,32 +220,64 @@ def to_arb(q) -> arb:
 MAX_BALL_EXPONENT = 1 << 22   # binary exponents beyond this are read as 'not finite'
 
 
-def representable(x: arb) -> bool:
-    """Finite, with end points whose binary exponents are moderate (converting a ball like
-    2^(10^9) to a rational would build a huge integer, or abort inside FLINT)."""
+TINY_BITS = 4096              # end points finer than 2^-4096 are rounded outward to it
+
+
+def _tamed(x: arb):
+    """A ball containing x whose end points have moderate binary exponents, or None: x not
+    finite, or of magnitude beyond 2^MAX_BALL_EXPONENT (converting a ball like 2^(10^9) to
+    a rational would build a huge integer, or abort inside FLINT).  A radius below
+    2^-TINY_BITS becomes 2^-TINY_BITS, a midpoint below it 0 with the radius grown to
+    cover it: rounded outward (erf(1706) = 1 - 2^-4.2e6 is [1 - 2^-4096, 1 + 2^-4096])."""
     if not x.is_finite():
-        return False
-    for a in (x.mid(), x.rad()):
+        return None
+    mid, rad = x.mid(), x.rad()
+    parts = []
+    for a in (mid, rad):
         m, e = a.man_exp()
-        if m != 0 and abs(int(e)) > MAX_BALL_EXPONENT:
-            return False
-    return True
+        if m == 0:
+            parts.append(0)
+            continue
+        top = int(e) + int(m).bit_length()          # |a| < 2^top
+        if top > MAX_BALL_EXPONENT:
+            return None
+        parts.append(top)
+    tiny = arb(2) ** -TINY_BITS
+    if parts[0] != 0 and parts[0] < -TINY_BITS:     # |mid| < 2^-4096: centre at 0
+        return arb(0) + (abs(mid) + rad + tiny).upper() * arb(0, 1)
+    if parts[1] != 0 and parts[1] < -TINY_BITS:     # a radius finer than 2^-4096
+        return mid + arb(0, tiny.upper())
+    return x
+
+
+def representable(x: arb) -> bool:
+    """Finite and not beyond 2^MAX_BALL_EXPONENT in magnitude (``_tamed``)."""
+    return _tamed(x) is not None
 
 
 def ball_bounds(x: arb) -> tuple[Fraction, Fraction]:
-    """Exact rational endpoints of a finite ball."""
-    if not representable(x):
+    """Exact rational endpoints of a finite ball (rounded outward to 2^-4096 where its end
+    points are finer: ``_tamed``)."""
+    y = _tamed(x)
+    if y is None:
         raise ArithmeticError("non-finite ball")
-    lo, hi = x.lower().fmpq(), x.upper().fmpq()
+    lo, hi = y.lower().fmpq(), y.upper().fmpq()
     return (Fraction(int(lo.p), int(lo.q)), Fraction(int(hi.p), int(hi.q)))
+
+
+def _ge_pow10(n: int, d: int, e: int) -> bool:
+    """n / d >= 10^e for n, d > 0, in integers (no Fraction normalisation: a gcd of
+    million-bit integers takes seconds)."""
+    return n >= d * 10 ** e if e >= 0 else n * 10 ** -e >= d
 
 
 def _floor_log10(q: Fraction) -> int:
     """floor(log10(q)) for q > 0, exactly."""
-    e = int((q.numerator.bit_length() - q.denominator.bit_length()) * 0.30102999566398120)
-    while Fraction(10) ** e > q:
+    n, d = q.numerator, q.denominator
+    e = int((n.bit_length() - d.bit_length()) * 0.30102999566398120)
+    while not _ge_pow10(n, d, e):
         e -= 1
-    while Fraction(10) ** (e + 1) <= q:
+    while _ge_pow10(n, d, e + 1):
         e += 1
     return e
 
@@ -246,9 +287,10 @@ def decimal_str(q: Fraction, digits: int = 17, direction: str = "down") -> str:
     if q == 0:
         return "0"
     e = _floor_log10(abs(q))
-    scale = Fraction(10) ** (e - digits + 1)
-    t = q / scale
-    n = math.floor(t) if direction == "down" else math.ceil(t)
+    k = e - digits + 1                      # t = q / 10^k, rounded to an integer
+    num, den = (q.numerator, q.denominator * 10 ** k) if k >= 0 else \
+        (q.numerator * 10 ** -k, q.denominator)
+    n = num // den if direction == "down" else -(-num // den)
     if n == 0:
         return "0"
     sign = "-" if n < 0 else ""

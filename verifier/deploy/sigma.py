@@ -159,6 +159,9 @@ def _u_shaped_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibrati
     rest on certified evaluations at grid points (and on the covers, which contain them);
     *continuum* statements ("every sigma in ...") only on complete covers."""
     L, U = bound.sigma_range(M)
+    if L is None or U is None:                   # the range's balls not finite (M < 3)
+        raise InputError(f"steps = {M}: {bound.name} has no sigma range here (Theorem 3.1 "
+                         "needs M >= 3)")
     k_min = max(1, math.ceil(L / res))           # grid points below k_min fail hypothesis 2
     k_max = max(k_min, math.floor(U / res))      # grid points above k_max fail condition (2)
     pred = _grid_pred(bound, M, E, target, res, max_prec)

@@ -126,9 +126,13 @@ def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,
 
 
 def _iv(lo, hi) -> Interval:
-    from verifier.core.arith import ball_bounds
-    return Interval(ball_bounds(lo)[0] if lo is not None else Fraction(0),
-                    ball_bounds(hi)[1])
+    """The bracket of a delta(eps) from its two balls; a ball that is not finite (the
+    engine lost it at its range's edges) gives the trivial end: delta(eps) is a hockey-stick
+    divergence with e^eps >= 1, so 0 <= delta(eps) <= 1 always."""
+    from verifier.core.arith import ball_bounds, representable
+    low = ball_bounds(lo)[0] if lo is not None and representable(lo) else Fraction(0)
+    high = ball_bounds(hi)[1] if representable(hi) else Fraction(1)
+    return Interval(max(low, Fraction(0)), min(high, Fraction(1)))
 
 
 @dataclass(frozen=True)

@@ -46,22 +46,37 @@ class Check:
     method: str
     source: str
     run: Callable[[], Outcome]
+    # the engine's objects the check takes and verifies ("module:attribute", read with
+    # ``bound``): the expressions its evaluators are generated from, its constants and
+    # helper functions -- never a copy, so that breaking the engine breaks the check
+    binds: tuple = ()
 
 
 REGISTRY: dict[str, Check] = {}
 
 
-def check(id, statement, symbols, variables, assumptions, method, source):
+def check(id, statement, symbols, variables, assumptions, method, source, binds=()):
     """Register ``fn() -> Outcome`` as the check ``id`` (ids are unique)."""
     def deco(fn):
         if id in REGISTRY:
             raise ValueError(f"duplicate check id {id}")
         group = id.split(".")[0]
         REGISTRY[id] = Check(id, group, statement, symbols, variables, tuple(assumptions),
-                             method, source, fn)
+                             method, source, fn, tuple(binds))
         fn.check_id = id
         return fn
     return deco
+
+
+def bound(name: str):
+    """The engine's object ``"package.module:attr.sub"``, looked up when the check runs (a
+    check reads what the engine evaluates, including a patched version of it)."""
+    import importlib
+    mod, attr = name.split(":", 1)
+    obj = importlib.import_module(mod)
+    for a in attr.split("."):
+        obj = getattr(obj, a)
+    return obj
 
 
 def run_check(c: Check) -> tuple[Outcome, float]:

@@ -183,15 +183,24 @@ def condition_2_at_delta_rhs():
 
 
 @check("interpretation.large-sigma-infeasible",
-       "For large sigma, validity condition (2) fails: the sigma range of Theorem 3.1 is bounded.",
-       "if s2 <= 4/(M-1) (sigma >= 1/sqrt(log(1 + 4/(M-1)))) and delta >= T2, then "
-       "1/2 - eps - delta - Phi(-kappa) < 0", "sigma, M, delta", ("M >= 3", "sigma > 0",
-                                                                "delta >= T2 = mu/sqrt(2 pi)"),
-       "chain: Phi(kappa) - 1/2 <= kappa/sqrt(2 pi) (g = kappa/sqrt(2 pi) - Phi(kappa) + 1/2 has "
-       "g(0) = 0, g' = (1 - e^{-kappa^2/2})/sqrt(2 pi) >= 0); eps > 0; so the margin is "
-       "< (s2/2 - mu)/sqrt(2 pi) <= 0 iff s2 <= 4/(M-1). Used by the sigma calibration "
-       "(verifier.deploy.sigma) to bound its search", SRC)
+       "For large sigma, validity condition (2) fails: the sigma range of Theorem 3.1 is bounded "
+       "(the engine's condition (2) and its cut-off).",
+       "if s2 <= c/(M-1) (sigma >= 1/sqrt(log(1 + c/(M-1))), c = LARGE_SIGMA_S2_NUM) and delta "
+       ">= T2, then the engine's condition (2), 1/2 - eps - delta - Phi(-kappa), is < 0",
+       "sigma, M, delta", ("M >= 3", "sigma > 0", "delta >= T2 = mu/sqrt(2 pi)"),
+       "chain on the engine's own objects: hypotheses()['validity_condition_2'] is 1/2 - eps - "
+       "delta - erfc(kappa/sqrt 2)/2 with eps = berry_esseen_eps() > 0 and kappa = s2/2, "
+       "T2 = terms()[1] with T2^2 = s2/((M-1) 2 pi); Phi(kappa) - 1/2 <= kappa/sqrt(2 pi) (g = "
+       "kappa/sqrt(2 pi) - Phi(kappa) + 1/2 has g(0) = 0, g' = (1 - e^{-kappa^2/2})/sqrt(2 pi) "
+       ">= 0); so the margin is < (s2/2 - mu)/sqrt(2 pi) <= 0 when s2 <= 4/(M-1); the engine's "
+       "cut-off sigma_range uses c = LARGE_SIGMA_S2_NUM: sigma >= its U iff s2 <= c/(M-1) (s2 "
+       "decreases in sigma), and s2/2 <= mu there iff c <= 4 (checked for the engine's c). "
+       "Used by the sigma calibration (verifier.deploy.sigma) to bound its search", SRC,
+       binds=("verifier.symbolic.terms:hypotheses", "verifier.symbolic.terms:terms",
+              "verifier.symbolic.terms:berry_esseen_eps", "verifier.symbolic.terms:kappa",
+              "verifier.bounds.theorem31:LARGE_SIGMA_S2_NUM"))
 def large_sigma_infeasible():
+    from .framework import bound, exp_shift
     k = sp.Symbol("kappa", positive=True)
     w = sp.Symbol("w", positive=True)
     Phi = lambda z: (1 + sp.erf(z / sp.sqrt(2))) / 2  # noqa: E731
@@ -200,13 +209,30 @@ def large_sigma_infeasible():
     s = sp.Symbol("s", positive=True)   # s2
     mm = sp.Symbol("m", positive=True)  # M - 1
     crossing = sp.solve(sp.Eq(s / 2, sp.sqrt(s / mm)), s)
-    from .framework import exp_shift
+    cond2 = bound("verifier.symbolic.terms:hypotheses")()["validity_condition_2"]
+    eps = bound("verifier.symbolic.terms:berry_esseen_eps")()
+    kappa = bound("verifier.symbolic.terms:kappa")
+    T2 = bound("verifier.symbolic.terms:terms")()[1]
+    c = sp.Integer(bound("verifier.bounds.theorem31:LARGE_SIGMA_S2_NUM"))
+    cut = 1 / sp.sqrt(sp.log(1 + c / mm))
+    pt = {L.sigma: 1, T31.M: 10, T31.delta: sp.Rational(1, 10), T31.coef: 3}
     return all_proved([
+        ("engine: condition (2) = 1/2 - eps - delta - Phi(-kappa)",
+         identity(cond2, sp.Rational(1, 2) - eps - T31.delta - (1 - Phi(kappa)), [pt])),
+        ("engine: eps > 0 (e^u = 1 + v, M = 1 + m)", sign_proved(reparametrise(eps), "positive")),
+        ("engine: kappa = s2/2", identity(kappa, L.s2 / 2, [pt])),
+        ("engine: T2^2 = s2/((M-1) 2 pi)", identity(T2 ** 2, L.s2 / ((T31.M - 1) * 2 * sp.pi), [pt])),
         ("g(0) = 0", identity(g.subs(k, 0), sp.Integer(0), [])),
         ("g' = (1 - e^{-kappa^2/2})/sqrt(2 pi)", identity(sp.diff(g, k), gp, [{k: 1}])),
         ("g' >= 0", sign_proved(exp_shift(1 - sp.exp(-w), w), "positive")),
         ("s2/2 = mu at s2 = 4/(M-1)", identity(crossing[0], 4 / mm, [])
          if len(crossing) == 1 else Outcome(UNKNOWN, f"crossings {crossing}")),
-        ("mu^2 - (s2/2)^2 >= 0 for s2 = 4/((M-1)(1+w)) <= 4/(M-1)", sign_proved(
-            (s / mm - s**2 / 4).subs(s, 4 / (mm * (1 + w))), "positive")),
+        ("s2 = e^{1/sigma^2} - 1", identity(L.s2, sp.exp(1 / L.sigma ** 2) - 1, [pt])),
+        ("s2 decreases in sigma", sign_proved(sp.diff(sp.exp(1 / L.sigma ** 2) - 1, L.sigma),
+                                              "negative")),
+        (f"engine cut-off: s2 at sigma = 1/sqrt(log(1 + {c}/(M-1))) is {c}/(M-1)",
+         identity(L.s2.subs(L.sigma, cut), c / mm, [{mm: 2}])),
+        (f"mu^2 - (s2/2)^2 >= 0 for s2 = {c}/((M-1)(1+w)) <= {c}/(M-1)", sign_proved(
+            (s / mm - s**2 / 4).subs(s, c / (mm * (1 + w))), "positive")),
     ])
+

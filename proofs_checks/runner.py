@@ -48,7 +48,8 @@ def to_json(results, timings: bool = False) -> dict:
     for c, o, t in results:
         e = {"id": c.id, "group": c.group, "statement": c.statement, "symbols": c.symbols,
              "variables": c.variables, "assumptions": list(c.assumptions), "method": c.method,
-             "source": c.source, "verdict": o.verdict, "evidence": o.evidence}
+             "source": c.source, "binds": list(c.binds), "verdict": o.verdict,
+             "evidence": o.evidence}
         if o.details:
             e["details"] = o.details
         if timings:

@@ -47,19 +47,22 @@ def t_at_worst_sigma():
     return identity(t_worst(), A_EXACT * sp.sqrt(ell) - B_EXACT / sp.sqrt(ell), [{ell: 3}])
 
 
+EXPONENT = sp.Rational(25, 24)    # derived below (exponent_25_24): t^2/2 = (25/24) ln M - ...
+
+
 @check("tail.exponent-25-24", "Where the exponent 25/24 comes from.",
        "t^2/2 = (25/24) ln M - (5/2) ln 2 + (3/2) ln(2)^2 / ln M >= (25/24) ln M - (5/2) ln 2, "
        "so e^{-t^2/2} <= 2^{5/2} M^{-25/24}", "M", ("M >= 3",),
        "exact algebra: expansion of t^2/2 and the sign of the dropped term", SRC)
 def exponent_25_24():
     half_sq = sp.expand(t_worst() ** 2 / 2)
-    main = sp.Rational(25, 24) * ell - sp.Rational(5, 2) * LN2
+    main = EXPONENT * ell - sp.Rational(5, 2) * LN2
     rest = sp.Rational(3, 2) * LN2**2 / ell
     return all_proved([
         ("expansion", identity(half_sq, main + rest, [{ell: 2}])),
         ("dropped term >= 0", sign_proved(rest, "nonnegative")),
         ("e^{-main} = 2^{5/2} M^{-25/24}", identity(sp.exp(-main),
-                                                   2 ** sp.Rational(5, 2) * sp.exp(-sp.Rational(25, 24) * ell),
+                                                   2 ** sp.Rational(5, 2) * sp.exp(-EXPONENT * ell),
                                                    [{ell: 2}])),
     ])
 
@@ -135,12 +138,17 @@ def ln3_above(q) -> Outcome:
     return Outcome(PROVED if ok else UNKNOWN, f"ln 3 > {q} (certified)")
 
 
-@check("tail.T6-bounds-tail", "T6 as printed bounds the Gaussian tail for every M >= 3.",
-       "Phi(-t(sqrt(3/ln M))) <= 4.52 / (2.88 sqrt(ln M) - 2.41/sqrt(ln M)) M^{-25/24} for all M >= 3",
+@check("tail.T6-bounds-tail", "T6 as printed bounds the Gaussian tail for every M >= 3, and "
+       "the engine's T6 is that printed form.",
+       "Phi(-t(sqrt(3/ln M))) <= 4.52 / (2.88 sqrt(ln M) - 2.41/sqrt(ln M)) M^{-25/24} for all "
+       "M >= 3; terms()[5] (the expression the T6 evaluator is generated from) equals it",
        "M", ("M >= 3 (real)",),
        "chain: t > 0 for ln M > (6/5) ln 2 (ln 3 > 6/5 ln 2 certified); Mills ratio; "
-       "exponent 25/24; 2t >= printed denominator > 0 for ln M >= ln 3 (coefficients' signs "
-       "certified); printed numerator >= exact", SRC)
+       "exponent 25/24 (derived from t^2/2); 2t >= printed denominator > 0 for ln M >= ln 3 "
+       "(coefficients' signs certified); printed numerator >= exact; the engine's T6, read "
+       "from verifier.symbolic.terms, is the printed form with the derived exponent (SymPy)",
+       SRC, binds=("verifier.symbolic.terms:terms", "verifier.symbolic.terms:T6_NUM",
+                   "verifier.symbolic.terms:T6_A", "verifier.symbolic.terms:T6_B"))
 def t6_bounds_tail():
     num, a, b = exact_constants()
     da = a - T31.T6_A                    # 2t - printed denominator = da sqrt(l) + db / sqrt(l)
@@ -164,7 +172,19 @@ def t6_bounds_tail():
          if da_b > 0 and db_b > 0 else Outcome(REFUTED, "a coefficient is negative")),
         ("printed denominator > 0 for ln M >= ln 3", ln3_above(T31.T6_B / T31.T6_A)),
         ("printed constants safe", printed_constants_outcome()),
+        ("the engine's T6 is the printed form", engine_t6_outcome()),
     ])
+
+
+def engine_t6_outcome() -> Outcome:
+    """terms()[5], read from the engine, equals T6_NUM / (T6_A sqrt(ln M) - T6_B/sqrt(ln M))
+    M^{-e} with e the exponent derived by exponent_25_24 (EXPONENT)."""
+    from .framework import bound
+    t6 = bound("verifier.symbolic.terms:terms")()[5]
+    num, a, b = (bound(f"verifier.symbolic.terms:{n}") for n in ("T6_NUM", "T6_A", "T6_B"))
+    L = sp.log(T31.M)
+    proved_form = num / (a * sp.sqrt(L) - b / sp.sqrt(L)) * T31.M ** -EXPONENT
+    return identity(t6, proved_form, [{T31.M: 10}, {T31.M: 1000}])
 
 
 @check("tail.t-increasing-in-sigma", "The worst case covers every admissible sigma.",

@@ -75,24 +75,44 @@ def profile_moment():
 
 
 @check("renyi.hockey-stick-chernoff", "The Chernoff bound of a hockey stick (Lemma B.1 of "
-       "arXiv 2610.02414).",
-       "(1 - e^x)_+ <= c_t e^{-t x}, c_t = t^t/(1+t)^{1+t}; so (w - c)_+ <= k_n w^n c^{1-n} with "
-       "k_n = c_{n-1} = (n-1)^{n-1}/n^n", "x, t, y", ("t > 0",),
-       "exact algebra: with y = e^x in (0, 1), g(y) = y^t (1 - y) has g'(y) = y^{t-1}(t - (1+t) y) "
-       "(SymPy), positive below y* = t/(1+t) and negative above, so max g = g(y*) = c_t; the "
-       "(w - c)_+ form is the lemma at x = log(c/w) times w", "arXiv 2610.02414 v1, Lemma B.1; "
-       "Balle et al. 2020, Theorem 21")
+       "arXiv 2610.02414), with the engine's constants k_n.",
+       "(1 - e^x)_+ <= c_t e^{-t x}, c_t = t^t/(1+t)^{1+t}; so (w - c)_+ <= k_n w^n c^{1-n} for "
+       "w >= 0, c > 0 whenever k_n >= c_{n-1} = (n-1)^{n-1}/n^n; the engine's chernoff_k(n) "
+       "is checked for every order n it passes", "x, t, y, n",
+       ("t > 0", "n = 2 .. MAX_MOMENT_ORDER (the engine's integer orders: "
+                 "verifier.views.renyi.MAX_MOMENT_ORDER; the profile grid uses n <= 64)"),
+       "exact algebra: with y = c/w in (0, 1) (w > c; for w <= c the left side is 0), "
+       "(w - c)_+ <= k_n w^n c^{1-n} iff g(y) = y^t (1 - y) <= k_n, t = n - 1; g'(y) = "
+       "y^{t-1} h(y) with h(y) = t - (1+t) y (SymPy), h affine with slope -(1+t) < 0 and its "
+       "root y* = t/(1+t) in (0, 1) (SymPy solve), so g increases then decreases and max g = "
+       "g(y*) = c_t; then chernoff_k(n) >= c_{n-1} exactly (Fractions) for every engine order",
+       "arXiv 2610.02414 v1, Lemma B.1; Balle et al. 2020, Theorem 21",
+       binds=("verifier.bounds.moments:chernoff_k", "verifier.views.renyi:MAX_MOMENT_ORDER"))
 def hockey_stick_chernoff():
-    y, t = sp.symbols("y t", positive=True)
+    from fractions import Fraction
+    from .framework import REFUTED, bound
+    y, t, w, c = sp.symbols("y t w c", positive=True)
     g = y ** t * (1 - y)
-    parts = [("g'", identity(sp.diff(g, y), y ** (t - 1) * (t - (1 + t) * y), []))]
+    h = t - (1 + t) * y
+    parts = [("reduction: (w - c) w^-n c^{n-1} = g(c/w) w^0 with t = n - 1",
+              identity(((w - c) * w ** -(t + 1) * c ** t), g.subs(y, c / w), [])),
+             ("g' = y^{t-1} h", identity(sp.diff(g, y), y ** (t - 1) * h, []))]
+    roots = sp.solve(h, y)
     ys = t / (1 + t)
+    parts.append(("h's only root is y* = t/(1+t)",
+                  identity(roots[0], ys, []) if len(roots) == 1
+                  else Outcome(REFUTED, f"roots {roots}")))
+    parts.append(("h decreasing: slope -(1+t) < 0", sign_proved(sp.diff(h, y), "negative")))
+    parts.append(("y* in (0, 1): 1 - y* = 1/(1+t) > 0", sign_proved(1 - ys, "positive")))
+    parts.append(("y^{t-1} > 0 on (0, 1)", sign_proved(y ** (t - 1), "positive")))
     parts.append(("g(y*)", identity(sp.simplify(g.subs(y, ys)), t ** t / (1 + t) ** (1 + t), [])))
-    parts.append(("sign change", Outcome(PROVED, "t - (1+t) y is affine decreasing in y with "
-                                                  "its root at y* = t/(1+t) in (0, 1)")))
-    n = sp.Symbol("n", positive=True)
-    ct = lambda s: s ** s / (1 + s) ** (1 + s)            # noqa: E731
-    parts.append(("k_n = c_{n-1}", identity(ct(n - 1).subs(n, n + 1), n ** n / (n + 1) ** (n + 1), [])))
+    k, nmax = bound("verifier.bounds.moments:chernoff_k"), bound(
+        "verifier.views.renyi:MAX_MOMENT_ORDER")
+    bad = [n for n in range(2, nmax + 1)
+           if not Fraction(k(n)) >= Fraction((n - 1) ** (n - 1), n ** n)]
+    parts.append((f"engine: chernoff_k(n) >= (n-1)^(n-1)/n^n for n = 2..{nmax}",
+                  Outcome(PROVED, f"exact for all {nmax - 1} orders") if not bad else
+                  Outcome(REFUTED, f"chernoff_k({bad[0]}) = {k(bad[0])} < c_(n-1)")))
     return all_proved(parts)
 
 

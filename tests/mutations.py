@@ -107,6 +107,23 @@ def _tolerance_meets_always():
     DE.calibrate_sigma_tolerance = cal
 
 
+def _condition_2_without_phi():
+    import sympy as sp
+    from verifier.symbolic import terms as T
+    real = T.hypotheses()
+    T.hypotheses = lambda: {**real, "validity_condition_2":
+                            sp.Rational(1, 2) - T.berry_esseen_eps() - T.delta}
+
+
+def _t6_exponent_26():
+    import sympy as sp
+    from verifier.symbolic import terms as T
+    real = T.terms()
+    L = sp.log(T.M)
+    t6 = T.T6_NUM / (T.T6_A * sp.sqrt(L) - T.T6_B / sp.sqrt(L)) * T.M ** sp.Rational(-26, 24)
+    T.terms = lambda: (*real[:5], t6)
+
+
 def _mean_value_without_radius():
     from verifier.bounds import theorem31 as T
     from verifier.symbolic import derived as D
@@ -548,6 +565,25 @@ MUTATIONS = [
              "the results of an expression's evaluation not checked against the size limit",
              lambda: _set("verifier.claims.expr:_ball_sized", lambda x: x),
              ("tests/test_hostile_claims.py::test_size_limits_in_process",)),
+    # binding mutations: the ENGINE's code broken, check-proofs must fail (the check reads
+    # the engine's objects, not a copy)
+    Mutation("binding.condition-2-without-phi", "proof",
+             "Phi(-kappa) dropped from the engine's validity condition (2)",
+             _condition_2_without_phi,
+             ("proofs_checks/test_proofs.py::test_check[interpretation.large-sigma-infeasible]",)),
+    Mutation("binding.large-sigma-cutoff-8", "proof",
+             "the engine's large-sigma cut-off constant 4 -> 8 (sigma_range)",
+             lambda: _set("verifier.bounds.theorem31:LARGE_SIGMA_S2_NUM", 8),
+             ("proofs_checks/test_proofs.py::test_check[interpretation.large-sigma-infeasible]",)),
+    Mutation("binding.chernoff-k-smaller", "proof",
+             "the engine's Chernoff constants k_n made 1% smaller (unsafe)",
+             lambda: _set("verifier.bounds.moments:chernoff_k",
+                          lambda n: Fraction((n - 1) ** (n - 1), n ** n) * Fraction(99, 100)),
+             ("proofs_checks/test_proofs.py::test_check[renyi.hockey-stick-chernoff]",)),
+    Mutation("binding.t6-exponent", "proof",
+             "the engine's T6 exponent -25/24 -> -26/24",
+             _t6_exponent_26,
+             ("proofs_checks/test_proofs.py::test_check[tail.T6-bounds-tail]",)),
     Mutation("search.accountant-float-rounded-to-nearest", "search",
              "the accountant's certified upper end converted to the nearest float (it may round down)",
              lambda: _set("verifier.accountants:_up_float", float),

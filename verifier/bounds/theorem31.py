@@ -283,13 +283,19 @@ def _box_holds(coef: str):
     return holds
 
 
+# condition (2) fails at delta >= T2 once s2 <= LARGE_SIGMA_S2_NUM / (M - 1), i.e. sigma >=
+# 1/sqrt(log(1 + LARGE_SIGMA_S2_NUM/(M - 1))) (proof check interpretation.large-sigma-infeasible,
+# which reads this constant)
+LARGE_SIGMA_S2_NUM = 4
+
+
 def sigma_range(M: int):
     """(L, U): every sigma < L fails hypothesis 2 (L <= sqrt(3/ln M)), every sigma >= U fails
     condition (2) at delta = delta_rhs >= T2 (U >= 1/sqrt(log(1 + 4/(M-1))), proof check
     interpretation.large-sigma-infeasible).  Exact rationals from the balls' outer ends."""
     with ctx.workprec(128):
         lo_b = (3 / arb(M).log()).sqrt()
-        hi_b = (4 / arb(M - 1)).log1p().rsqrt()
+        hi_b = (LARGE_SIGMA_S2_NUM / arb(M - 1)).log1p().rsqrt()
     return Interval.of(lo_b).lower, Interval.of(hi_b).upper
 
 

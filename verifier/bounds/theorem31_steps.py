@@ -86,7 +86,8 @@ class _Predicate:
     ``monotonicity.hypotheses-persist-in-M`` (proofs_checks/monotonicity.py).
     The bisection relies on it.  With ``reading = "theorem"`` condition (2) is taken at
     delta = delta_rhs(M) (an enclosure of the pointwise margin); it persists too: the margin
-    decreases in delta and delta_rhs decreases in M (monotonicity.condition-2-at-delta-rhs).
+    decreases in delta and delta_rhs decreases in M (proof check
+    monotonicity.condition-2-at-delta-rhs-persists-in-M).
     """
 
     def __init__(self, sigma: Fraction, delta: Fraction, coef: str, max_prec: int,

@@ -53,6 +53,10 @@ DEFAULT_ORDERS = tuple(Fraction(x) for x in
                        ("1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "5", "6", "8", "10",
                         "12", "16", "20", "24", "32", "48", "64", "96", "128", "192", "256"))
 MAX_ORDER = 1024
+# the integer moments computed (and the Chernoff orders n passed to chernoff_k) go up to
+# ceil(order) + 3 <= MAX_ORDER + 3 (proof check renyi.hockey-stick-chernoff covers them all)
+MOMENT_ORDER_SLACK = 3
+MAX_MOMENT_ORDER = MAX_ORDER + MOMENT_ORDER_SLACK
 
 
 def _up(x: arb) -> Fraction:
@@ -366,7 +370,7 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
     for a in orders:
         if not 1 < a <= MAX_ORDER:
             raise InputError(f"Rényi order {decimal_str(a, 12)} is outside (1, {MAX_ORDER}]")
-    amax = max(66, math.ceil(max(orders)) + 3)
+    amax = max(66, math.ceil(max(orders)) + MOMENT_ORDER_SLACK)
     moments = integer_moments(sigma, M, amax, PREC + 2 * amax.bit_length())
     grid = ProfileGrid(sigma, M, 1) if with_profile else None
     rows = one_epoch(sigma, M, orders, grid, moments)

@@ -15,13 +15,27 @@ c2 = sp.Symbol("chi2", positive=True)
 
 
 @check("chisquare.likelihood-ratio", "The likelihood ratio of the pair is the mean of lognormals.",
-       "dN(e_j/sigma, I)/dN(0, I)(x) = exp(x_j/sigma - u/2) = Y_j, so dP1/dP0 = Ybar_M",
-       "x, sigma", ("sigma > 0",), "exact algebra: ratio of Gaussian densities in coordinate j "
-       "(the other coordinates cancel)", SRC)
+       "dN(e_j/sigma, I)/dN(0, I)(x) = exp(x_j/sigma - u/2) = Y_j, and P1 = (1/M) sum_j "
+       "N(e_j/sigma, I), so dP1/dP0 = (1/M) sum_j Y_j = Ybar_M", "x, sigma, M",
+       ("sigma > 0", "M >= 1"), "exact algebra: the ratio of Gaussian densities in coordinate j "
+       "(the other coordinates cancel); the mixture's ratio is the mean of the components' "
+       "ratios, for symbolic M (a SymPy Sum over j) and written out in M = 1..4 coordinates", SRC)
 def likelihood_ratio():
     p1 = sp.exp(-(x1 - 1 / L.sigma) ** 2 / 2)
     p0 = sp.exp(-x1**2 / 2)
-    return identity(p1 / p0, L.Y(x1), [])
+    j = sp.Symbol("j", integer=True, positive=True)
+    p, q0 = sp.IndexedBase("p"), sp.Symbol("p0", positive=True)
+    parts = [("coordinate j: ratio = Y_j", identity(p1 / p0, L.Y(x1), [])),
+             ("every M: (sum_j p_j / M) / p0 = (1/M) sum_j p_j/p0",
+              identity(sp.Sum(p[j], (j, 1, Mn)) / (Mn * q0),
+                       sp.Sum(p[j] / q0, (j, 1, Mn)) / Mn, []))]
+    for M in range(1, 5):
+        xs = sp.symbols(f"x1:{M + 1}", real=True)
+        dens = lambda shift: sp.exp(-sum((xi - si) ** 2 for xi, si in zip(xs, shift)) / 2)  # noqa: E731
+        mix = sum(dens([1 / L.sigma if i == jj else 0 for i in range(M)]) for jj in range(M)) / M
+        ys = sum(L.Y(xi) for xi in xs) / M
+        parts.append((f"M = {M}: dP1/dP0 = Ybar_M", identity(mix / dens([0] * M), ys, [])))
+    return all_proved(parts)
 
 
 def second_moment_outcome(raw2=None) -> Outcome:
@@ -42,11 +56,18 @@ def second_moment():
 
 @check("chisquare.product-rule", "chi-square of E-fold products.",
        "1 + chi^2(P^{(x)E} || Q^{(x)E}) = prod_e E_Q[L_e^2] = (1 + chi^2)^E", "E, chi2",
-       ("E >= 1 integer",), "exact algebra: the likelihood ratio of a product is the product of "
-       "independent ratios, so E[prod L_e^2] = prod E[L_e^2]; SymPy evaluates the product", SRC)
+       ("E >= 1 integer",), "the likelihood ratio of a product measure is the product of the "
+       "coordinates' ratios and E_Q of a product of independent factors is the product of their "
+       "expectations (cited); SymPy evaluates the product of E equal factors", SRC)
 def product_rule():
     prod = sp.product(1 + c2, (e_, 1, En))
-    return identity(prod - 1, (1 + c2) ** En - 1, [])
+    return all_proved([
+        ("factorisation", cite("for product measures dP^E/dQ^E = prod_e dP/dQ(x_e), and the "
+                               "expectation of a product of independent random variables is the "
+                               "product of the expectations",
+                               "e.g. Billingsley, Probability and Measure, 3rd ed., Theorem 21.4 "
+                               "(independence) and Section 18 (product measures)")),
+        ("prod_e (1 + chi^2) = (1 + chi^2)^E", identity(prod - 1, (1 + c2) ** En - 1, []))])
 
 
 @check("chisquare.tv-bound", "Total variation from chi-square.",
@@ -101,7 +122,8 @@ PTS = [{L.sigma: 2, Mc: 7, Ec: 3, tc: sp.Rational(1, 10)}]
 
 @check("chisquare.evaluated-expression", "The evaluated chi-square bound is the stated one.",
        "expm1(E log1p(s2/M)) = (1 + s2/M)^E - 1, so sqrt(expm1(E log1p(s2/M)))/2 = "
-       "sqrt((1 + s2/M)^E - 1)/2", "M, E, sigma", ("M > 0", "E >= 1", "sigma > 0"),
+       "sqrt((1 + s2/M)^E - 1)/2", "M, E, sigma", ("M > 1 (the engine's M >= 2)", "E >= 1",
+                                                   "sigma > 0"),
        "exact algebra (expm1(x) = e^x - 1, log1p(x) = log(1 + x))", SRC)
 def chi_evaluated():
     from sympy.codegen.cfunctions import expm1, log1p
@@ -155,7 +177,8 @@ def chi_steps_inverse():
 @check("chisquare.gaussian-tv", "Total variation of a Gaussian trade-off function.",
        "max_a (1 - a - G_mu(a)) = 2 Phi(mu/2) - 1 = erf(mu/(2 sqrt 2)), attained at a = Phi(-mu/2)",
        "mu", ("mu > 0",), "exact algebra: with a = Phi(-z), 1 - a - G_mu(a) = Phi(z) - Phi(z - mu); "
-       "its derivative phi(z) - phi(z - mu) vanishes only at z = mu/2", "docs/THEORY.md section 5")
+       "its derivative phi(z) - phi(z - mu) = phi(z)(1 - e^{mu(z - mu/2)}) vanishes only at z = "
+       "mu/2, positive below and negative above: the maximum", "docs/THEORY.md section 5")
 def gaussian_tv():
     z = sp.Symbol("z", real=True)
     mu = CMP.mu_g
@@ -163,8 +186,17 @@ def gaussian_tv():
     gap = Phi(z) - Phi(z - mu)
     crit = sp.solve(sp.diff(gap, z), z)
     val = gap.subs(z, mu / 2)
+    w, t = sp.symbols("w t", positive=True)
+    phi = lambda v: sp.exp(-v ** 2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731
+    from .framework import exp_shift
     return all_proved([
         ("unique critical point mu/2", identity(crit[0], mu / 2, []) if len(crit) == 1
          else Outcome(REFUTED, f"critical points {crit}")),
+        ("gap' = phi(z) (1 - e^{mu (z - mu/2)})",
+         identity(sp.diff(gap, z), phi(z) * (1 - sp.exp(mu * (z - mu / 2))), [{z: 1, mu: 1}])),
+        ("gap' > 0 below mu/2 (z = mu/2 - w, t = mu w)",
+         sign_proved(exp_shift(1 - sp.exp(-t), t), "positive")),
+        ("gap' < 0 above mu/2 (z = mu/2 + w, t = mu w)",
+         sign_proved(exp_shift(1 - sp.exp(t), t), "negative")),
         ("value", identity(val, CMP.gaussian_tv(), [{mu: 1}])),
     ])

@@ -59,7 +59,8 @@ def central_moments():
 
 @check("lognormal.partial-moment", "Partial moments of the lognormal (Gaussian integral up to b).",
        "int_{-inf}^{b} e^{k x/sigma - k c u/2} phi(x) dx = Phi(b - k/sigma) e^{k(k-c)u/2}",
-       "sigma, k, c, b", ASSUME + ("k, c, b real",),
+       "sigma, k, c, b", ASSUME + ("k = 0, 1, 2, ... (a non-negative integer; the engine uses "
+                                   "k = 0..3)", "c, b real"),
        "exact algebra: SymPy integration, difference reduced to 0", SRC)
 def partial_moment():
     return _derived(L.partial_moment_general, "identity")

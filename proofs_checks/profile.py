@@ -41,8 +41,10 @@ def binomial_tail():
         ratio = sp.Mul(*[(n - i) for i in range(k)]) / n ** k
         expanded = sp.Mul(*[(1 - sp.Integer(i) / n) for i in range(k)])
         parts.append((f"k = {k}: C(n,k) k!/n^k as a product", identity(ratio, expanded, [])))
-    parts.append(("factors", Outcome(PROVED, "for integers n >= k > i >= 0: 0 < 1 - i/n <= 1, "
-                                             "so the product is <= 1")))
+    i, r = sp.symbols("i r", nonnegative=True)          # n = i + 1 + r > i >= 0
+    f = (1 - i / n).subs(n, i + 1 + r)
+    parts.append(("factors: 1 - i/n > 0 for n > i >= 0", sign_proved(sp.simplify(f), "positive")))
+    parts.append(("factors: 1 - i/n <= 1", sign_proved((i / n).subs(n, i + 1 + r), "nonnegative")))
     parts.append(("union bound", cite("Boole's inequality over the C(n, k) k-subsets of items",
                                       "Boole 1854; e.g. Feller, Vol. 1, IV.1")))
     return all_proved(parts)
@@ -67,16 +69,20 @@ def log_convexity():
 
 
 @check("profile.add-direction-tilt", "The add profile under the tilted measure.",
-       "E_mu[(1 - c prod w)_+] = mu(prod w = 0) + E_nu[(1/prod w - c)_+] with nu = (prod w) mu",
-       "w, c", ("w >= 0", "c > 0"), "exact algebra pointwise for w > 0: "
-       "(1 - c w)_+ = w (1/w - c)_+; at w = 0 both sides are 1 and 0 + mu-mass", SRC)
+       "E_mu[(1 - c W)_+] = mu(W = 0) + E_nu[(1/W - c)_+] with W = prod w >= 0 and nu = W mu "
+       "(dnu/dmu = W)", "w, c", ("w >= 0", "c > 0"),
+       "exact algebra pointwise: for W > 0, (1 - c W)_+ = W (1/W - c)_+ (by cases c W < 1, "
+       "c W > 1, SymPy; at c W = 1 both are 0); for W = 0, (1 - c W)_+ = 1; so E_mu[(1 - cW)_+] "
+       "= mu(W = 0) + E_mu[W (1/W - c)_+ 1{W > 0}], and E_mu[W g 1{W > 0}] = E_nu[g] is the "
+       "definition of nu (nu has no mass at W = 0)", SRC)
 def add_tilt():
-    w, c = sp.symbols("w c", positive=True)
-    return all_proved([
-        ("w (1/w - c) = 1 - c w", identity(w * (1 / w - c), 1 - c * w, [])),
-        ("w max(z, 0) = max(w z, 0) for w > 0",
-         Outcome(PROVED, "by cases: both sides are w z when z >= 0 and 0 when z < 0 (w > 0)")),
-    ])
+    w, c, d = sp.symbols("w c d", positive=True)
+    parts = [("w (1/w - c) = 1 - c w", identity(w * (1 / w - c), 1 - c * w, []))]
+    for name, wv in (("c W < 1", 1 / (c * (1 + d))), ("c W > 1", (1 + d) / c)):
+        parts.append((f"(1 - c W)_+ = W (1/W - c)_+, {name}",
+                      identity(sp.Max(0, 1 - c * wv), wv * sp.Max(0, 1 / wv - c), [])))
+    parts.append(("W = 0: (1 - c 0)_+ = 1", identity(sp.Max(0, 1 - c * 0), sp.Integer(1), [])))
+    return all_proved(parts)
 
 
 @check("profile.gaussian-symmetry", "At M = 1 the two directions coincide.",
@@ -130,24 +136,51 @@ def add_moment_bound():
     ])
 
 
-@check("profile.first-cell-split", "The add law's split on the first cell.",
+FIRST_CELL_BOUND_M = 64      # the engine's _all_in_first_cell checked exactly for M = 1..64
+
+
+@check("profile.first-cell-split", "The add law's split on the first cell, and the engine's "
+       "all-in-the-first-cell piece.",
        "with s(z) = wa z^0 + wb z^c + r(z) the generating polynomial of one spread item (wa, wb "
        "the first cell's end masses, r(z) the other cells', no constant term), the law of the "
        "sum of M items is s(z)^M; its all-in-the-first-cell piece is (wa + wb z^c)^M = "
        "sum_k C(M, k) wa^{M-k} wb^k z^{k c}, and s^M - (wa + wb z^c)^M has no constant term "
-       "(no mass at W = 0 once the piece is taken out)", "wa, wb, z, r", ("M >= 1", "r(0) = 0"),
-       "exact algebra for M = 1..10: the binomial expansion, and s^M - a^M = r sum_i s^i a^{M-1-i} "
-       "with r = s - a vanishing at z = 0", SRC)
+       "(no mass at W = 0 once the piece is taken out)", "wa, wb, z, r, M",
+       ("M >= 1 (every M)", "r(0) = 0"),
+       "for symbolic M: at z = 0, s(0) = a(0) since r(0) = 0, so s^M - a^M vanishes there "
+       "(SymPy); the piece is the binomial theorem (cited), checked by expansion for M = 1..10; "
+       "the engine's _all_in_first_cell(wa, wb, M), evaluated in exact ball arithmetic at "
+       "dyadic wa, wb, returns exactly the M + 1 binomial terms for M = 1..64 (its code is one "
+       "expression in M)", SRC, binds=("verifier.bounds.profile.laws:_all_in_first_cell",))
 def first_cell_split():
+    from fractions import Fraction
+    from math import comb
+    from flint import arb, ctx
+    from .framework import REFUTED, bound
     wa, wb, z, R = sp.symbols("wa wb z R")
-    parts = []
+    Ms = sp.Symbol("M", positive=True, integer=True)
+    a = wa + wb * z
+    parts = [("every M: s^M - a^M = 0 at z = 0 (r(0) = 0)",
+              identity(((a + R) ** Ms - a ** Ms).subs({R: 0, z: 0}), sp.Integer(0), []))]
     for M in range(1, 11):
-        a = wa + wb * z
-        s = a + R                                # R = r(z): any polynomial with r(0) = 0
         piece = sum(sp.binomial(M, k) * wa ** (M - k) * wb ** k * z ** k for k in range(M + 1))
         parts.append((f"M = {M}: binomial piece", identity(sp.expand(a ** M), piece, [])))
-        factor = R * sum(s ** i * a ** (M - 1 - i) for i in range(M))
-        parts.append((f"M = {M}: s^M - a^M = r sum s^i a^(M-1-i)",
-                      identity(s ** M - a ** M, factor, [])))
-        parts.append((f"M = {M}: zero where r = 0 (z = 0)", identity(factor.subs(R, 0), 0, [])))
+    parts.append(("every M: binomial piece", cite("the binomial theorem",
+                                                   "e.g. Graham, Knuth & Patashnik, Concrete "
+                                                   "Mathematics, (5.12)")))
+    f = bound("verifier.bounds.profile.laws:_all_in_first_cell")
+    qa, qb = Fraction(3, 8), Fraction(5, 16)
+    bad = None
+    with ctx.workprec(8 * FIRST_CELL_BOUND_M + 64):      # every term exact at this precision
+        for M in range(1, FIRST_CELL_BOUND_M + 1):
+            got = f(arb(3) / 8, arb(5) / 16, M)
+            want = [comb(M, k) * qa ** (M - k) * qb ** k for k in range(M + 1)]
+            if len(got) != len(want) or any(
+                    not (g.rad() == 0 and g == arb(w.numerator) / w.denominator)
+                    for g, w in zip(got, want)):
+                bad = M
+                break
+    parts.append((f"engine: _all_in_first_cell exact for M = 1..{FIRST_CELL_BOUND_M}",
+                  Outcome(PROVED, "every term equals C(M, k) wa^(M-k) wb^k exactly") if bad is None
+                  else Outcome(REFUTED, f"differs from the binomial piece at M = {bad}")))
     return all_proved(parts)

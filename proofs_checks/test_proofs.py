@@ -11,7 +11,10 @@ CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accura
                 "renyi.add-moment": "arithmetic-geometric", "renyi.log-convexity": "Lyapunov",
                 "renyi.profile-moment": "Tonelli", "renyi.zcdp-remove": "Jensen",
                 "tradeoff.primal-dual": "Dong, Roth & Su",
-                "profile.add-moment-bound": "arithmetic and geometric means"}
+                "profile.add-moment-bound": "arithmetic and geometric means",
+                "views.profile-convex-in-c": "Boyd & Vandenberghe",
+                "profile.first-cell-split": "binomial theorem",
+                "chisquare.product-rule": "Billingsley"}
 
 CHECKS = all_checks()
 

@@ -171,22 +171,65 @@ def log_convexity():
         ("n + 1 between a and n + 2", identity(mu * a + (1 - mu) * (n + 2), n + 1, [])),
         ("extension above: (phi_{n+1} - (1 - mu) phi_{n+2})/mu",
          identity((p1 - (1 - mu) * p2) / mu, p1 - (1 - f) * (p2 - p1), [])),
-        ("weights in (0, 1)", Outcome(PROVED, "for 0 < f < 1: f/(1+f), 1/(2-f) in (0, 1)")),
+        *weights_in_unit_interval(f, lam, mu),
         ("Hölder", cite("Lyapunov's inequality (log-convexity of absolute moments)",
                         "e.g. Hardy, Littlewood & Polya, Inequalities, 2.9"))]
     return all_proved(parts)
 
 
-@check("tradeoff.negative-eps", "The second family of the trade-off conversion is the first at "
-       "negative eps.",
-       "delta_R(-e) = 1 - e^-e + e^-e delta_A(e), hence 1 - delta_R(-e) - e^-e a = "
-       "e^-e (1 - delta_A(e) - a)", "e, a, L", ("e >= 0", "E_P0 L = 1"),
-       "exact algebra: (L - c)_+ = L - c + (c - L)_+ and E_P0[(c - L)_+] = c E_P0[(1 - L/c)_+] "
-       "with c = e^-e; then the family's line", SRC)
+def weights_in_unit_interval(f, lam, mu):
+    """lam(f), mu(f) in (0, 1) for every 0 < f < 1: with f = 1/(1 + r), r > 0 (a bijection
+    of (0, 1)), lam, 1 - lam, mu, 1 - mu are positive (SymPy)."""
+    r = sp.Symbol("r", positive=True)
+    out = []
+    for name, w in (("lam", lam), ("mu", mu)):
+        wr = sp.simplify(w.subs(f, 1 / (1 + r)))
+        out.append((f"{name} > 0 for 0 < f < 1", sign_proved(wr, "positive")))
+        out.append((f"1 - {name} > 0 for 0 < f < 1", sign_proved(sp.simplify(1 - wr), "positive")))
+    return out
+
+
+@check("tradeoff.negative-eps", "Each direction's profile at negative eps from the other's, "
+       "as the engine computes it; the second family of the trade-off conversion is the first "
+       "at negative eps.",
+       "delta_R(-e) = 1 - e^-e + e^-e delta_A(e), delta_A(-e) = 1 - e^-e + e^-e delta_R(e) "
+       "(delta_R(eps) = E_P0[(L - e^eps)_+], delta_A(eps) = E_P0[(1 - e^eps L)_+]); hence "
+       "1 - delta_R(-e) - e^-e a = e^-e (1 - delta_A(e) - a)", "e, a, L, c, x",
+       ("e >= 0", "L >= 0 with E_P0 L = 1"),
+       "exact algebra, pointwise in x = L (then E_P0, linear, with E_P0 L = 1): with c = e^-e, "
+       "(x - c)_+ = x - c + (c - x)_+ and (c - x)_+ = c (1 - x/c)_+ = c (1 - e^e x)_+ (by cases "
+       "x > c and x < c, SymPy; at x = c every term is 0), so delta_R(-e) = 1 - c + c delta_A(e); likewise (1 - c x)_+ = "
+       "1 - c x + (c x - 1)_+ = 1 - c x + c (x - e^e)_+, so delta_A(-e) = 1 - c + c delta_R(e); "
+       "the engine's negative_eps_delta(c, d), called with SymPy symbols, is 1 - c + c d; then "
+       "the family's line", SRC, binds=("verifier.views.grid:negative_eps_delta",))
 def tradeoff_negative_eps():
-    e, a, dA = sp.symbols("e a delta_A", positive=True)
-    dR = 1 - sp.exp(-e) + sp.exp(-e) * dA
-    return identity(1 - dR - sp.exp(-e) * a, sp.exp(-e) * (1 - dA - a), [])
+    from .framework import bound
+    e, a, dA, dd, x = sp.symbols("e a delta_A d x", positive=True)
+    c = sp.exp(-e)
+    parts = []
+    # remove at -e, pointwise: x > c (x = c + dd) and x < c (x = c/(1 + dd), so c - x > 0)
+    for name, xv, pos in (("x > c", c + dd, True), ("x < c", c / (1 + dd), False)):
+        lhs = (xv - c) if pos else sp.Integer(0)                       # (x - c)_+
+        cminus = sp.Integer(0) if pos else (c - xv)                      # (c - x)_+
+        one_minus = sp.Integer(0) if pos else (1 - sp.exp(e) * xv)       # (1 - e^e x)_+
+        parts.append((f"(x - c)_+ = x - c + (c - x)_+, {name}", identity(lhs, xv - c + cminus, [])))
+        parts.append((f"(c - x)_+ = c (1 - e^e x)_+, {name}", identity(cminus, c * one_minus, [])))
+    # add at -e, pointwise: c x > 1 (x = e^e (1 + dd)) and c x < 1 (x = e^e/(1 + dd))
+    for name, xv, pos in (("c x > 1", sp.exp(e) * (1 + dd), True),
+                          ("c x < 1", sp.exp(e) / (1 + dd), False)):
+        lhs = sp.Integer(0) if pos else (1 - c * xv)                      # (1 - c x)_+
+        plus = (c * xv - 1) if pos else sp.Integer(0)                     # (c x - 1)_+
+        xe = (xv - sp.exp(e)) if pos else sp.Integer(0)                   # (x - e^e)_+
+        parts.append((f"(1 - c x)_+ = 1 - c x + (c x - 1)_+, {name}",
+                      identity(lhs, 1 - c * xv + plus, [])))
+        parts.append((f"(c x - 1)_+ = c (x - e^e)_+, {name}", identity(plus, c * xe, [])))
+    # E_P0 of the pointwise identities: E[x - c] = E[1 - c x] = 1 - c (E L = 1)
+    f = bound("verifier.views.grid:negative_eps_delta")
+    parts.append(("engine: negative_eps_delta(c, d) = 1 - c + c d",
+                  identity(f(c, dd), 1 - c + c * dd, [{e: 1, dd: sp.Rational(1, 3)}])))
+    dR = f(c, dA)
+    parts.append(("the family's line", identity(1 - dR - c * a, c * (1 - dA - a), [])))
+    return all_proved(parts)
 
 
 @check("tradeoff.primal-dual", "A trade-off function from the two one-sided privacy profiles.",
@@ -202,14 +245,31 @@ def tradeoff_primal_dual():
                                            "2.12; arXiv 2610.02414 v1, Theorem 2.1"))])
 
 
-@check("views.profile-convex-in-c", "Each direction of the privacy profile is convex in c = e^eps.",
-       "delta_R = E_P0[(L - c)_+] and delta_A = E_P0[(1 - c L)_+] are convex, nonincreasing in c",
-       "c", ("c > 0",), "exact algebra: each integrand is the maximum of two affine functions "
-       "of c (0 and L - c, resp. 0 and 1 - c L), so convex; an expectation of convex functions "
-       "is convex; slopes -1{L > c} and -L 1{cL < 1} are <= 0", SRC)
+@check("views.profile-convex-in-c", "Each direction of the privacy profile is convex and "
+       "nonincreasing in c = e^eps.",
+       "delta_R(c) = E_P0[(L - c)_+] and delta_A(c) = E_P0[(1 - c L)_+] are convex, "
+       "nonincreasing functions of c > 0", "c, x", ("c > 0", "L >= 0"),
+       "pointwise in x = L: (x - c)_+ = max(0, x - c) and (1 - c x)_+ = max(0, 1 - c x) (by "
+       "cases, SymPy), each the maximum of two affine functions of c with slopes 0 and -1, "
+       "resp. 0 and -x <= 0 (SymPy); a pointwise maximum of affine functions is convex, and "
+       "nonincreasing when every slope is <= 0, and an expectation of convex functions is "
+       "convex (cited)", SRC)
 def profile_convex_in_c():
-    Lv, c = sp.symbols("L c", positive=True)
-    parts = [("remove: affine piece", identity(sp.diff(Lv - c, c, 2), sp.Integer(0), [])),
-             ("add: affine piece", identity(sp.diff(1 - c * Lv, c, 2), sp.Integer(0), [])),
-             ("slopes", sign_proved(Lv, "positive"))]
+    x, c, d = sp.symbols("x c d", positive=True)
+    parts = []
+    for name, xv, pos in (("x > c", c + d, True), ("x < c", c / (1 + d), False)):
+        parts.append((f"(x - c)_+ = max(0, x - c), {name}",
+                      identity(sp.Max(0, xv - c), (xv - c) if pos else sp.Integer(0), [])))
+    for name, xv, pos in (("c x < 1", 1 / (c * (1 + d)), True), ("c x > 1", (1 + d) / c, False)):
+        parts.append((f"(1 - c x)_+ = max(0, 1 - c x), {name}",
+                      identity(sp.Max(0, 1 - c * xv), (1 - c * xv) if pos else sp.Integer(0), [])))
+    parts += [("remove: pieces affine in c", identity(sp.diff(x - c, c, 2), sp.Integer(0), [])),
+              ("add: pieces affine in c", identity(sp.diff(1 - c * x, c, 2), sp.Integer(0), [])),
+              ("remove: slope -1 <= 0", sign_proved(sp.diff(x - c, c), "negative")),
+              ("add: slope -x <= 0", sign_proved(sp.diff(1 - c * x, c), "negative")),
+              ("convexity", cite("a pointwise maximum of affine functions is convex (and "
+                                 "nonincreasing when every slope is <= 0); an expectation of "
+                                 "convex functions is convex",
+                                 "Boyd & Vandenberghe, Convex Optimization (2004), 3.2.1 and "
+                                 "3.2.3"))]
     return all_proved(parts)

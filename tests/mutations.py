@@ -124,6 +124,12 @@ def _t6_exponent_26():
     T.terms = lambda: (*real[:5], t6)
 
 
+def _first_cell_piece_short():
+    from verifier.bounds.profile import laws
+    real = laws._all_in_first_cell
+    laws._all_in_first_cell = lambda wa, wb, M: real(wa, wb, M)[:-1]
+
+
 def _mean_value_without_radius():
     from verifier.bounds import theorem31 as T
     from verifier.symbolic import derived as D
@@ -584,6 +590,14 @@ MUTATIONS = [
              "the engine's T6 exponent -25/24 -> -26/24",
              _t6_exponent_26,
              ("proofs_checks/test_proofs.py::test_check[tail.T6-bounds-tail]",)),
+    Mutation("binding.negative-eps-without-c", "proof",
+             "the engine's delta(-e) = 1 - c + c delta'(e) with the factor c = e^-e dropped",
+             lambda: _set("verifier.views.grid:negative_eps_delta", lambda c, d: 1 - c + d),
+             ("proofs_checks/test_proofs.py::test_check[tradeoff.negative-eps]",)),
+    Mutation("binding.first-cell-piece-one-term-short", "proof",
+             "the engine's all-in-the-first-cell binomial piece one term short",
+             _first_cell_piece_short,
+             ("proofs_checks/test_proofs.py::test_check[profile.first-cell-split]",)),
     Mutation("search.accountant-float-rounded-to-nearest", "search",
              "the accountant's certified upper end converted to the nearest float (it may round down)",
              lambda: _set("verifier.accountants:_up_float", float),

@@ -190,7 +190,7 @@ class ProfileGrid:
                     # with delta' the other direction (proof check tradeoff.negative-eps),
                     # and delta is convex in c on all of c > 0
                     cm = 1 / cs[1]
-                    him = 1 - cm + cm * self.ends(other)[1][2]
+                    him = negative_eps_delta(cm, self.ends(other)[1][2])
                 s1 = (lo0 - him) / (c0 - cm)
                 cands.append((lo0 - s1 * c0, s1))
                 if i + 2 < n:
@@ -200,6 +200,14 @@ class ProfileGrid:
                 out.extend(_lower_pieces(e0, e1, c0, c1, cands))
         self._pieces[which] = out
         return out
+
+
+def negative_eps_delta(c, delta_other):
+    """One direction's delta at eps = -e from the other direction's delta at e, c = e^-e:
+    delta_R(-e) = 1 - c + c delta_A(e) and delta_A(-e) = 1 - c + c delta_R(e) (E_P0 L = 1;
+    proof check tradeoff.negative-eps derives both and verifies this function, called with
+    SymPy symbols)."""
+    return 1 - c + c * delta_other
 
 
 def _lower_pieces(e0: Fraction, e1: Fraction, c0: arb, c1: arb, cands):

@@ -14,7 +14,8 @@ CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accura
                 "profile.add-moment-bound": "arithmetic and geometric means",
                 "views.profile-convex-in-c": "Boyd & Vandenberghe",
                 "profile.first-cell-split": "binomial theorem",
-                "chisquare.product-rule": "Billingsley"}
+                "chisquare.product-rule": "Billingsley",
+                "renyi.moment-sum": "multinomial theorem"}
 
 CHECKS = all_checks()
 
@@ -81,3 +82,25 @@ def test_every_cited_check_exists():
                         if m.group(1) not in CHECKS and "{" not in line[m.end():m.end() + 1]:
                             missing.append(f"{os.path.relpath(path, root)}:{i}: {m.group(1)}")
     assert not missing, missing
+
+
+def test_no_step_is_a_constant_proved_outcome():
+    """A step of a chain is proved by a computation, never written as a constant: an
+    ``Outcome(PROVED, ...)`` directly inside a step tuple ("name", Outcome(...)) is refused
+    (conditional ones, ``Outcome(PROVED, ...) if ok else ...``, are computed verdicts)."""
+    import ast
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    bad = []
+    for f in sorted(os.listdir(here)):
+        if not f.endswith(".py") or f in ("framework.py", "test_proofs.py"):
+            continue
+        tree = ast.parse(open(os.path.join(here, f), encoding="utf-8").read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Tuple) and node.elts and isinstance(node.elts[0], ast.Constant) \
+                    and isinstance(node.elts[0].value, str):         # a step: ("name", outcome)
+                for elt in node.elts[1:]:
+                    if (isinstance(elt, ast.Call) and getattr(elt.func, "id", "") == "Outcome"
+                            and elt.args and getattr(elt.args[0], "id", "") == "PROVED"):
+                        bad.append(f"{f}:{elt.lineno}")
+    assert not bad, bad

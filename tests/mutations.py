@@ -130,6 +130,20 @@ def _first_cell_piece_short():
     laws._all_in_first_cell = lambda wa, wb, M: real(wa, wb, M)[:-1]
 
 
+def _egf_wrong_factorial():
+    import math
+    from verifier.bounds import moments
+    moments.moment_egf = lambda u, n, exp=None: [
+        (exp or (lambda x: x.exp()))((k * (k - 1)) * u / 2) / math.factorial(k + 1)
+        for k in range(n)]
+
+
+def _truncated_power_wrong():
+    from verifier.bounds import moments
+    real = moments.truncated_power
+    moments.truncated_power = lambda f, M, n: real(f, M - 1 if M % 2 and M > 1 else M, n)
+
+
 def _mean_value_without_radius():
     from verifier.bounds import theorem31 as T
     from verifier.symbolic import derived as D
@@ -598,6 +612,14 @@ MUTATIONS = [
              "the engine's all-in-the-first-cell binomial piece one term short",
              _first_cell_piece_short,
              ("proofs_checks/test_proofs.py::test_check[profile.first-cell-split]",)),
+    Mutation("binding.moments-egf-factorial", "proof",
+             "the engine's integer moments with 1/(k+1)! in place of 1/k!",
+             _egf_wrong_factorial,
+             ("proofs_checks/test_proofs.py::test_check[renyi.moment-sum]",)),
+    Mutation("binding.truncated-power-off", "proof",
+             "the engine's truncated power one squaring short for odd M",
+             _truncated_power_wrong,
+             ("proofs_checks/test_proofs.py::test_check[renyi.moment-sum]",)),
     Mutation("search.accountant-float-rounded-to-nearest", "search",
              "the accountant's certified upper end converted to the nearest float (it may round down)",
              lambda: _set("verifier.accountants:_up_float", float),

@@ -236,3 +236,33 @@ def large_sigma_infeasible():
             (s / mm - s**2 / 4).subs(s, c / (mm * (1 + w))), "positive")),
     ])
 
+
+
+@check("interpretation.terms-increase-with-coef",
+       "Every term of delta_rhs and eps are nondecreasing in coef; condition (2)'s margin "
+       "decreases in coef and in delta.",
+       "dT_i/dcoef >= 0 (i = 1..6), deps/dcoef > 0, dg/dcoef < 0 and dg/ddelta = -1 for the "
+       "margin g of (2); so for c_low <= coef: delta_rhs(c_low) <= delta_rhs(coef) and "
+       "g(coef, delta_rhs(coef)) <= g(c_low, delta_rhs(c_low))", "coef, sigma, M, delta",
+       ("coef > 0", "sigma > 0", "M >= 3"),
+       "exact algebra on the engine's expressions (terms(), berry_esseen_eps(), hypotheses()): "
+       "the derivatives in coef and delta and their signs after the positive reparametrisation "
+       "e^u = 1 + v, M = 1 + m. Used by the sigma calibration's box test (theorem31._box_fails) "
+       "with the lower bound coef >= s2^{-1/2} (lognormal.coef-lyapunov-lower-bound)", SRC,
+       binds=("verifier.symbolic.terms:terms", "verifier.symbolic.terms:berry_esseen_eps",
+              "verifier.symbolic.terms:hypotheses"))
+def terms_increase_with_coef():
+    from .framework import bound
+    terms = bound("verifier.symbolic.terms:terms")()
+    eps = bound("verifier.symbolic.terms:berry_esseen_eps")()
+    g = bound("verifier.symbolic.terms:hypotheses")()["validity_condition_2"]
+    parts = []
+    for i, t in enumerate(terms, 1):
+        d = sp.diff(t, T31.coef)
+        parts.append((f"dT{i}/dcoef >= 0",
+                      identity(d, sp.Integer(0), []) if d == 0
+                      else sign_proved(reparametrise(d), "positive")))
+    parts.append(("deps/dcoef > 0", sign_proved(reparametrise(sp.diff(eps, T31.coef)), "positive")))
+    parts.append(("dg/dcoef < 0", sign_proved(reparametrise(sp.diff(g, T31.coef)), "negative")))
+    parts.append(("dg/ddelta = -1", identity(sp.diff(g, T31.delta), sp.Integer(-1), [])))
+    return all_proved(parts)

@@ -257,7 +257,8 @@ def _box_fails(coef: str):
         """Sufficient conditions for 'no sigma in [lo, hi] is feasible' that avoid the
         dependency problem of coef_X on wide boxes: every term and eps increase with coef,
         so a lower bound of coef gives a lower bound of delta_rhs and an upper bound of the
-        margin of (2); then the mean-value form."""
+        margin of (2) (proof check interpretation.terms-increase-with-coef); then the
+        mean-value form."""
         Ma = arb(M)
         # coef >= s2^{-1/2} (Lyapunov: rho3 >= s2^{3/2}; coef_S >= coef_X by (22)):
         # proof check lognormal.coef-lyapunov-lower-bound

@@ -224,3 +224,25 @@ def test_renyi_to_epsilon_takes_a_string_delta():
     c = verifier.rdp("2", 10, 1)
     assert c.to_epsilon("1e-5").to_json() == c.to_epsilon(F(1, 10 ** 5)).to_json()
     assert c.to_epsilon(1e-5).to_json() == c.to_epsilon(F(1, 10 ** 5)).to_json()
+
+
+def test_resume_from_a_checkpoint():
+    acc = RandomAllocationAccountant()
+    _run(acc, 2.0, 25, 10)                           # 3 epochs begun (the third partial)
+    st = acc.state_dict()
+    assert st["stepped"] == 25 and st["epochs"] == 3 and st["refused"] is None
+    new = RandomAllocationAccountant()
+    new.load_state_dict(st)
+    assert new.epochs() == 3 and new.get_epsilon(1e-6) == acc.get_epsilon(1e-6)
+    _run(new, 2.0, 10, 10)                           # a new sampler: one more allocation
+    assert len(new) == 35 and new.epochs() == 4
+    r = verifier.epsilon("2", 10, 4, "1e-6")
+    assert F(new.get_epsilon(1e-6)) >= r.epsilon.upper
+    # a run that could not be certified stays refused after a checkpoint
+    from verifier.accountants import UncertifiedSampler
+    bad = RandomAllocationAccountant(steps_per_epoch=10)
+    bad.step(noise_multiplier=2.0, sample_rate=0.1)
+    again = RandomAllocationAccountant()
+    again.load_state_dict(bad.state_dict())
+    with pytest.raises(UncertifiedSampler, match="did not see the data loader"):
+        again.get_epsilon(1e-6)

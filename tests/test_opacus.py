@@ -160,3 +160,28 @@ def test_example_runs_and_prints_a_certified_epsilon_and_the_refusals():
     assert "verifier (random allocation, certified):  epsilon in [" in r.stdout
     assert "refused: Poisson sampling ran" in r.stdout
     assert "refused: the data loader shuffles" in r.stdout
+
+
+def test_checkpoint_and_resume_through_opacus(tmp_path):
+    """Opacus's save_checkpoint / load_checkpoint carry the run: the resumed engine's
+    epsilon covers the epochs before and after."""
+    ds = _data()
+    engine, opt, steps, _ = _train(random_allocation_loader(ds, 20, seed=1), epochs=2)
+    path = tmp_path / "ckpt.pt"
+    engine.save_checkpoint(path=path, module=opacus.GradSampleModule(torch.nn.Linear(5, 2)))
+    e2 = opacus.PrivacyEngine(accountant="random_allocation")
+    m2 = torch.nn.Linear(5, 2)
+    o2 = torch.optim.SGD(m2.parameters(), lr=0.1)
+    m2, o2, loader = e2.make_private(module=m2, optimizer=o2,
+                                     data_loader=random_allocation_loader(ds, 20, seed=2),
+                                     noise_multiplier=1.1, max_grad_norm=1.0,
+                                     poisson_sampling=False)
+    e2.load_checkpoint(path=path, module=m2)
+    assert e2.accountant.epochs() == 2
+    for xb, yb in loader:                              # one more epoch
+        o2.zero_grad()
+        torch.nn.functional.cross_entropy(m2(xb), yb).backward()
+        o2.step()
+    assert e2.accountant.epochs() == 3 and len(e2.accountant) == 60
+    r = verifier.epsilon("1.1", 20, 3, "1e-5")
+    assert F(e2.get_epsilon(1e-5)) >= r.epsilon.upper

@@ -148,6 +148,7 @@ class RandomAllocationAccountant(_Base):
         self.sampler = None                       # the bound RandomAllocationBatchSampler
         self._refused: str | None = None          # why the bound loader cannot be certified
         self._stepped = 0                         # steps recorded by step(): a run
+        self._prior = (0, 0)                      # (steps, epochs) of a run resumed from a state
 
     # ---- what ran
     def bind(self, data_loader):
@@ -199,7 +200,7 @@ class RandomAllocationAccountant(_Base):
             raise InputError(f"noise_multiplier must be > 0, got {noise_multiplier}")
         M = self._M_from_rate(sample_rate)
         self.steps_per_epoch = M
-        taken = len(self)
+        taken = len(self) - self._prior[0]        # steps of this run (epochs start afresh)
         if self.history and self.history[-1][0] == noise_multiplier:
             nm, sr, n = self.history[-1]
             self.history[-1] = (nm, sr, n + 1)
@@ -217,10 +218,11 @@ class RandomAllocationAccountant(_Base):
     def epochs(self) -> int:
         """Epochs of the guarantee: those begun by the steps (a partial last epoch counts as
         a whole one), or the allocations the bound sampler drew if more (an epoch left early
-        and begun again is a new allocation)."""
+        and begun again is a new allocation); plus a resumed run's epochs (its state's)."""
         M = self.steps_per_epoch or (self._M_from_rate(self.history[0][1]) if self.history else 1)
-        begun = -(-len(self) // M)
-        return max(begun, self.sampler.epochs_drawn) if self.sampler is not None else begun
+        begun = -(-(len(self) - self._prior[0]) // M)
+        now = max(begun, self.sampler.epochs_drawn) if self.sampler is not None else begun
+        return self._prior[1] + now
 
     def sigma(self) -> Fraction:
         """The noise multiplier the guarantee is computed for: the smallest one used."""
@@ -265,7 +267,10 @@ class RandomAllocationAccountant(_Base):
         out["history"] = list(self.history)
         out["steps_per_epoch"] = self.steps_per_epoch
         out["mechanism"] = self.mechanism()
-        out["stepped"] = self._stepped
+        # the run so far: resuming adds to it; a run that cannot be certified stays refused
+        out["stepped"] = self._prior[0] + self._stepped
+        out["epochs"] = self.epochs() if self.history else 0
+        out["refused"] = run_refusal(self) if self._stepped else self._refused
         return out
 
     def load_state_dict(self, state_dict: dict):
@@ -274,7 +279,12 @@ class RandomAllocationAccountant(_Base):
                              "random_allocation")
         self.steps_per_epoch = state_dict["steps_per_epoch"]
         self.history = [tuple(h) for h in state_dict["history"]]
-        self._stepped = int(state_dict.get("stepped", 0))
+        steps = sum(n for _, _, n in self.history)
+        self._prior = (steps, int(state_dict.get("epochs", 0)) if steps else 0)
+        if steps and "epochs" not in state_dict:          # an older state: by its steps
+            self._prior = (steps, -(-steps // (self.steps_per_epoch or 1)))
+        self._stepped = 0
+        self._refused = state_dict.get("refused") or self._refused
 
 
 def run_refusal(acc: RandomAllocationAccountant) -> str | None:

@@ -68,6 +68,26 @@ def check(id, statement, symbols, variables, assumptions, method, source, binds=
     return deco
 
 
+def engine_refs(c: Check) -> tuple:
+    """What a check binds: its declared ``binds`` and every engine object its function reads
+    directly (``T31.terms``, ``L.s2``, ... as "module:attr", the module one of verifier's)."""
+    import inspect
+    import re
+    import types
+    fn = c.run
+    out = set(c.binds)
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return tuple(sorted(out))
+    for alias, attr in re.findall(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)", src):
+        mod = fn.__globals__.get(alias)
+        if isinstance(mod, types.ModuleType) and mod.__name__.startswith("verifier.") \
+                and hasattr(mod, attr):
+            out.add(f"{mod.__name__}:{attr}")
+    return tuple(sorted(out))
+
+
 def bound(name: str):
     """The engine's object ``"package.module:attr.sub"``, looked up when the check runs (a
     check reads what the engine evaluates, including a patched version of it)."""

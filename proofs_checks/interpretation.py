@@ -27,7 +27,8 @@ def closed_form_outcome() -> Outcome:
        "solved for M.",
        "T1 + T2 = delta  <=>  M = M_BE = 1 + ((2 B coef + 1/sqrt(2 pi)) sqrt(s2)/delta)^2",
        "M, sigma, coef, delta", ("M > 1", "sigma > 0", "coef > 0", "delta > 0"),
-       "exact algebra: SymPy solve, compared with the stated closed form", SRC)
+       "exact algebra: SymPy solve, compared with the stated closed form", SRC,
+       binds=("verifier.symbolic.terms:closed_form_steps",))
 def closed_form_4():
     return closed_form_outcome()
 

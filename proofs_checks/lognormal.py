@@ -118,6 +118,8 @@ def coef_x_le_coef_s():
          else Outcome(REFUTED, "coef_S s2^2 != e^{3u} + 4")),
         ("s2 > 0", sign_proved(exp_shift(sp.exp(U) - 1, U), "positive")),
         ("rho3 <= e^{3u} + 4", simplification_22()),
+        ("the engine's coef_X is rho3/s2^2", identity(L.coef_rho3(), L.rho3() / L.s2 ** 2,
+                                                      SIGMA_POINTS)),
     ])
 
 

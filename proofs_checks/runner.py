@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from . import all_checks
-from .framework import CITED, DEMONSTRATION, PROVED, REFUTED, UNKNOWN, run_check
+from .framework import CITED, DEMONSTRATION, PROVED, REFUTED, UNKNOWN, engine_refs, run_check
 
 VERDICTS = (PROVED, CITED, REFUTED, UNKNOWN, DEMONSTRATION)
 
@@ -48,7 +48,7 @@ def to_json(results, timings: bool = False) -> dict:
     for c, o, t in results:
         e = {"id": c.id, "group": c.group, "statement": c.statement, "symbols": c.symbols,
              "variables": c.variables, "assumptions": list(c.assumptions), "method": c.method,
-             "source": c.source, "binds": list(c.binds), "verdict": o.verdict,
+             "source": c.source, "binds": list(engine_refs(c)), "verdict": o.verdict,
              "evidence": o.evidence}
         if o.details:
             e["details"] = o.details

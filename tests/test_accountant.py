@@ -246,3 +246,44 @@ def test_resume_from_a_checkpoint():
     again.load_state_dict(bad.state_dict())
     with pytest.raises(UncertifiedSampler, match="did not see the data loader"):
         again.get_epsilon(1e-6)
+
+
+# ------------------------------------------------------------- hostile values, no crash
+from hypothesis import HealthCheck, given, settings              # noqa: E402
+from hypothesis import strategies as st                          # noqa: E402
+
+HOSTILE = st.one_of(st.none(), st.booleans(), st.text(max_size=8),
+                    st.floats(allow_nan=True, allow_infinity=True),
+                    st.integers(-10 ** 30, 10 ** 30), st.sampled_from(["1e999", "1/0", "-0", []]))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(nm=HOSTILE, rate=HOSTILE, delta=HOSTILE)
+def test_accountant_hostile_values_are_one_line_input_errors(nm, rate, delta):
+    """Whatever a training loop passes, the accountant answers or raises a ValueError with a
+    one-line message (InputError, or UncertifiedSampler), never another exception."""
+    acc = RandomAllocationAccountant()
+    try:
+        acc.step(noise_multiplier=nm, sample_rate=rate)
+    except ValueError as e:
+        assert "\n" not in str(e)
+        return
+    acc.history = list(acc.history)
+    try:
+        acc.get_epsilon(delta)
+    except ValueError as e:
+        assert "\n" not in str(e)
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+@given(eps=HOSTILE, delta=HOSTILE, rate=HOSTILE, tol=HOSTILE)
+def test_get_noise_multiplier_hostile_values(eps, delta, rate, tol):
+    """Bad arguments are InputErrors naming the value (one line), before any search."""
+    import time
+    t = time.perf_counter()
+    try:
+        verifier.get_noise_multiplier(target_epsilon=eps, target_delta=delta, sample_rate=rate,
+                                      epochs=1, epsilon_tolerance=tol)
+    except ValueError as e:
+        assert "\n" not in str(e)
+    assert time.perf_counter() - t < 60

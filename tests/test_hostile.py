@@ -124,6 +124,9 @@ TEMPLATES = [
     ["certify", "--sigma", "1", "--steps", "1000", "--delta", None],
     ["calibrate", "sigma", "--steps", None, "--delta", "0.01"],
     ["calibrate", "steps", "--sigma", "1", "--delta", None],
+    ["epsilon", "--sigma", "1", "--total-steps", None, "--epochs", "2", "--delta", "1e-5"],
+    ["epsilon", "--sigma", "1", "--steps-per-epoch", None, "--delta", "1e-5"],
+    ["delta", "--sigma", "1", "--steps-per-epoch", "10", "--total-steps", None, "--epsilon", "1"],
 ]
 
 

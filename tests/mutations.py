@@ -83,8 +83,8 @@ def _poisson_as_random_allocation():
 
 def _float_as_binary():
     from verifier.core import arith
-    real = arith._plain_number
-    arith._plain_number = lambda v, name: Fraction(v) if isinstance(v, float) else real(v, name)
+    real = arith.plain_number
+    arith.plain_number = lambda v, name: Fraction(v) if isinstance(v, float) else real(v, name)
 
 
 def _tolerance_meets_always():
@@ -622,7 +622,7 @@ MUTATIONS = [
              ("proofs_checks/test_proofs.py::test_check[renyi.moment-sum]",)),
     Mutation("search.accountant-float-rounded-to-nearest", "search",
              "the accountant's certified upper end converted to the nearest float (it may round down)",
-             lambda: _set("verifier.accountants:_up_float", float),
+             lambda: _set("verifier.accountants:up_float", float),
              ("tests/test_accountant.py::test_reported_float_is_rounded_up",)),
     Mutation("judge.truncated-as-rounded", "judge",
              "the truncated judge ('1.36843...') read as rounding", _truncated_as_rounded,

@@ -133,9 +133,9 @@ def test_dp_accounting_event_mapping():
 
 
 def test_reported_float_is_rounded_up():
-    from verifier.accountants import _up_float
+    from verifier.accountants import up_float
     for q in (F(1, 3), F(2, 3), F(10 ** 20 + 1, 10 ** 20), F(7)):
-        f = _up_float(q)
+        f = up_float(q)
         assert F(f) >= q and F(math.nextafter(f, -math.inf)) < q
 
 
@@ -196,8 +196,8 @@ def test_a_planned_history_is_answered_for_random_allocation():
 
 
 def _up_float_of(q):
-    from verifier.accountants import _up_float
-    return _up_float(q)
+    from verifier.accountants import up_float
+    return up_float(q)
 
 
 def test_epochs_left_early_count_as_allocations_drawn():

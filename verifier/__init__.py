@@ -72,8 +72,8 @@ def min_samples(sigma, delta, coef="simplified", noise_level="0.1"):
 def _inputs(**kw):
     """Keyword inputs as strings for certificate.parse_inputs; a float is read as the
     decimal it prints as (the one float policy: ``parse_exact``)."""
-    from verifier.core.arith import _plain_number
-    return {k: (str(_plain_number(v, k)) if v is not None else None) for k, v in kw.items()}
+    from verifier.core.arith import plain_number
+    return {k: (str(plain_number(v, k)) if v is not None else None) for k, v in kw.items()}
 
 
 def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta=None,

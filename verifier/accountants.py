@@ -53,7 +53,7 @@ def engine_delta(delta, name: str = "delta") -> Fraction:
     return d
 
 
-def _up_float(q: Fraction) -> float:
+def up_float(q: Fraction) -> float:
     """The smallest float >= q (the certified upper end stays an upper end)."""
     f = float(q)
     return f if Fraction(f) >= q else math.nextafter(f, math.inf)
@@ -260,7 +260,7 @@ class RandomAllocationAccountant(_Base):
         if s < SIGMA_RANGE[0]:
             return math.inf
         r = epsilon(min(s, SIGMA_RANGE[1]), self.steps_per_epoch, self.epochs(), d)
-        return math.inf if r.epsilon is None else _up_float(r.epsilon.upper)
+        return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
 
     def state_dict(self, destination=None) -> dict:
         out = destination if destination is not None else {}

@@ -34,7 +34,7 @@ import attr
 import dp_accounting
 from dp_accounting import dp_event as _ev
 
-from verifier.accountants import _up_float
+from verifier.accountants import up_float
 from verifier.core.arith import InputError, parse_exact
 
 __all__ = ["RandomAllocationDpEvent", "CertifiedRandomAllocationAccountant"]
@@ -151,7 +151,7 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
         if s is None:
             return math.inf
         r = epsilon(s, self.steps_per_epoch, self.epochs, d)
-        return math.inf if r.epsilon is None else _up_float(r.epsilon.upper)
+        return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
 
     def get_delta(self, target_epsilon) -> float:
         """Certified upper end of delta(target_epsilon), a float rounded up."""
@@ -168,4 +168,4 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
         s = self._sigma_for_engine()
         if s is None:
             return 1.0
-        return min(1.0, _up_float(delta(s, self.steps_per_epoch, self.epochs, eps).delta.upper))
+        return min(1.0, up_float(delta(s, self.steps_per_epoch, self.epochs, eps).delta.upper))

@@ -96,7 +96,7 @@ _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASC
 _RATIONAL = re.compile(r"[+-]?\d+/\d+", re.ASCII)
 
 
-def _plain_number(value, name: str):
+def plain_number(value, name: str):
     """A float as the decimal text it prints as, a numpy scalar as the Python number (or
     text) it stands for; anything else unchanged (the float policy of ``parse_exact``)."""
     if isinstance(value, float):
@@ -127,7 +127,7 @@ def parse_exact(value, name: str) -> Fraction:
     """
     from decimal import Decimal
 
-    value = _plain_number(value, name)
+    value = plain_number(value, name)
     if isinstance(value, bool):
         raise InputError(f"{name} must be a number, got {value!r}")
     if isinstance(value, int):

@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 __all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "calibrate_sigma",
            "calibrate_steps", "exact_tv", "compare", "epsilon", "delta", "privacy_profile",
-           "get_noise_multiplier", "InputError", "__version__"]
+           "get_noise_multiplier", "rdp", "tradeoff", "InputError", "__version__"]
 
 _LAZY = {"epsilon": "verifier.api_profile", "delta": "verifier.api_profile",
          "privacy_profile": "verifier.api_profile", "get_noise_multiplier": "verifier.api_profile",
@@ -77,7 +77,7 @@ def _inputs(**kw):
 
 
 def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta=None,
-            target_accuracy=None, bound="all", clip=1):
+            target_accuracy=None, bound="all", clip=1, target_epsilon=None, max_prec=None):
     """Certify deployed parameters against a target; returns a frozen ``Certificate``.
 
     Every figure is an ``Interval`` (exact rational ``lower`` and ``upper``); every
@@ -94,13 +94,26 @@ def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta
     'not-certified'
     >>> verifier.certify("1", steps=1000, epochs=5, target_accuracy="0.55").certified
     True
+    >>> verifier.certify("1.1", steps=20, epochs=3, delta="1e-5", target_epsilon=2).status
+    'certified'
+
+    ``target_epsilon`` (with ``delta``): the (epsilon, delta) target, certified by the privacy
+    profile, as ``verifier certify --target-epsilon``; ``max_prec``: the precision cap in bits
+    (the CLI's ``--max-prec``).
     """
     from verifier import deploy as Dp
+    from verifier.core.arith import DEFAULT_MAX_PREC
     from verifier.deploy.inputs import parse_inputs
     inp = parse_inputs(_inputs(sigma=sigma, steps=steps, samples=samples, batch_size=batch_size,
                                epochs=epochs, delta=delta, target_accuracy=target_accuracy,
-                               bound=bound, clip=clip))
-    return Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples, inp.clip)
+                               bound=bound, clip=clip, target_epsilon=target_epsilon))
+    cap = DEFAULT_MAX_PREC if max_prec is None else max_prec
+    if isinstance(cap, bool) or not isinstance(cap, int) or not 64 <= cap <= 1 << 20:
+        from verifier.core.arith import InputError
+        raise InputError(f"max_prec must be an integer number of bits in [64, 1048576], got "
+                         f"{max_prec!r:.40}")
+    return Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
+                      inp.clip, cap, inp.target_epsilon)
 
 
 def calibrate_steps(sigma, *, epochs=1, delta=None, target_accuracy=None, bound="all"):

@@ -27,7 +27,7 @@ def _parse_eps(e) -> Fraction:
     return q
 
 
-def epsilon(sigma, steps, epochs=1, delta="1e-5"):
+def epsilon(sigma, steps, epochs=1, delta=None):
     """Certified bracket of epsilon(delta) of E epochs of M steps (an ``EpsilonResult``:
     ``epsilon`` an Interval or None when inconclusive, ``remove``/``add`` per direction).
 
@@ -37,14 +37,18 @@ def epsilon(sigma, steps, epochs=1, delta="1e-5"):
     True
     """
     from verifier.bounds.profile import epsilon_bracket
+    if delta is None:          # a certified number is about the delta the user signs off with
+        raise InputError("epsilon(sigma, steps, epochs, delta): delta is required")
     s, m, e = _parse(sigma, steps, epochs)
     return epsilon_bracket(s, m, e, _parse_delta(delta))
 
 
-def delta(sigma, steps, epochs=1, epsilon="1"):
+def delta(sigma, steps, epochs=1, epsilon=None):
     """Certified bracket of delta(epsilon) = max of the remove and add directions (a
     ``DeltaResult``)."""
     from verifier.bounds.profile import delta_bracket
+    if epsilon is None:
+        raise InputError("delta(sigma, steps, epochs, epsilon): epsilon is required")
     s, m, e = _parse(sigma, steps, epochs)
     return delta_bracket(s, m, e, _parse_eps(epsilon))
 

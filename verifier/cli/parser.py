@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from verifier import __version__
-from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, InputError
+from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, NUMBER_LIMITS_HELP, InputError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -270,6 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write wall times into the reports (then not byte-reproducible)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
     p.epilog = f"{p.epilog} {LIMITS_HELP}"
-    for sp_ in sub.choices.values():
-        sp_.epilog = f"{sp_.epilog} {LIMITS_HELP}" if sp_.epilog else LIMITS_HELP
+    for name, sp_ in sub.choices.items():
+        # the (epsilon, delta) engine's commands state its own range (RANGE_HELP) in place of
+        # the Theorem 3.1 / TV commands' ranges; the limits on numbers and files are shared
+        lim = (f"Input limits: {NUMBER_LIMITS_HELP}" if name in ("epsilon", "delta", "rdp",
+                                                                  "tradeoff") else LIMITS_HELP)
+        sp_.epilog = f"{sp_.epilog} {lim}" if sp_.epilog else lim
     return p

@@ -35,10 +35,11 @@ MAX_EPOCHS = 10**9           # epochs E for the closed-form bounds (the exact en
 MAX_EXACT_EPOCHS = 1000
 MIN_DELTA = Fraction(1, 10**300)
 MAX_FILE_BYTES = 1 << 20     # every file read (claims, config) is capped at this size
+NUMBER_LIMITS_HELP = (f"numbers at most {MAX_NUMBER_CHARS} characters, decimal exponents "
+                      f"within +-{MAX_DECIMAL_EXPONENT}; files at most {MAX_FILE_BYTES} bytes.")
 LIMITS_HELP = (f"Input limits: sigma in [0.01, 1e6]; steps M integer in [3, 1e18] (exact/compare: "
                f"[2, 1e18]); epochs in [1, 1e9] (exact/compare: [1, {MAX_EXACT_EPOCHS}]); delta in "
-               f"[1e-300, 1); numbers at most {MAX_NUMBER_CHARS} characters, decimal exponents "
-               f"within +-{MAX_DECIMAL_EXPONENT}; files at most {MAX_FILE_BYTES} bytes.")
+               f"[1e-300, 1); {NUMBER_LIMITS_HELP}")
 
 
 def deprecated(old: str, new: str) -> None:

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+import verifier.core.arith
 from verifier.cli import main
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -232,3 +233,21 @@ def test_config_takes_steps_per_epoch(tmp_path, capsys):
     assert rc == rc2 and _untimed(json.loads(capsys.readouterr().out)) == a
     cfg.write_text('steps = 10\nsteps_per_epoch = 20\n')
     assert main(["certify", "--config", str(cfg)]) == 2
+
+
+def test_engine_range_stated_once(capsys):
+    """The (epsilon, delta) engine's range generates its refusals and its --help text."""
+    from verifier.bounds.profile import RANGE
+    from verifier.core.ranges import Range
+    r = Range("toy engine", sigma=(1, 2), steps=(1, 10 ** 7), epochs=(1, 5))
+    assert r.help() == "toy engine: sigma in [1, 2], M in [1, 1e7], E in [1, 5]"
+    with pytest.raises(verifier.core.arith.InputError, match=r"steps = 0 is outside the toy "
+                                                              r"engine's range \[1, 1e7\]"):
+        r.check(1, 0, 1)
+    with pytest.raises(SystemExit):
+        main(["epsilon", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert RANGE.help() in out and "steps M integer in [3, 1e18]" not in out
+    rc = main(["epsilon", "--sigma", "0.2", "--steps-per-epoch", "10", "--delta", "1e-5"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "sigma = 0.2 is outside the (epsilon, delta) engine's range [0.3, 50]" in err

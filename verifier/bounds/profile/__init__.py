@@ -14,32 +14,24 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifier.core.arith import InputError, Interval, decimal_str, frac_str
+from verifier.core.ranges import Range
 
-# the engine's range (issue #13); outside it a one-line refusal (exit 2)
-SIGMA_RANGE = (Fraction(3, 10), Fraction(50))
-MAX_STEPS = 10 ** 7
-MAX_EPOCHS = 1000
-DELTA_RANGE = (Fraction(1, 10 ** 12), Fraction(1, 2))
-EPS_MAX = Fraction(60)
-RANGE_HELP = ("(epsilon, delta) engine: sigma in [0.3, 50], M in [1, 1e7], E in [1, 1000], "
-              "delta in [1e-12, 0.5], epsilon in [0, 60]")
+# the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
+# (exit 2); the messages and the --help text are generated from it
+RANGE = Range("(epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
+              steps=(1, 10 ** 7), epochs=(1, 1000),
+              delta=(Fraction(1, 10 ** 12), Fraction(1, 2)), epsilon=(Fraction(0), Fraction(60)))
+SIGMA_RANGE = RANGE.sigma
+MAX_STEPS = RANGE.steps[1]
+MAX_EPOCHS = RANGE.epochs[1]
+DELTA_RANGE = RANGE.delta
+EPS_MAX = RANGE.epsilon[1]
+RANGE_HELP = RANGE.help()
 
 
 def check_range(sigma: Fraction, M: int, E: int, delta: Fraction | None = None,
                 eps: Fraction | None = None):
-    if not SIGMA_RANGE[0] <= sigma <= SIGMA_RANGE[1]:
-        raise InputError(f"sigma = {decimal_str(sigma, 12)} is outside the (epsilon, delta) "
-                         f"engine's range [0.3, 50]")
-    if not 1 <= M <= MAX_STEPS:
-        raise InputError(f"steps = {M} is outside the (epsilon, delta) engine's range [1, 1e7]")
-    if not 1 <= E <= MAX_EPOCHS:
-        raise InputError(f"epochs = {E} is outside the (epsilon, delta) engine's range [1, 1000]")
-    if delta is not None and not DELTA_RANGE[0] <= delta <= DELTA_RANGE[1]:
-        raise InputError(f"delta = {decimal_str(delta, 12)} is outside the (epsilon, delta) "
-                         f"engine's range [1e-12, 0.5]")
-    if eps is not None and not 0 <= eps <= EPS_MAX:
-        raise InputError(f"epsilon = {decimal_str(eps, 12)} is outside the (epsilon, delta) "
-                         f"engine's range [0, 60]")
+    RANGE.check(sigma, M, E, delta, eps)
 
 
 def _prec(M: int, floor: float, eps_cap: float = 61) -> int:

@@ -117,7 +117,6 @@ FAR_B = 16           # the far tail parts meet B spread onto a lattice this many
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
-SIGMA_RANGE = (Fraction(3, 10), Fraction(50))
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
 
 

@@ -6,7 +6,7 @@ import sympy as sp
 
 from verifier.symbolic import lognormal as L
 from verifier.symbolic import renyi as R
-from .framework import PROVED, Outcome, all_proved, check, cite, identity, sign_proved
+from .framework import PROVED, REFUTED, Outcome, all_proved, check, cite, identity, sign_proved
 
 SRC = "docs/THEORY.md section 10 (the verifier's construction; arXiv 2610.02414 v1)"
 A_SYMBOLIC = range(2, 9)          # orders checked for symbolic M
@@ -32,7 +32,7 @@ A_BRUTE, M_BRUTE = range(2, 6), range(1, 5)
               "verifier.bounds.moments:moment_from_coefficient",
               "verifier.views.renyi:MAX_MOMENT_ORDER"))
 def moment_sum():
-    from .framework import REFUTED, bound
+    from .framework import bound
     parts = []
     for a in A_SYMBOLIC:
         parts.append((f"a = {a}, symbolic M", identity(R.partition_sum(a), R.coefficient_form(a), [])))
@@ -50,7 +50,6 @@ def moment_sum():
 
 def _engine_moment_parts(bound):
     from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
-    from .framework import REFUTED
     nmax = bound("verifier.views.renyi:MAX_MOMENT_ORDER") + 1
     egf = bound("verifier.bounds.moments:moment_egf")(L.u, nmax, sp.exp)
     bad = [kk for kk in range(nmax)
@@ -157,7 +156,7 @@ def profile_moment():
        binds=("verifier.bounds.moments:chernoff_k", "verifier.views.renyi:MAX_MOMENT_ORDER"))
 def hockey_stick_chernoff():
     from fractions import Fraction
-    from .framework import REFUTED, bound
+    from .framework import bound
     y, t, w, c = sp.symbols("y t w c", positive=True)
     g = y ** t * (1 - y)
     h = t - (1 + t) * y

@@ -10,9 +10,8 @@ from verifier.core.arith import InputError, Interval, frac_str, parse_exact
 
 
 def _parse(sigma, steps, epochs):
-    from verifier.bounds.profile import MAX_EPOCHS
-    from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
-    return parse_sigma(sigma), parse_steps(steps, minimum=1), parse_epochs(epochs, MAX_EPOCHS)
+    from verifier.bounds.profile import parse_pair
+    return parse_pair(sigma, steps, epochs)
 
 
 def _parse_delta(d) -> Fraction:

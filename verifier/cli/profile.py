@@ -2,14 +2,13 @@
 pair (docs/THEORY.md section 9; issue #13)."""
 from __future__ import annotations
 
-from verifier.core.arith import decimal_str, frac_str, parse_epochs, parse_sigma, parse_steps
+from verifier.core.arith import decimal_str, frac_str
 from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_OK, _print_json, run_shape
 
 
 def _inputs(args):
-    from verifier.bounds.profile import MAX_EPOCHS
-    return (parse_sigma(args.sigma), parse_steps(args.steps, minimum=1),
-            parse_epochs(args.epochs, MAX_EPOCHS))
+    from verifier.bounds.profile import parse_pair
+    return parse_pair(args.sigma, args.steps, args.epochs)
 
 
 def _engine_line(info: dict, seconds: float) -> str:

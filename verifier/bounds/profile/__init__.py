@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.core.arith import InputError, Interval, decimal_str, frac_str
+from verifier.core.arith import Interval, decimal_str, frac_str
 from verifier.core.ranges import Range
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
@@ -32,6 +32,14 @@ RANGE_HELP = RANGE.help()
 def check_range(sigma: Fraction, M: int, E: int, delta: Fraction | None = None,
                 eps: Fraction | None = None):
     RANGE.check(sigma, M, E, delta, eps)
+
+
+def parse_pair(sigma, steps, epochs) -> tuple:
+    """(sigma, M, E) of the pair as the user gave them (the float policy of parse_exact;
+    epochs None means 1): the one parser of the API's and the CLI's pair inputs."""
+    from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
+    return (parse_sigma(sigma), parse_steps(steps, minimum=1),
+            parse_epochs(1 if epochs is None else epochs, MAX_EPOCHS))
 
 
 def _prec(M: int, floor: float, eps_cap: float = 61) -> int:

@@ -379,8 +379,12 @@ def test_cell_mean_is_inside_the_cell():
 
 
 def test_union_charges_are_present():
-    L = PR.engine(F(2), 1, 1, 1e-2).laws
-    assert L.charge_R > 0 and L.charge_A >= 0
+    """Both directions charge what their laws leave out: certified positive (a dropped
+    charge would be 0), and small against the budget they are sized for."""
+    for M in (1, 100):
+        L = PR.engine(F(2), M, 1, 1e-2).laws
+        assert L.charge_R > 0 and L.charge_A > 0, (M, L.charge_R, L.charge_A)
+        assert L.charge_R < 1e-4 and L.charge_A < 1e-4
 
 
 # ---------------------------------------------------------------- command line

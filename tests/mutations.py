@@ -144,6 +144,51 @@ def _truncated_power_wrong():
     moments.truncated_power = lambda f, M, n: real(f, M - 1 if M % 2 and M > 1 else M, n)
 
 
+def _tiny_radius_dropped():
+    from flint import arb
+    from verifier.core import arith
+    real = arith._tamed
+
+    def wrong(x):
+        y = real(x)
+        if y is not None and y is not x and x.is_finite():
+            return arb(x.mid())                  # the radius forgotten
+        return y
+    arith._tamed = wrong
+
+
+def _lost_ball_as_zero():
+    from fractions import Fraction
+    from verifier.bounds import profile as PR
+    from verifier.core.arith import Interval, representable
+    real = PR._iv
+
+    def wrong(lo, hi):
+        if not representable(hi):
+            return Interval(Fraction(0), Fraction(0))
+        return real(lo, hi)
+    PR._iv = wrong
+
+
+def _tolerance_unchecked():
+    from verifier.bounds import profile as PR
+    from verifier.core.arith import Tri
+    import verifier.deploy.epsilon as DE
+    real_cal, real_meets = DE.calibrate_sigma_tolerance, PR.meets
+
+    def cal(eps, delta, M, E, tolerance, *a, **k):
+        def meets(s, m, e_, e, d, *b):
+            if e != eps:                        # the tolerance query: answered unchecked
+                return Tri.FAILS, real_meets(s, m, e_, eps, d, *b)[1]
+            return real_meets(s, m, e_, e, d, *b)
+        PR.meets = meets
+        try:
+            return real_cal(eps, delta, M, E, tolerance, *a, **k)
+        finally:
+            PR.meets = real_meets
+    DE.calibrate_sigma_tolerance = cal
+
+
 def _mean_value_without_radius():
     from verifier.bounds import theorem31 as T
     from verifier.symbolic import derived as D
@@ -620,6 +665,26 @@ MUTATIONS = [
              "the engine's truncated power one squaring short for odd M",
              _truncated_power_wrong,
              ("proofs_checks/test_proofs.py::test_check[renyi.moment-sum]",)),
+    Mutation("input.tiny-radius-dropped", "input",
+             "a ball's radius finer than 2^-4096 dropped instead of widened (ends not outward)",
+             _tiny_radius_dropped,
+             ("tests/test_arith.py::test_ball_bounds_round_extreme_ends_outward",)),
+    Mutation("compose.lost-delta-ball-as-zero", "compose",
+             "a delta(eps) ball the engine lost (not finite) read as upper end 0, not 1",
+             _lost_ball_as_zero,
+             ("tests/test_arith.py::test_profile_bracket_of_a_lost_ball_is_trivial",)),
+    Mutation("search.tolerance-accepted-unchecked", "search",
+             "get_noise_multiplier's tolerance step taken as certified without its evaluation",
+             _tolerance_unchecked,
+             ("tests/test_profile.py::test_get_noise_multiplier_api",)),
+    Mutation("input.claims-sizes-not-checked-at-load", "input",
+             "claims' exact sub-values not checked when the file is read",
+             lambda: _set("verifier.claims.expr:check_sizes", lambda node, env: None),
+             ("tests/test_hostile_claims.py::test_size_limits_in_process",)),
+    Mutation("input.engine-range-unchecked", "input",
+             "the (epsilon, delta) engine's range not enforced",
+             lambda: _set("verifier.core.ranges:Range.check", lambda self, *a, **k: None),
+             ("tests/test_cli.py::test_engine_range_stated_once",)),
     Mutation("search.accountant-float-rounded-to-nearest", "search",
              "the accountant's certified upper end converted to the nearest float (it may round down)",
              lambda: _set("verifier.accountants:up_float", float),

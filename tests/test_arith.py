@@ -74,3 +74,29 @@ def test_interval_json_rounds_outward():
     j = iv.to_json(5)
     assert F(j["lower"]) <= iv.lower and F(j["upper"]) >= iv.upper
     assert j == {"lower": "0.33333", "upper": "0.33334"}
+
+
+def test_ball_bounds_round_extreme_ends_outward():
+    """A radius finer than 2^-4096 is widened to it, a midpoint below it is centred at 0:
+    the rational ends still enclose the ball (erf(1706) = 1 - 2^-4.2e6, exp(-1e7))."""
+    from flint import arb, ctx
+    from verifier.core.arith import TINY_BITS, ball_bounds, representable
+    tiny = F(1, 2 ** TINY_BITS)
+    with ctx.workprec(64):
+        x = arb(1) + arb(0, arb(2) ** -5000000)          # 1 +/- 2^-5e6
+        lo, hi = ball_bounds(x)
+        assert lo < 1 < hi and hi - lo <= F(1, 2 ** 60)   # widened to the working precision
+        y = (-arb(10) ** 7).exp()                        # e^-1e7 > 0, far below 2^-4096
+        lo, hi = ball_bounds(y)
+        assert lo <= 0 < hi <= 2 * tiny
+        assert not representable(arb(2) ** (2 ** 30)) and not representable(arb("nan"))
+
+
+def test_profile_bracket_of_a_lost_ball_is_trivial():
+    """A delta(eps) ball the engine lost (not finite) gives [0, 1]: delta is a hockey-stick
+    divergence with e^eps >= 1."""
+    from flint import arb
+    from verifier.bounds.profile import _iv
+    assert _iv(None, arb("nan")) == Interval(F(0), F(1))
+    assert _iv(arb("inf"), arb("inf")) == Interval(F(0), F(1))
+    assert _iv(arb(1) / 4, arb(1) / 2) == Interval(F(1, 4), F(1, 2))

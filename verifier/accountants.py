@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from verifier.core.arith import InputError
+from verifier.core.arith import InputError, parse_exact
 
 try:                                              # Opacus's interface, when it is installed
     from opacus.accountants import IAccountant as _Base   # type: ignore
@@ -36,21 +36,52 @@ except Exception:                                 # noqa: BLE001 (no Opacus, or 
     _Base = object
 
 
-def _exact(x, name: str) -> Fraction:
-    """The one float policy (core.arith.parse_exact): a float is the decimal it prints as."""
-    from verifier.core.arith import parse_exact
-    if x is None:
-        raise InputError(f"{name} must be a number, got None")
-    return parse_exact(x, name)
-
-
 def engine_delta(delta, name: str = "delta") -> Fraction:
     """delta read by the float policy and checked against the (epsilon, delta) engine's
     range [1e-12, 0.5] (before any shortcut answer, so a bad delta is never answered)."""
-    from verifier.bounds.profile import check_range
-    d = _exact(delta, name)
-    check_range(Fraction(1), 1, 1, delta=d)
+    from verifier.bounds.profile import RANGE
+    d = parse_exact(delta, name)
+    RANGE.check(None, None, None, delta=d)
     return d
+
+
+def engine_sigma(sigma: Fraction) -> Fraction | None:
+    """The sigma the float accountants' answers are computed at: None below the engine's
+    range (no guarantee: they answer inf, or delta 1), the engine's largest sigma above it
+    (a valid upper bound: epsilon and delta(eps) do not increase with sigma, the pair at a
+    larger sigma being a post-processing of the pair at a smaller one, docs/THEORY.md
+    section 9)."""
+    from verifier.bounds.profile import SIGMA_RANGE
+    return None if sigma < SIGMA_RANGE[0] else min(sigma, SIGMA_RANGE[1])
+
+
+def epsilon_upper_float(sigma: Fraction, M: int, E: int, delta: Fraction) -> float:
+    """The certified upper end of epsilon(delta) as a float rounded up, at engine_sigma;
+    inf without a guarantee (sigma below the range, or no epsilon <= 60 certified)."""
+    from verifier.api_profile import epsilon
+    s = engine_sigma(sigma)
+    if s is None:
+        return math.inf
+    r = epsilon(s, M, E, delta)
+    return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
+
+
+def steps_per_epoch_of(sample_rate, steps_per_epoch: int | None = None) -> int:
+    """M for a sample rate 1/M read by the float policy (Opacus passes the float 1/M, so
+    1/M to within 1e-9 is accepted), checked against ``steps_per_epoch`` when given; one
+    line otherwise."""
+    rate = parse_exact(sample_rate, "sample_rate")
+    if not 0 < rate <= 1:
+        raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
+    M = steps_per_epoch or round(1 / rate)
+    if abs(rate * M - 1) > Fraction(1, 10 ** 9):
+        raise InputError(f"sample_rate = {sample_rate} is not 1/M for M = {M} steps per epoch "
+                         "(random allocation sends each record to one of M steps; gradient "
+                         "accumulation merges the batches of several steps: not certified)"
+                         if steps_per_epoch else
+                         f"sample_rate = {sample_rate} is not 1/M for an integer M (random "
+                         "allocation sends each record to one of M steps per epoch)")
+    return M
 
 
 def up_float(q: Fraction) -> float:
@@ -184,18 +215,10 @@ class RandomAllocationAccountant(_Base):
         return hook_fn
 
     def _M_from_rate(self, sample_rate) -> int:
-        rate = _exact(sample_rate, "sample_rate")
-        if not 0 < rate <= 1:
-            raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
-        M = self.steps_per_epoch or round(1 / rate)
-        if abs(rate * M - 1) > Fraction(1, 10 ** 9):
-            raise InputError(f"sample_rate = {sample_rate} does not agree with random allocation "
-                             f"over {M} steps per epoch (expected 1/{M}; with gradient "
-                             "accumulation the batches of several steps merge: not certified)")
-        return M
+        return steps_per_epoch_of(sample_rate, self.steps_per_epoch)
 
     def step(self, *, noise_multiplier, sample_rate):
-        sigma = _exact(noise_multiplier, "noise_multiplier")
+        sigma = parse_exact(noise_multiplier, "noise_multiplier")
         if sigma <= 0:
             raise InputError(f"noise_multiplier must be > 0, got {noise_multiplier}")
         M = self._M_from_rate(sample_rate)
@@ -228,7 +251,7 @@ class RandomAllocationAccountant(_Base):
         """The noise multiplier the guarantee is computed for: the smallest one used."""
         if not self.history:
             raise InputError("no step taken yet")
-        return min(_exact(nm, "noise_multiplier") for nm, _, _ in self.history)
+        return min(parse_exact(nm, "noise_multiplier") for nm, _, _ in self.history)
 
     def _check_run(self):
         """Refuse what cannot be certified (``run_refusal``); fix M for a planned run."""
@@ -243,7 +266,7 @@ class RandomAllocationAccountant(_Base):
     def get_epsilon_bracket(self, delta):
         """The certified bracket [lower, upper] of epsilon(delta) (an ``EpsilonResult``)."""
         from verifier.api_profile import epsilon
-        d = _exact(delta, "delta")
+        d = parse_exact(delta, "delta")
         self._check_run()
         return epsilon(self.sigma(), self.steps_per_epoch, self.epochs(), d)
 
@@ -252,15 +275,9 @@ class RandomAllocationAccountant(_Base):
         ``get_epsilon``); ``inf`` when no epsilon <= 60 is certified or sigma is below the
         engine's range (0.3); above its range (50) the answer at 50, a valid upper bound
         (epsilon does not increase with sigma: docs/THEORY.md section 9)."""
-        from verifier.api_profile import epsilon
-        from verifier.bounds.profile import SIGMA_RANGE
         d = engine_delta(delta)
         self._check_run()
-        s = self.sigma()
-        if s < SIGMA_RANGE[0]:
-            return math.inf
-        r = epsilon(min(s, SIGMA_RANGE[1]), self.steps_per_epoch, self.epochs(), d)
-        return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
+        return epsilon_upper_float(self.sigma(), self.steps_per_epoch, self.epochs(), d)
 
     def state_dict(self, destination=None) -> dict:
         out = destination if destination is not None else {}
@@ -354,5 +371,5 @@ def from_dp_event(event, num_selected: int = 1, num_steps: int | None = None):
         raise InputError(f"num_selected = {num_selected} does not divide num_steps = {num_steps}: "
                          "no decomposition into whole epochs")
     # the float policy: noise_multiplier=1.1 is 11/10 (the decimal it prints as)
-    return _exact(ev.noise_multiplier, "noise_multiplier"), num_steps // num_selected, \
+    return parse_exact(ev.noise_multiplier, "noise_multiplier"), num_steps // num_selected, \
         num_selected * count

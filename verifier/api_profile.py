@@ -118,23 +118,14 @@ class NoCertifiedSigma(ValueError):
 
 
 def _steps_per_epoch(sample_rate, steps_per_epoch) -> int:
+    from verifier.accountants import steps_per_epoch_of
     from verifier.core.arith import parse_steps
-    if steps_per_epoch is not None:
-        m = parse_steps(steps_per_epoch, name="steps_per_epoch", minimum=1)
-        if sample_rate is not None and _steps_per_epoch(sample_rate, None) != m:
-            raise InputError(f"sample_rate = {sample_rate} and steps_per_epoch = "
-                             f"{steps_per_epoch} disagree (random allocation: sample_rate = "
-                             "1/steps_per_epoch)")
-        return m
-    if sample_rate is None:
+    if sample_rate is None and steps_per_epoch is None:
         raise InputError("give sample_rate (1/M, as Opacus passes it) or steps_per_epoch = M")
-    q = parse_exact(sample_rate, "sample_rate")
-    if not 0 < q <= 1:
-        raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
-    m = round(1 / q)
-    if abs(q * m - 1) > Fraction(1, 10 ** 9):
-        raise InputError(f"sample_rate = {sample_rate} is not 1/M for an integer M: random "
-                         "allocation sends each record to one of M steps per epoch")
+    m = None if steps_per_epoch is None else parse_steps(steps_per_epoch, name="steps_per_epoch",
+                                                         minimum=1)
+    if sample_rate is not None:
+        m = steps_per_epoch_of(sample_rate, m)
     return parse_steps(m, name="steps_per_epoch", minimum=1)
 
 

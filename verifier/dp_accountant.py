@@ -34,7 +34,7 @@ import attr
 import dp_accounting
 from dp_accounting import dp_event as _ev
 
-from verifier.accountants import up_float
+from verifier.accountants import engine_delta, engine_sigma, epsilon_upper_float, up_float
 from verifier.core.arith import InputError, parse_exact
 
 __all__ = ["RandomAllocationDpEvent", "CertifiedRandomAllocationAccountant"]
@@ -121,14 +121,6 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
                     self.steps_per_epoch, self.epochs = M, self.epochs + n
         return None
 
-    def _sigma_for_engine(self):
-        """The engine's sigma, or None when below its range (no guarantee: inf); above its
-        range the answer at 50 is an upper bound (epsilon does not increase with sigma)."""
-        from verifier.bounds.profile import SIGMA_RANGE
-        if self.sigma < SIGMA_RANGE[0]:
-            return None
-        return min(self.sigma, SIGMA_RANGE[1])
-
     def get_epsilon_bracket(self, target_delta):
         """The certified bracket of epsilon(target_delta) (an ``EpsilonResult``)."""
         from verifier.api_profile import epsilon
@@ -140,32 +132,24 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
     def get_epsilon(self, target_delta) -> float:
         """Certified upper end of epsilon(target_delta), a float rounded up; 0 before any
         event, inf for a NonPrivateDpEvent or when no epsilon <= 60 is certified."""
-        from verifier.accountants import engine_delta
-        from verifier.api_profile import epsilon
         d = engine_delta(target_delta, "target_delta")
         if self.nonprivate:
             return math.inf
         if not self.epochs:
             return 0.0
-        s = self._sigma_for_engine()
-        if s is None:
-            return math.inf
-        r = epsilon(s, self.steps_per_epoch, self.epochs, d)
-        return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
+        return epsilon_upper_float(self.sigma, self.steps_per_epoch, self.epochs, d)
 
     def get_delta(self, target_epsilon) -> float:
         """Certified upper end of delta(target_epsilon), a float rounded up."""
         from verifier.api_profile import delta
-        from verifier.bounds.profile import EPS_MAX
+        from verifier.bounds.profile import RANGE
         eps = parse_exact(target_epsilon, "target_epsilon")
-        if not 0 <= eps <= EPS_MAX:
-            raise InputError(f"target_epsilon = {target_epsilon} is outside the engine's "
-                             "range [0, 60]")
+        RANGE.check(None, None, None, eps=eps)
         if self.nonprivate:
             return 1.0
         if not self.epochs:
             return 0.0
-        s = self._sigma_for_engine()
+        s = engine_sigma(self.sigma)
         if s is None:
             return 1.0
         return min(1.0, up_float(delta(s, self.steps_per_epoch, self.epochs, eps).delta.upper))

@@ -57,4 +57,4 @@ class RandomAllocationBatchSampler:
 
 
 # with Opacus installed, importing the sampler registers accountant="random_allocation"
-from verifier import accountants as _accountants  # noqa: E402,F401
+import verifier.accountants  # noqa: E402,F401

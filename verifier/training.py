@@ -24,7 +24,7 @@ as Opacus's own Poisson loader does.
 """
 from __future__ import annotations
 
-from verifier.accountants import RandomAllocationAccountant, register_with_opacus  # noqa: F401
+from verifier.accountants import RandomAllocationAccountant   # (its import registers it)
 from verifier.core.arith import InputError
 from verifier.sampling import RandomAllocationBatchSampler
 

@@ -240,8 +240,8 @@ def _tamed(x: arb):
             parts.append(0)
             continue
         top = int(e) + int(m).bit_length()          # |a| < 2^top
-        if top > MAX_BALL_EXPONENT:
-            return None
+        if top > MAX_BALL_EXPONENT or (int(e) < -MAX_BALL_EXPONENT and top >= -TINY_BITS):
+            return None                              # huge, or a mantissa of millions of bits
         parts.append(top)
     tiny = arb(2) ** -TINY_BITS
     if parts[0] != 0 and parts[0] < -TINY_BITS:     # |mid| < 2^-4096: centre at 0

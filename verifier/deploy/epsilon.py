@@ -144,47 +144,43 @@ def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
     def answer(hi, at, within, msg):
         return EpsCalibration("sigma", "certified", hi, eps, delta, fixed, at, None, count, msg,
                               within=within, tolerance=tolerance)
+    # bracket: hi certified to meet the target, lo not (failing or undecided); walk from the
+    # float guess by factors of about 4/5 down or 5/4 up, then bisect on short decimals
+    lo = hi = at = None
     g = Fraction(_guess_sigma(float(eps), float(delta), M, E))
     s = min(hi_edge, max(lo_edge, short_decimal_between(g * Fraction(99, 100), g)))
-    v, iv = meets(s, eps)
-    lo, hi, at = None, None, None
-    if v is Tri.HOLDS:               # walk down to a sigma that is not certified
-        hi, at = s, iv
-        while lo is None:
+    while lo is None or hi is None:
+        v, iv = meets(s, eps)
+        if v is Tri.HOLDS:
+            hi, at = s, iv
+        else:
+            lo, lo_v, lo_iv = s, v, iv
+        if lo is None:                             # walk down
             if hi == lo_edge:
                 return answer(hi, at, None, "the smallest sigma of the engine's range (0.3) "
                                             "meets the target; the tolerance is not checked")
             s = max(lo_edge, short_decimal_between(hi * Fraction(3, 4), hi * Fraction(4, 5)))
-            v, iv = meets(s, eps)
-            if v is Tri.HOLDS:
-                hi, at = s, iv
-            else:
-                lo = s
-    else:                            # walk up to a certified sigma
-        lo = s
-        while hi is None:
+        elif hi is None:                           # walk up
             if lo == hi_edge:
-                status = "infeasible" if v is Tri.FAILS else "inconclusive"
-                why = ("certified to fail" if v is Tri.FAILS else "not certified")
+                why = "certified to fail" if lo_v is Tri.FAILS else "not certified"
                 return EpsCalibration(
-                    "sigma", status, None, eps, delta, fixed, below=iv, evaluations=count,
+                    "sigma", "infeasible" if lo_v is Tri.FAILS else "inconclusive", None, eps,
+                    delta, fixed, below=lo_iv, evaluations=count,
                     message=f"no noise multiplier in the engine's range [0.3, 50] certifies "
                             f"epsilon <= {frac_str(eps)} at delta = {frac_str(delta)} (sigma = "
                             f"50 {why}: delta({frac_str(eps)}) in "
-                            f"{iv.short(6) if iv is not None else '(refused)'})")
+                            f"{lo_iv.short(6) if lo_iv is not None else '(refused)'})")
             s = min(hi_edge, short_decimal_between(lo * Fraction(5, 4), lo * Fraction(4, 3)))
-            v, iv = meets(s, eps)
-            if v is Tri.HOLDS:
-                hi, at = s, iv
-            else:
-                lo = s
+    if eps - tolerance <= 0:
+        return answer(hi, at, None, f"epsilon >= 0 > {frac_str(eps)} - tolerance")
+    checked = None                                 # the hi whose tolerance was last checked
     while True:
-        if eps - tolerance <= 0:
-            return answer(hi, at, None, f"epsilon >= 0 > {frac_str(eps)} - tolerance")
-        vt, ivt = meets(hi, eps - tolerance)
-        if vt is Tri.FAILS:
-            return answer(hi, at, ivt, f"epsilon at sigma = {frac_str(hi)} is certified in "
-                                       f"({frac_str(eps - tolerance)}, {frac_str(eps)}]")
+        if hi != checked:                          # a new hi: is its epsilon within tolerance?
+            checked = hi
+            vt, ivt = meets(hi, eps - tolerance)
+            if vt is Tri.FAILS:
+                return answer(hi, at, ivt, f"epsilon at sigma = {frac_str(hi)} is certified "
+                                           f"in ({frac_str(eps - tolerance)}, {frac_str(eps)}]")
         if count >= max_evaluations:
             return answer(hi, at, None, f"the tolerance was not reached in {count} engine "
                                         "evaluations; sigma meets the target")

@@ -1,6 +1,6 @@
 """Claims files: published numbers as data (TOML).
 
-Format ``verifier-claims/1`` (documented in README.md, "Writing a claims file")::
+Format ``verifier-claims/1`` (documented in docs/CLAIMS.md)::
 
     format = "verifier-claims/1"
 

@@ -303,16 +303,19 @@ def exact(node: Node, env: dict):
     return None
 
 
-def check_sizes(node: Node, env: dict):
+def check_sizes(node: Node, env: dict, top: bool = True):
     """Refuse (ExprError, one line) an expression any of whose exact sub-values, inside
     function and quantity arguments too, would exceed MAX_EXACT_BITS: checked when a claim
-    is loaded, before anything is evaluated."""
-    if node.kind != "call":
+    is loaded, before anything is evaluated.  ``exact`` of a maximal call-free subtree visits
+    all of it once; the arguments of the calls below it are checked the same way."""
+    if node.kind == "call":
+        for a in (*node.args, *(v for _, v in node.kwargs)):
+            check_sizes(a, env)
+        return
+    if top:
         exact(node, env)
     for a in node.args:
-        check_sizes(a, env)
-    for _, a in node.kwargs:
-        check_sizes(a, env)
+        check_sizes(a, env, top=False)
 
 
 # ------------------------------------------------------------------ ball evaluation

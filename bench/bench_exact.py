@@ -37,7 +37,7 @@ def float_tv_one(sigma: F, M: int):
 
     import numpy as np
 
-    from verifier.bounds.exact_tv.lattice import _window
+    from verifier.numerics.lattice import centred_window
     from verifier.bounds.exact_tv.one_epoch import _plan
     h, J1, bounds, scale = _plan(sigma, M)
     hf, sf = float(h), float(sigma)
@@ -57,7 +57,7 @@ def float_tv_one(sigma: F, M: int):
     np.add.at(w, b[1:], (m - q * b[:-1] * hf) / d)
     w /= 1 - p
     body = [(k, v) for k, v in enumerate(w) if v != 0]
-    N = max(_window(lab, M - 1, 1e-3 * scale, J1), _window(body, M, 1e-3 * scale, J1))
+    N = max(centred_window(lab, M - 1, 1e-3 * scale, J1), centred_window(body, M, 1e-3 * scale, J1))
     xl = np.zeros(N)
     np.add.at(xl, np.array([k for k, _ in lab]) % N, np.array([v for _, v in lab]))
     xb = np.zeros(N)

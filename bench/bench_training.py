@@ -18,8 +18,7 @@ GRID = [(2.0, 1e-5, 20, 3), (1.0, 1e-5, 100, 10), (8.0, 1e-6, 100, 100), (3.0, 1
 
 def _cold():
     from verifier.bounds import profile as PR
-    PR._LAWS.clear()
-    PR._PROFILES.clear()
+    PR.clear_cache()
 
 
 def _timed(f):

@@ -59,13 +59,11 @@ def main():
     from verifier.views.renyi import renyi_curve
     from verifier.views.tradeoff import tradeoff_curve
     for sigma, M, E in (("1", 1, 1), ("1", 100, 10), ("2", 10, 10), ("1", 10000, 1)):
-        PR._LAWS.clear()
-        PR._PROFILES.clear()
+        PR.clear_cache()
         t = time.perf_counter()
         renyi_curve(F(sigma), M, E)
         tr = time.perf_counter() - t
-        PR._LAWS.clear()
-        PR._PROFILES.clear()
+        PR.clear_cache()
         t = time.perf_counter()
         c = tradeoff_curve(F(sigma), M, E)
         tt = time.perf_counter() - t

@@ -159,15 +159,15 @@ def _tiny_radius_dropped():
 
 def _lost_ball_as_zero():
     from fractions import Fraction
-    from verifier.bounds import profile as PR
+    from verifier.numerics import brackets as PR
     from verifier.core.arith import Interval, representable
-    real = PR._iv
+    real = PR.delta_interval
 
     def wrong(lo, hi):
         if not representable(hi):
             return Interval(Fraction(0), Fraction(0))
         return real(lo, hi)
-    PR._iv = wrong
+    PR.delta_interval = wrong
 
 
 def _tolerance_unchecked():
@@ -273,15 +273,15 @@ def _fails():
 
 
 def _chernoff_zero():
-    from verifier.bounds.exact_tv import lattice as X
-    X._chernoff_arb = _const_arb(0)
-    X._chernoff_c0 = _const_arb(0)
+    from verifier.numerics import lattice as X
+    X.chernoff_bound = _const_arb(0)
+    X.chernoff_c0 = _const_arb(0)
 
 
 def _tail_integral_capped():
-    from verifier.bounds.exact_tv import lattice as X
+    from verifier.numerics import lattice as X
     def capped(c0, theta):                      # the old bug: min(1, C0)/theta only
-        return X._cap1(c0) / X.to_arb(Fraction(theta).limit_denominator(10**12))
+        return X.cap1(c0) / X.to_arb(Fraction(theta).limit_denominator(10**12))
     X.chernoff_tail_integral = capped
 
 
@@ -452,12 +452,12 @@ def _profile_convolve_shifted():
 
 
 def _profile_packed_parts_swapped():
-    real = _get("verifier.bounds.profile.compose:_power2")
+    real = _get("verifier.numerics.compose:compose_laws")
 
     def swapped(subs, E, what, target):
         out = real(subs, E, what, target)
         return out[::-1] if len(out) == 2 else out
-    _set("verifier.bounds.profile.compose:_power2", swapped)
+    _set("verifier.numerics.compose:compose_laws", swapped)
 
 
 def _profile_add_moment_low():
@@ -505,12 +505,12 @@ def _profile_keep_low_dropped():
 
 
 def _profile_bisect_swapped():
-    real = _get("verifier.bounds.profile:_bisect")
+    real = _get("verifier.numerics.brackets:bisect")
 
     def swapped(good, bad, ok, rel, absolute):
         b, o = real(good, bad, ok, rel, absolute)
         return o, b
-    _set("verifier.bounds.profile:_bisect", swapped)
+    _set("verifier.numerics.brackets:bisect", swapped)
 
 
 def _profile_meets_undecided_holds():
@@ -524,7 +524,7 @@ def _profile_meets_undecided_holds():
 
 
 def _profile_symmetry_everywhere():
-    from verifier.bounds.profile.compose import Profile
+    from verifier.numerics.compose import ComposedProfile as Profile
     real = Profile.__init__
 
     def init(self, *a, **k):
@@ -817,7 +817,7 @@ MUTATIONS = [
              (P + "test_large_floor_charges_the_truncated_tail",)),
     Mutation("profile.window-mass-dropped", "tail",
              "the Chernoff bound of the composed DFT window's outside mass replaced by 0",
-             lambda: _set("verifier.bounds.profile.compose:_cher", _const_arb(0)),
+             lambda: _set("verifier.numerics.compose:chernoff_mass", _const_arb(0)),
              (P + "test_composed_window_bounds_the_aliased_mass",)),
     Mutation("profile.bisection-returns-wrong-end", "search",
              "the eps bisection returns its two ends swapped (eps_hi not certified)",

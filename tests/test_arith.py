@@ -96,7 +96,7 @@ def test_profile_bracket_of_a_lost_ball_is_trivial():
     """A delta(eps) ball the engine lost (not finite) gives [0, 1]: delta is a hockey-stick
     divergence with e^eps >= 1."""
     from flint import arb
-    from verifier.bounds.profile import _iv
+    from verifier.numerics.brackets import delta_interval as _iv
     assert _iv(None, arb("nan")) == Interval(F(0), F(1))
     assert _iv(arb("inf"), arb("inf")) == Interval(F(0), F(1))
     assert _iv(arb(1) / 4, arb(1) / 2) == Interval(F(1, 4), F(1, 2))

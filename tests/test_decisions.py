@@ -319,7 +319,7 @@ def test_percentages_are_rounded_in_the_safe_direction():
 # --- the exact-TV engine: the Chernoff constant and the free parameters (finding 5) --------
 def test_chernoff_tail_integral_keeps_the_constant():
     from flint import arb
-    from verifier.bounds.exact_tv.lattice import chernoff_tail_integral
+    from verifier.numerics.lattice import chernoff_tail_integral
     for c0, th in [(F(1, 3), 0.5), (F(5), 0.25), (F(10**6), 2.0), (F(1), 1.0)]:
         with mp.workdps(40):
             C, t = R.mpq(c0), R.mpq(F(th))
@@ -339,7 +339,7 @@ def test_forced_small_windows_stay_rigorous(sigma, N, monkeypatch):
     bracket must still contain the pinned reference, and its lower end never goes below 0."""
     import verifier.bounds.exact_tv.one_epoch as X
     from verifier.bounds.exact_tv.bracket import exact_tv
-    monkeypatch.setattr(X, "_window", lambda pts, n, eps, span: N)
+    monkeypatch.setattr(X, "centred_window", lambda pts, n, eps, span: N)
     r = exact_tv(sigma, 3)
     assert 0 <= r.tv.lower <= M3_REF[sigma] <= r.tv.upper <= 1
 
@@ -381,10 +381,10 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
     theta, the test's threshold K) fuzzed over their allowed ranges: the bracket contains the
     reference at M = 2 and 3 and meets the seeded Monte Carlo interval at M = 1000."""
     sigma, M = case
-    import verifier.bounds.exact_tv.lattice as XL
+    import verifier.numerics.lattice as XL
     import verifier.bounds.exact_tv.one_epoch as X
     from verifier.bounds.exact_tv.bracket import exact_tv
-    real_plan, real_window, real_choose = X._plan, X._window, XL._chernoff_choose
+    real_plan, real_window, real_choose = X._plan, X.centred_window, XL.chernoff_choose
 
     def plan(sg, M, union_loss=None):
         h, J1, _, scale = real_plan(sg, M, union_loss)
@@ -411,11 +411,11 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
         return tl * th_scale, tu * th_scale, ll, lu
 
     ref_lo, ref_hi = _reference_interval(sigma, M)
-    X._plan, X._window, XL._chernoff_choose, X.best_test = plan, window, choose, best
+    X._plan, X.centred_window, XL.chernoff_choose, X.best_test = plan, window, choose, best
     try:
         r = exact_tv(sigma, M)
     finally:
-        X._plan, X._window, XL._chernoff_choose, X.best_test = (real_plan, real_window,
+        X._plan, X.centred_window, XL.chernoff_choose, X.best_test = (real_plan, real_window,
                                                                 real_choose, real_best)
     assert 0 <= r.tv.lower <= ref_hi and ref_lo <= r.tv.upper <= 1, (case, r.tv, ref_lo, ref_hi)
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from truncated_engine import tv_one_epoch
 from verifier.bounds.exact_tv.bracket import exact_tv
-from verifier.bounds.exact_tv.lattice import _powers, _two_dfts
+from verifier.numerics.lattice import powers, two_dfts
 from verifier.bounds.exact_tv.one_epoch import tv_one
 # E[((Y1 + Y2 + Y3)/3 - 1)_+] by nested mpmath quadrature at 20 digits (the inner expectation
 # in closed form, the two outer integrals split at the kink); reproduced by the slow test below
@@ -95,7 +95,7 @@ def test_packed_dfts_match_separate_ones():
     with ctx.workprec(80):
         p1 = [(0, arb("0.25")), (3, arb("0.5")), (9, arb("0.25"))]
         p2 = [(1, arb("0.125")), (2, arb("0.875"))]
-        X1, X2 = _two_dfts(p1, p2, 16)
+        X1, X2 = two_dfts(p1, p2, 16)
         for pts, X in ((p1, X1), (p2, X2)):
             x = [acb(0)] * 16
             for k, v in pts:
@@ -109,7 +109,7 @@ def test_skipped_powers_enclose_the_true_power():
     with ctx.workprec(64):
         X = [acb("0.9999999"), acb("0.5", "0.5"), acb("0.001")]
         n = 10**6
-        got = _powers(X, n, 64)
+        got = powers(X, n, 64)
         for z, g in zip(X, got):
             assert g.overlaps(z ** n)
         assert got[1].mid() == 0 and got[1].rad() <= 2.0 ** -70    # skipped, as a zero ball
@@ -125,10 +125,10 @@ def test_epochs_at_small_m(sigma, M, E):
 
 
 def test_chernoff_bound_is_a_probability():
-    from verifier.bounds.exact_tv.lattice import _chernoff_arb
+    from verifier.numerics.lattice import chernoff_bound
     pts = [(0, arb("0.5")), (1000, arb("0.5"))]
-    assert _chernoff_arb(pts, arb(500), 2, 5.0, 1, arb(1)) == 1      # overflowing: capped at 1
-    b = _chernoff_arb(pts, arb(500), 2, 0.001, 1, arb(900))
+    assert chernoff_bound(pts, arb(500), 2, 5.0, 1, arb(1)) == 1      # overflowing: capped at 1
+    b = chernoff_bound(pts, arb(500), 2, 0.001, 1, arb(900))
     assert 0 < b < 1
 
 

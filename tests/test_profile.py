@@ -13,6 +13,8 @@ from flint import arb, ctx
 from verifier.bounds import profile as PR
 from verifier.bounds.profile import compose as C
 from verifier.bounds.profile import laws as LW
+from verifier.numerics import compose as NC
+from verifier.numerics.brackets import epsilon_direction
 from verifier.core.arith import Interval, Tri
 
 
@@ -309,7 +311,7 @@ def test_composed_window_bounds_the_aliased_mass():
     from verifier.bounds.exact_tv.epochs import _grid_law_power
     subs = [P.laws.test0, P.laws.test1]
     with ctx.workprec(200):
-        got = C._power2(subs, 20, "test", 1e-2)
+        got = NC.compose_laws(subs, 20, "test", 1e-2)
         for sub, (s_al, al, o_al) in zip(subs, got):
             kmin, true = _grid_law_power(sub, 20)          # the whole support, no aliasing
             s_true = 20 * kmin
@@ -458,7 +460,7 @@ def test_cap_guess_is_from_above_and_caps_agree(sigma, M, E, delta):
     g = PR.guess_epsilon(s, M, E, float(d))
     assert g >= float(r.epsilon.lower)
     P = PR.engine(s, M, E, float(d), eps_cap=61)
-    lo, hi = PR._eps_direction(P, "remove", d)
+    lo, hi = epsilon_direction(P, "remove", d)
     assert max(lo, r.remove.lower) <= min(hi, r.remove.upper)
 
 

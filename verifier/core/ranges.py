@@ -22,23 +22,28 @@ def _num(q) -> str:
 
 @dataclass(frozen=True)
 class Range:
-    """Closed intervals of sigma, steps per epoch M, epochs E, delta and epsilon (None: the
-    engine takes no such argument) for the engine called ``engine``."""
+    """Closed intervals of sigma, steps per epoch M (or steps in all T: ``steps_symbol``),
+    epochs E, delta, epsilon and the sample rate q (None: the engine takes no such
+    argument) for the engine called ``engine``."""
     engine: str
     sigma: tuple
     steps: tuple
-    epochs: tuple
+    epochs: tuple | None
     delta: tuple | None = None
     epsilon: tuple | None = None
+    sample_rate: tuple | None = None
+    steps_name: str = "steps"
+    steps_symbol: str = "M"
 
     def _fields(self):
-        return (("sigma", "sigma", self.sigma), ("steps", "M", self.steps),
+        return (("sigma", "sigma", self.sigma), ("sample_rate", "q", self.sample_rate),
+                (self.steps_name, self.steps_symbol, self.steps),
                 ("epochs", "E", self.epochs), ("delta", "delta", self.delta),
                 ("epsilon", "epsilon", self.epsilon))
 
-    def check(self, sigma, M, E, delta=None, eps=None):
+    def check(self, sigma, M, E, delta=None, eps=None, sample_rate=None):
         """Refuse (InputError, one line) a value outside the range."""
-        for (name, _, rng), v in zip(self._fields(), (sigma, M, E, delta, eps)):
+        for (name, _, rng), v in zip(self._fields(), (sigma, sample_rate, M, E, delta, eps)):
             if v is None or rng is None:
                 continue
             if not rng[0] <= v <= rng[1]:

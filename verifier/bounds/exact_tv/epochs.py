@@ -35,7 +35,7 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from verifier.core.arith import Interval, to_arb
-from verifier.bounds.exact_tv.lattice import _Law, _powers, _two_dfts, _two_inverse, _window
+from verifier.numerics.lattice import LatticeLaw, centred_window, powers, two_dfts, two_inverse
 from verifier.bounds.exact_tv.one_epoch import _check_N, _setup, _upper_one, best_test, check_sigma
 
 
@@ -63,7 +63,7 @@ def _grid_law_power(sub, E: int):
     return kmin, [z.real for z in y[:E * width + 1]]
 
 
-def _lower_epochs(Q0: _Law, Q1: _Law, E: int) -> arb:
+def _lower_epochs(Q0: LatticeLaw, Q1: LatticeLaw, E: int) -> arb:
     eps = Q0.eps_lo + Q0.eps_up + Q1.eps_lo + Q1.eps_up
     lo_v, hi_v = max(Q0.start, Q1.start), min(Q0.b, Q1.b)
     vals = [(v, Q0.c[v - Q0.start], Q1.c[v - Q1.start]) for v in range(lo_v, hi_v)]
@@ -97,7 +97,7 @@ def spread_point(tu: arb):
     return k, tu - k
 
 
-def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -> arb:
+def _upper_Z(B0: LatticeLaw, var_b: arb, M: int, h: Fraction, E: int, budget: float) -> arb:
     """E[(prod_e Z_e - 1)_+] for i.i.d. Z = B_M h/M, as in the module docstring."""
     ha, Ma = to_arb(h), arb(M)
     pu, start2, b_edge = B0.c, B0.start, B0.b
@@ -106,7 +106,7 @@ def _upper_Z(B0: _Law, var_b: arb, M: int, h: Fraction, E: int, budget: float) -
     eta_a = to_arb(eta)
     centre = int(round(_mid(B0.mean)))
     # beyond the window: E[S 1{S >= b}] <= b P(S >= b) + int_b^inf P(S >= v) dv (Chernoff,
-    # integrated with its constant: _Law.tail_up); below it: E[S 1{S < start}] <= start P(S < start)
+    # integrated with its constant: LatticeLaw.tail_up); below it: E[S 1{S < start}] <= start P(S < start)
     beyond = ha / Ma * start2 * B0.eps_lo
     if B0.alias:
         beyond = beyond + ha / Ma * (b_edge * B0.eps_up + B0.tail_up)
@@ -185,20 +185,20 @@ def tv_epochs(sigma: Fraction, M: int, E: int, prec: int):
         mu_t = sum((k * v for k, v in tilted), arb(0))
         scale_e = min(0.5, math.sqrt(E) * S.scale)
         eps_target = 1e-3 * scale_e / E
-        N = max(_window(S.labels, M, eps_target, J1), _window(S.body, M, eps_target, J1))
+        N = max(centred_window(S.labels, M, eps_target, J1), centred_window(S.body, M, eps_target, J1))
         _check_N(N, S)
-        XL, XB = _two_dfts(S.labels, S.body, N)
-        XT = _two_dfts(tilted, [], N)[0]
-        PL = _powers(XL, M - 1, prec)
-        y1 = _two_inverse([a * b for a, b in zip(PL, XL)], [a * b for a, b in zip(PL, XT)], N)
+        XL, XB = two_dfts(S.labels, S.body, N)
+        XT = two_dfts(tilted, [], N)[0]
+        PL = powers(XL, M - 1, prec)
+        y1 = two_inverse([a * b for a, b in zip(PL, XL)], [a * b for a, b in zip(PL, XT)], N)
         del PL, XT, XL
-        PB = _powers(XB, M - 1, prec)
-        y2 = _two_inverse(PB, [a * b for a, b in zip(PB, XB)], N)
+        PB = powers(XB, M - 1, prec)
+        y2 = two_inverse(PB, [a * b for a, b in zip(PB, XB)], N)
         del PB, XB
-        Q0 = _Law(y1, "real", M, N, S.labels, S.mu_l, J1)
-        Q1 = _Law(y1, "imag", M - 1, N, S.labels, S.mu_l, J1, extra=(tilted, mu_t, J1))
-        B1 = _Law(y2, "real", M - 1, N, S.body, S.mu_b, J1)
-        B0 = _Law(y2, "imag", M, N, S.body, S.mu_b, J1)
+        Q0 = LatticeLaw(y1, "real", M, N, S.labels, S.mu_l, J1)
+        Q1 = LatticeLaw(y1, "imag", M - 1, N, S.labels, S.mu_l, J1, extra=(tilted, mu_t, J1))
+        B1 = LatticeLaw(y2, "real", M - 1, N, S.body, S.mu_b, J1)
+        B0 = LatticeLaw(y2, "imag", M, N, S.body, S.mu_b, J1)
         del y1, y2
         # one epoch: the test {sum of the M labels >= K} and the split upper bound
         lo1 = best_test(S, lambda K: Q1.tail_ge(K) - Q0.tail_ge(K))     # P1(A) - P0(A)

@@ -49,8 +49,8 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from verifier.symbolic import derived as D
-from verifier.bounds.exact_tv.lattice import (MAX_N, _Law, _powers, _two_dfts, _two_inverse,
-                                             _window)
+from verifier.numerics.lattice import (MAX_N, LatticeLaw, centred_window, normal_sf_float, powers,
+                                      two_dfts, two_inverse)
 from verifier.core.arith import InputError, Interval, decimal_str, to_arb
 BUDGET = 1e-4            # each neglected piece is kept below BUDGET * (scale of TV)
 SIGMA_RANGE = (Fraction(1, 10), Fraction(1000))   # tried: widths <= ~1% at E = 1 in between
@@ -60,10 +60,6 @@ def check_sigma(sigma: Fraction):
     if not SIGMA_RANGE[0] <= sigma <= SIGMA_RANGE[1]:
         raise InputError(f"sigma = {decimal_str(sigma, 12)} is outside the range of the "
                          f"exact-TV engine [0.1, 1000] (its lattice sizes overflow there)")
-
-
-def _phic_f(x: float) -> float:            # 1 - Phi(x) in floats (choices only)
-    return math.erfc(x / math.sqrt(2)) / 2
 
 
 @dataclass
@@ -84,7 +80,7 @@ def _boundaries(sigma: float, h: float, J1: int, s2: float) -> list[int]:
     out, a, w = [0], 0, 1
     while a < J1:
         while a % (2 * w) == 0 and a > 0:
-            pge = _phic_f(sigma * (math.log(a * h) + u / 2))
+            pge = normal_sf_float(sigma * (math.log(a * h) + u / 2))
             if (2 * w) ** 2 * pge <= eps_w:
                 w *= 2
             else:
@@ -160,10 +156,10 @@ def _plan(sigma: Fraction, M: int, union_loss=None):
     sd = math.sqrt(s2)
     scale = min(0.5, math.sqrt(s2 / (2 * math.pi * M)))
     x1 = 1.0
-    while (M * _phic_f(x1) > 0.01 or
-           (M - 1) * _phic_f(x1) * _phic_f(x1 - 1 / sf) > BUDGET * scale or
+    while (M * normal_sf_float(x1) > 0.01 or
+           (M - 1) * normal_sf_float(x1) * normal_sf_float(x1 - 1 / sf) > BUDGET * scale or
            (union_loss is not None and
-            union_loss(M * _phic_f(x1) + _phic_f(x1 - 1 / sf), scale) > 1e-3)):
+            union_loss(M * normal_sf_float(x1) + normal_sf_float(x1 - 1 / sf), scale) > 1e-3)):
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
     # lattice step: the dyadic with a 4-bit mantissa just below sd/r (sd/h in [r, 1.07 r]);
@@ -225,7 +221,7 @@ def best_test(S: _Setup, value) -> arb:
     return max((arb(value(K).lower()) for K in range(K0 - 3, K0 + 4)), key=lambda x: x.mid())
 
 
-def _lower_one(S: _Setup, R: _Law) -> arb:
+def _lower_one(S: _Setup, R: LatticeLaw) -> arb:
     """TV_1 >= E[(Y_1 - 1) 1{L_1 + R >= K}] = sum_j a_j P(R >= K - l_j), R the sum of the
     other M - 1 labels."""
     L = len(S.bounds) - 1
@@ -233,7 +229,7 @@ def _lower_one(S: _Setup, R: _Law) -> arb:
     return best_test(S, lambda K: sum((aj * R.tail_ge(K - lj) for lj, aj in a_coef), arb(0)))
 
 
-def _upper_one(S: _Setup, B1: _Law):
+def _upper_one(S: _Setup, B1: LatticeLaw):
     """(upper bound of TV_1, Pi_M(0), tail cells used): the K = 0 / 1 / >= 2 split of the
     module docstring, from the law B1 of M - 1 spread body items."""
     M, h, ha, p, tau = S.M, S.h, S.ha, S.p, S.tau
@@ -279,16 +275,16 @@ def tv_one(sigma: Fraction, M: int, prec: int) -> OneEpoch:
     with ctx.workprec(prec):
         S = _setup(sigma, M)
         eps_target = 1e-3 * S.scale
-        N = max(_window(S.labels, M - 1, eps_target, S.J1),
-                _window(S.body, M, eps_target, S.J1))
+        N = max(centred_window(S.labels, M - 1, eps_target, S.J1),
+                centred_window(S.body, M, eps_target, S.J1))
         _check_N(N, S)
         # the laws of the M - 1 labels (R) and the M - 1 spread body items (B1): one
         # forward and one inverse complex DFT for both (real sequences packed as x + iy)
-        XL, XB = _two_dfts(S.labels, S.body, N)
-        y = _two_inverse(_powers(XL, M - 1, prec), _powers(XB, M - 1, prec), N)
+        XL, XB = two_dfts(S.labels, S.body, N)
+        y = two_inverse(powers(XL, M - 1, prec), powers(XB, M - 1, prec), N)
         del XL, XB
-        R = _Law(y, "real", M - 1, N, S.labels, S.mu_l, S.J1)
-        B1 = _Law(y, "imag", M - 1, N, S.body, S.mu_b, S.J1)
+        R = LatticeLaw(y, "real", M - 1, N, S.labels, S.mu_l, S.J1)
+        B1 = LatticeLaw(y, "imag", M - 1, N, S.body, S.mu_b, S.J1)
         del y
         lower = _lower_one(S, R)
         del R

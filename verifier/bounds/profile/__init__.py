@@ -15,6 +15,8 @@ from fractions import Fraction
 
 from verifier.core.arith import Interval, decimal_str, frac_str
 from verifier.core.ranges import Range
+from verifier.numerics.brackets import (both_directions, directions, epsilon_search,
+                                        larger_direction, relative_width)
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -51,6 +53,12 @@ def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
 
 _LAWS: dict = {}
 _PROFILES: dict = {}
+
+
+def clear_cache():
+    """Forget the cached per-epoch laws and composed profiles (benchmarks time cold runs)."""
+    _LAWS.clear()
+    _PROFILES.clear()
 # eps caps of the composed laws: their windows are sized for eps <= cap (valid beyond, only
 # looser: the windows' charge 2 e^eps P_out stays below about 1e-3 floor up to cap + 4); a
 # search starts at the smallest and moves up when its answer lies beyond cap + CAP_SLACK
@@ -96,7 +104,8 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     """The composed laws of (sigma, M, E), valid for every eps; each charge kept below about
     1e-4 floor.  The per-epoch laws are planned for ``budget_epochs`` >= E epochs (default E)
     and cached, so a search over E composes one set of laws many times."""
-    from verifier.bounds.profile.compose import Profile
+    from verifier.bounds.profile.compose import add_moment_bound
+    from verifier.numerics.compose import ComposedProfile
     wcap = next((c for c in EPS_CAPS if eps_cap <= c), EPS_CAPS[-1])   # the windows' sizes
     lk, prec, laws = _epoch_laws(sigma, M, E, floor, budget_epochs,
                               LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61)
@@ -104,8 +113,9 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     if pk not in _PROFILES:
         if len(_PROFILES) > 8:
             _PROFILES.clear()
-        _PROFILES[pk] = Profile(laws, E, prec, floor, wcap, symmetric=M == 1,
-                                pair=(sigma, M))
+        _PROFILES[pk] = ComposedProfile(
+            laws, E, prec, floor, wcap, symmetric=M == 1,
+            add_upper=lambda n, eps: add_moment_bound(sigma, M, n, eps))
     return _PROFILES[pk]
 
 
@@ -123,16 +133,6 @@ def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,
     if iv.lower > delta:           # one direction's lower end
         return Tri.FAILS, iv
     return Tri.UNDECIDED, iv
-
-
-def _iv(lo, hi) -> Interval:
-    """The bracket of a delta(eps) from its two balls; a ball that is not finite (the
-    engine lost it at its range's edges) gives the trivial end: delta(eps) is a hockey-stick
-    divergence with e^eps >= 1, so 0 <= delta(eps) <= 1 always."""
-    from verifier.core.arith import ball_bounds, representable
-    low = ball_bounds(lo)[0] if lo is not None and representable(lo) else Fraction(0)
-    high = ball_bounds(hi)[1] if representable(hi) else Fraction(1)
-    return Interval(max(low, Fraction(0)), min(high, Fraction(1)))
 
 
 @dataclass(frozen=True)
@@ -154,7 +154,7 @@ class DeltaResult:
                 "directions": {"remove": {"delta": self.remove.to_json()},
                                "add": {"delta": self.add.to_json()}},
                 "larger_direction": self.larger,
-                "relative_width": _rw(self.delta),
+                "relative_width": relative_width(self.delta),
                 "certified": CERTIFIED, "seconds": round(self.seconds, 3),
                 "engine": _info_json(self.info)}
 
@@ -185,7 +185,7 @@ class EpsilonResult:
                 "status": "bracketed" if self.bracketed else "inconclusive",
                 "directions": {"remove": d(self.remove), "add": d(self.add)},
                 "larger_direction": self.larger,
-                "relative_width": None if self.epsilon is None else _rw(self.epsilon),
+                "relative_width": None if self.epsilon is None else relative_width(self.epsilon),
                 "absolute_width": (None if self.epsilon is None else
                                    decimal_str(self.epsilon.upper - self.epsilon.lower, 6, "up")),
                 "certified": CERTIFIED, "seconds": round(self.seconds, 3),
@@ -198,28 +198,8 @@ CERTIFIED = ("rigorous bracket: upper ends by convex-order spreads and monotone 
              "(docs/THEORY.md section 9)")
 
 
-def _rw(iv: Interval) -> str:
-    if iv.lower > 0:
-        return decimal_str((iv.upper - iv.lower) / iv.lower, 6, "up")
-    return "inf" if iv.upper > 0 else "0"
-
-
 def _info_json(info: dict) -> dict:
     return {k: (frac_str(v) if isinstance(v, Fraction) else v) for k, v in info.items()}
-
-
-def _larger(r: Interval, a: Interval) -> str:
-    if r.lower > a.upper:
-        return "remove"
-    if a.lower > r.upper:
-        return "add"
-    return "undecided"
-
-
-def directions(P, eps: Fraction) -> tuple[Interval, Interval]:
-    """(remove, add) brackets of delta(eps) from composed laws P."""
-    return (_iv(P.lower_remove(eps), P.upper_remove(eps)),
-            _iv(P.lower_add(eps), P.upper_add(eps)))
 
 
 def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction,
@@ -231,59 +211,8 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction,
     P = engine(sigma, M, E, floor, eps_cap=float(eps) + 1)
     rem, add = directions(P, eps)
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
-    return DeltaResult(sigma, M, E, eps, both, rem, add, _larger(rem, add),
+    return DeltaResult(sigma, M, E, eps, both, rem, add, larger_direction(rem, add),
                        time.perf_counter() - t, dict(P.laws.info))
-
-
-def _bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction) -> Fraction:
-    """Shrink (bad, ok) with good(ok) True and good(bad) False (both certified) until
-    ok - bad <= max(absolute, rel * ok); return (bad, ok).  good(x) is a certified
-    statement; an uncertain evaluation counts as not good (the invariant holds either way)."""
-    while ok - bad > max(absolute, rel * ok):
-        mid = (bad + ok) / 2
-        mid = Fraction(math.floor(mid * 2 ** 40), 2 ** 40) if mid.denominator > 2 ** 40 else mid
-        if mid <= bad or mid >= ok:
-            break
-        if good(mid):
-            ok = mid
-        else:
-            bad = mid
-    return bad, ok
-
-
-REL, ABS = Fraction(1, 10 ** 5), Fraction(1, 10 ** 8)
-
-
-def _eps_direction(P, which: str, delta: Fraction):
-    """(lo, hi) with delta_which(hi) <= delta certified (hi None if none in [0, 60]) and
-    delta_which(lo) > delta certified (lo = 0 when not even eps = 0 is certified above)."""
-    from verifier.core.arith import to_arb
-    up = P.upper_remove if which == "remove" else P.upper_add
-    low = P.lower_remove if which == "remove" else P.lower_add
-    d = to_arb(delta)
-
-    def below(e):              # certified: delta_which(e) <= delta
-        return bool(up(e) <= d)
-
-    def above(e):              # certified: delta_which(e) > delta
-        return bool(low(e) > d)
-    if below(Fraction(0)):
-        return Fraction(0), Fraction(0)
-    bad, hi = Fraction(0), None
-    for e in (Fraction(1, 8), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4),
-              Fraction(8), Fraction(16), Fraction(32), EPS_MAX):
-        if below(e):
-            hi = e
-            break
-        bad = e
-    if hi is None:
-        return None, None
-    hi = _bisect(below, bad, hi, REL, ABS)[1]
-    if not above(Fraction(0)):
-        return Fraction(0), hi
-    # bisect with good = "not certified above": its bad end stays certified above
-    lo = _bisect(lambda e: not above(e), Fraction(0), hi, REL, ABS)[0]
-    return lo, hi
 
 
 def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> EpsilonResult:
@@ -292,26 +221,8 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> Epsilon
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
     guess = guess_epsilon(sigma, M, E, float(delta))
-    cap = next(c for c in EPS_CAPS if guess <= c + CAP_SLACK or c == EPS_CAPS[-1])
-    while True:
-        P = engine(sigma, M, E, float(delta), eps_cap=cap)
-        res = {w: _eps_direction(P, w, delta) for w in ("remove", "add")}
-        his = [hi for _, hi in res.values()]
-        if all(hi is not None and hi <= cap + CAP_SLACK for hi in his) or cap == EPS_CAPS[-1]:
-            break
-        # the next cap's wider windows: a certified (if loose) upper end already found
-        # tells which cap it needs; without one, the next
-        known = max(his) if all(hi is not None for hi in his) else None
-        cap = next(c for c in EPS_CAPS if c > cap and (known is None or known <= c + CAP_SLACK
-                                                       or c == EPS_CAPS[-1]))
-    ivs = {w: (None if hi is None else Interval(lo, hi)) for w, (lo, hi) in res.items()}
-    if ivs["remove"] is None or ivs["add"] is None:
-        both = None
-        larger = "undecided"
-    else:
-        # delta = max of the two: eps(delta) = max of the directions' epsilons
-        both = Interval(max(ivs["remove"].lower, ivs["add"].lower),
-                        max(ivs["remove"].upper, ivs["add"].upper))
-        larger = _larger(ivs["remove"], ivs["add"])
+    ivs, P = epsilon_search(lambda cap: engine(sigma, M, E, float(delta), eps_cap=cap),
+                            delta, guess, EPS_CAPS, CAP_SLACK)
+    both, larger = both_directions(ivs)
     return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,
                          time.perf_counter() - t, dict(P.laws.info))

@@ -78,14 +78,15 @@ from __future__ import annotations
 
 import math
 from math import comb
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, decimal_str, to_arb
-from verifier.bounds.exact_tv.lattice import (MAX_N, _chernoff_arb, _Law as _BaseLaw, _powers,
-                                             _two_dfts, _two_inverse, window)
+from verifier.numerics.compose import StepLaws
+from verifier.numerics.lattice import (MAX_N, LatticeLaw, chernoff_bound, normal_sf_float, powers,
+                                      two_dfts, two_inverse, window)
 from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, cell_moments, spread_cell
 
 R_SMALL, R_MID, R_LARGE = 24, 16, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
@@ -117,11 +118,6 @@ FAR_B = 16           # the far tail parts meet B spread onto a lattice this many
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
-MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
-
-
-def _phic(x: float) -> float:
-    return math.erfc(x / math.sqrt(2)) / 2
 
 
 @dataclass
@@ -148,7 +144,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     tail_mass = (min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3)))
                  if sigma >= Fraction(3, 4) and M >= 3 else
                  TAIL_MASS if sigma >= Fraction(3, 4) else TAIL_MASS_HEAVY)
-    while M * _phic(x1) > tail_mass:
+    while M * normal_sf_float(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
     r = R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL
@@ -168,7 +164,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
 
     def beyond(c):          # E[Y; Y >= t] + (M - 1) P(Y >= t), t = c h: the charge (e)
         x = sf * (math.log(c * hf) + u / 2)
-        return _phic(x - 1 / sf) + (M - 1) * _phic(x)
+        return normal_sf_float(x - 1 / sf) + (M - 1) * normal_sf_float(x)
     tail = [J1]
     step = TAIL_STEP_FINE if light and 2 <= M <= FINE_TAIL_M else TAIL_STEP
     while beyond(tail[-1]) > budget:
@@ -176,8 +172,8 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
         if len(tail) > 20000:
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: the lognormal tail "
                              f"needs more than 20000 cells at this delta; not supported")
-    mp = M * _phic(x1)
-    tauf = _phic(x1 - 1 / sf)
+    mp = M * normal_sf_float(x1)
+    tauf = normal_sf_float(x1 - 1 / sf)
     kmax = 1
     while E * (tauf * mp ** kmax / math.factorial(kmax)
                + mp ** (kmax + 1) / math.factorial(kmax + 1)) > budget:
@@ -207,23 +203,7 @@ def spread_log(x: arb, eta_inv: arb, up: bool):
     return k, t - k
 
 
-@dataclass
-class EpochLaws:
-    """One epoch, three discrete laws on grids, and the charges of step (e)."""
-    eta: Fraction
-    rem: dict                     # grid index -> mass (remove, under P0)
-    add: dict                     # grid index -> mass (add, under nu = W P0)
-    charge_R: arb                 # E[W; events left out] (union bound (e))
-    charge_A: arb                 # P(events left out) + mu(W = 0)
-    eta_l: Fraction
-    test0: dict                   # lambda index -> P0 mass of the included outcomes
-    test1: dict                   # lambda index -> P1 mass
-    alias0: arb                   # excess of the computed P0 masses (aliasing), per epoch
-    alias1: arb
-    info: dict = field(default_factory=dict)
-
-
-class _Law(_BaseLaw):
+class _Law(LatticeLaw):
     """exact_tv's window law, with its two Chernoff bounds re-tried in Arb over a ladder of
     theta when the float choice failed (a mass that underflows in floats, e.g. the lattice
     cell at 0 for a large sigma, can make the chosen theta useless; every theta is valid,
@@ -246,7 +226,7 @@ class _Law(_BaseLaw):
             t = self.mean - self.start if side == "lo" else self.b - self.mean
             best = cur
             for k in range(-8, 4):
-                c = _chernoff_arb(pts, mu, n, 2.0 ** k / sd, -1 if side == "lo" else 1, t, ex)
+                c = chernoff_bound(pts, mu, n, 2.0 ** k / sd, -1 if side == "lo" else 1, t, ex)
                 if c.upper() < best.upper():
                     best = c
             if side == "lo":
@@ -598,13 +578,13 @@ def _add(d: dict, k: int, v: arb):
     d[k] = d.get(k, arb(0)) + v
 
 
-def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int) -> EpochLaws:
+def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int) -> StepLaws:
     P = plan(sigma, M, E, floor)
     with ctx.workprec(prec):
         return _laws(sigma, M, E, P, prec)
 
 
-def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
+def _laws(sigma, M, E, P: Plan, prec) -> StepLaws:
     h, J1, bounds = P.h, P.J1, P.bounds
     ha = to_arb(h)
     Ma = arb(M)
@@ -674,39 +654,39 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
                          f"{max(N, NT)} (more than {MAX_N})")
 
     def power(X, n):
-        return [acb(1)] * len(X) if n == 0 else _powers(X, n, prec)
-    XB, XT = _two_dfts(labels, tilted, NT)
+        return [acb(1)] * len(X) if n == 0 else powers(X, n, prec)
+    XB, XT = two_dfts(labels, tilted, NT)
     # b^{*n} and t * b^{*n} from one power b^{*(M-3)} multiplied up
     ones = [acb(1)] * len(XB)
     PB3 = power(XB, max(M - 3, 0))
     PB2 = [a * b for a, b in zip(PB3, XB)] if M >= 3 else (ones if M == 2 else None)
     PB1 = [a * b for a, b in zip(PB2, XB)] if M >= 2 else ones
     zeros = [acb(0)] * len(XB)
-    yB = _two_inverse([a * b for a, b in zip(PB1, XB)], PB1, NT)          # b^M, b^{M-1}
-    yT = _two_inverse([a * b for a, b in zip(PB1, XT)],                   # t b^{M-1}, t b^{M-2}
+    yB = two_inverse([a * b for a, b in zip(PB1, XB)], PB1, NT)          # b^M, b^{M-1}
+    yT = two_inverse([a * b for a, b in zip(PB1, XT)],                   # t b^{M-1}, t b^{M-2}
                       [a * b for a, b in zip(PB2, XT)] if M >= 2 else zeros, NT)
     # K = 2 test outcomes only where tail items move the likelihood ratio (M < K2_TEST_M,
     # or heavy tails at every M):
     # leaving outcomes out of a test is always valid, and for large M it loses about
     # P(K = 2) relative
     k2 = 2 <= M and (M < K2_TEST_M or sigma < Fraction(3, 4))      # heavy tails: always
-    y2 = (_two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, NT)
+    y2 = (two_inverse(PB2, [a * b for a, b in zip(PB3, XT)] if M >= 3 else zeros, NT)
           if k2 else None)                                                # b^{M-2}, t b^{M-3}
     del PB3, PB2, XT
     if randomized:                     # the labels' laws are the spread's: s^M, s^{M-1}
         yS = yB
     yS2 = None                         # s^{M-2}, s^{M-3}: the body of the K >= 2 parts
     if not randomized:
-        XS = _two_dfts(spread, [], N)[0]
+        XS = two_dfts(spread, [], N)[0]
         if M >= 4 and P.kmax >= 2:
             PS3 = power(XS, M - 3)
             PS2 = [a * b for a, b in zip(PS3, XS)]
-            yS2 = _two_inverse(PS2, PS3, N)
+            yS2 = two_inverse(PS2, PS3, N)
             PS = [a * b for a, b in zip(PS2, XS)]
             del PS2, PS3
         else:
             PS = power(XS, M - 1)
-        yS = _two_inverse([a * b for a, b in zip(PS, XS)], PS, N)        # s^M, s^{M-1}
+        yS = two_inverse([a * b for a, b in zip(PS, XS)], PS, N)        # s^M, s^{M-1}
         del PS, XS
     del PB1, XB
     ex = (tilted, mu_t, J1)
@@ -975,4 +955,4 @@ def _laws(sigma, M, E, P: Plan, prec) -> EpochLaws:
               + Ma * tau * p * out(B2) + mp2 * out(T3l))
     info = {"h": h, "J1": J1, "N": N, "tail_cells": len(tb), "kmax": P.kmax,
             "cells": len(bounds) + len(tb)}
-    return EpochLaws(eta, rem, add, charge_R, charge_A, eta_l, test0, test1, alias0, alias1, info)
+    return StepLaws(eta, rem, add, charge_R, charge_A, eta_l, test0, test1, alias0, alias1, info)

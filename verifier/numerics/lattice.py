@@ -1,7 +1,9 @@
-"""Lattice variables and their sums, bracketed: the Chernoff bounds of the mass outside a
-DFT window (with the constant kept in every integrated tail), the window choice, the law of a
-sum on a window (suffix sums, tail probabilities, stop-loss transforms) and the packed
-ball-arithmetic DFTs.  Used by the one-epoch and E-epoch engines (one_epoch.py, epochs.py).
+"""The numerical kernel, part 1: lattice variables and their sums, bracketed.  The Chernoff
+bounds of the mass outside a DFT window (with the constant kept in every integrated tail),
+the window choice, the law of a sum on a window (suffix sums, tail probabilities, stop-loss
+transforms), the packed ball-arithmetic DFTs and their powers.  Used by every engine: the
+exact TV (bounds/exact_tv), the random-allocation profile (bounds/profile) and the Poisson
+profile (bounds/poisson); docs/ARCHITECTURE.md "The numerical kernel".
 
 Floats only choose free parameters (theta, window length); every bound is an Arb ball."""
 from __future__ import annotations
@@ -16,7 +18,32 @@ from verifier.core.arith import Interval, to_arb
 MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
 
 
-def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
+def normal_sf_float(x: float) -> float:
+    """1 - Phi(x) in floats: for choices of free parameters only."""
+    return math.erfc(x / math.sqrt(2)) / 2
+
+
+def suffix_sums(vals) -> list:
+    """S[i] = sum_{j >= i} vals[j] (len + 1 entries, S[len] = 0), in ball arithmetic."""
+    out = [arb(0)] * (len(vals) + 1)
+    acc = arb(0)
+    for j in range(len(vals) - 1, -1, -1):
+        acc = acc + vals[j]
+        out[j] = acc
+    return out
+
+
+def prefix_sums(vals) -> list:
+    """P[i] = sum_{j < i} vals[j] (len + 1 entries, P[0] = 0), in ball arithmetic."""
+    out = [arb(0)]
+    acc = arb(0)
+    for v in vals:
+        acc = acc + v
+        out.append(acc)
+    return out
+
+
+def chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
     """Float choice of theta for the two tails of the sum of n i.i.d. copies of the lattice
     variable with (position, probability) pairs ``pts`` [plus one copy of ``extra``]:
     returns (theta_lo, theta_up, log bound lo, log bound up).  Any theta > 0 is valid; the
@@ -55,7 +82,7 @@ def _chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
     return res[0][1], res[1][1], res[0][0], res[1][0]
 
 
-def _chernoff_c0(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
+def chernoff_c0(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
     """The uncapped Chernoff constant C0 = e^{-theta t} (E e^{sign theta (L - mu)})^n
     [E e^{sign theta (L' - mu')}] for S the sum of n copies of L [plus one independent
     L' = ``extra`` = (pts', mu')], in Arb: P(sign (S - ES) >= t + x) <= C0 e^{-theta x} for
@@ -69,16 +96,16 @@ def _chernoff_c0(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -
     return (lg - th * t).exp()
 
 
-def _cap1(c0: arb) -> arb:
+def cap1(c0: arb) -> arb:
     """min(1, C0), upper end: a probability is never above 1."""
     return c0 if (c0.is_finite() and c0 < 1) else arb(1)
 
 
-def _chernoff_arb(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
-    """P(sign (S - ES) >= t) <= min(1, C0) (Chernoff; ``_chernoff_c0``)."""
+def chernoff_bound(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
+    """P(sign (S - ES) >= t) <= min(1, C0) (Chernoff; ``chernoff_c0``)."""
     if theta <= 0:
         return arb(1)
-    return _cap1(_chernoff_c0(pts, mu, n, theta, sign, t, extra))
+    return cap1(chernoff_c0(pts, mu, n, theta, sign, t, extra))
 
 
 def chernoff_tail_integral(c0: arb, theta: float) -> arb:
@@ -89,10 +116,10 @@ def chernoff_tail_integral(c0: arb, theta: float) -> arb:
     if not c0.is_finite():
         return arb("inf")
     excess = arb(0) if c0 <= 1 else c0.log() if c0 >= 1 else arb(0).union(c0.log())
-    return (_cap1(c0) + arb(excess.upper())) / th
+    return (cap1(c0) + arb(excess.upper())) / th
 
 
-def _window(pts, n: int, eps_target: float, span: int):
+def centred_window(pts, n: int, eps_target: float, span: int):
     """Smallest N on a ladder of smooth lengths whose window of half-width N/2 around the mean
     of the sum of n copies leaves a (float-estimated) Chernoff mass below eps_target on each
     side; or one covering the whole support n * span (no aliasing)."""
@@ -111,7 +138,7 @@ def _window(pts, n: int, eps_target: float, span: int):
             continue
         if N > n * span or N > MAX_N:
             return N
-        _, _, llo, lup = _chernoff_choose(pts, n, N / 2 - 2, N / 2 - 2)
+        _, _, llo, lup = chernoff_choose(pts, n, N / 2 - 2, N / 2 - 2)
         if max(llo, lup) < log_eps:
             return N
     return ladder[-1]
@@ -119,7 +146,7 @@ def _window(pts, n: int, eps_target: float, span: int):
 
 def window(pts, n: int, eps_target: float, span: int,
            extra=None) -> tuple[int, int | None]:
-    """(N, left): the smallest N on the ladder of smooth lengths (as ``_window``) for a window
+    """(N, left): the smallest N on the ladder of smooth lengths (as ``centred_window``) for a window
     [floor(mean) - left, floor(mean) - left + N) of the sum of n copies whose float-estimated
     Chernoff mass is below eps_target on each side, the window placed off-centre where the
     two tails differ (a skewed sum needs less room on its short side); left = None: the
@@ -174,7 +201,7 @@ def window(pts, n: int, eps_target: float, span: int,
     return ladder[-1], None
 
 
-class _Law:
+class LatticeLaw:
     """The law of the sum B of n i.i.d. copies of a lattice variable, on a window
     [start, start + N): masses c_i >= P(B = start + i) (aliasing only adds mass), plus
     certified Chernoff bounds on the mass below and above the window."""
@@ -199,13 +226,13 @@ class _Law:
             ex = (extra[0], extra[1]) if extra else None
             t_lo = float(Interval.of(self.mean).lower) - self.start
             t_up = self.b - float(Interval.of(self.mean).upper)
-            th_lo, th_up, _, _ = _chernoff_choose(pts, n, t_lo, t_up, extra and extra[0])
+            th_lo, th_up, _, _ = chernoff_choose(pts, n, t_lo, t_up, extra and extra[0])
             self.theta_up = th_up
             self.eps_lo = (arb(0) if self.start == 0 else
-                           _chernoff_arb(pts, mu, n, th_lo, -1, self.mean - self.start, ex))
+                           chernoff_bound(pts, mu, n, th_lo, -1, self.mean - self.start, ex))
             if th_up > 0:
-                c0 = _chernoff_c0(pts, mu, n, th_up, 1, self.b - self.mean, ex)
-                self.eps_up = _cap1(c0)
+                c0 = chernoff_c0(pts, mu, n, th_up, 1, self.b - self.mean, ex)
+                self.eps_up = cap1(c0)
                 # int_b^inf P(B >= v) dv, the C0 of the Chernoff bound kept in the integral
                 self.tail_up = chernoff_tail_integral(c0, th_up)
             else:
@@ -215,13 +242,7 @@ class _Law:
         self._A = self._B = None
 
     def _suffix_A(self):
-        # A_i = sum_{j >= i} c_j
-        A = [arb(0)] * (len(self.c) + 1)
-        a = arb(0)
-        for i in range(len(self.c) - 1, -1, -1):
-            a = a + self.c[i]
-            A[i] = a
-        self._A = A
+        self._A = suffix_sums(self.c)          # A_i = sum_{j >= i} c_j
 
     def _suffix_B(self):
         # B_i = sum_{j >= i} (j - o) c_j with o the window's centre (centred, so that
@@ -269,7 +290,7 @@ class _Law:
         return inside
 
 
-def _two_dfts(pts1, pts2, N: int):
+def two_dfts(pts1, pts2, N: int):
     """DFTs (k = 0 .. N/2) of two real lattice pmfs by one complex DFT of x1 + i x2:
     X1[k] = (X[k] + conj X[N-k]) / 2, X2[k] = (X[k] - conj X[N-k]) / 2i."""
     x = [acb(0)] * N
@@ -288,7 +309,7 @@ def _two_dfts(pts1, pts2, N: int):
     return X1, X2
 
 
-def _powers(X, n: int, prec: int):
+def powers(X, n: int, prec: int):
     """[z ** n for z in X], with the terms below 2^-(prec + 10) replaced by the ball
     0 +- 2^-(prec + 10) (certified: |z| <= r and r^n <= 2^-(prec + 10), r checked in Arb)."""
     eps = arb(2) ** (-(prec + 10))
@@ -299,7 +320,7 @@ def _powers(X, n: int, prec: int):
     return [tiny if z.abs_upper() <= r else z ** n for z in X]
 
 
-def _two_inverse(Y1, Y2, N: int):
+def two_inverse(Y1, Y2, N: int):
     """Inverse DFTs of two Hermitian spectra (given for k = 0 .. N/2) by one complex
     inverse DFT of Y1 + i Y2: the real part is the first sequence, the imaginary the second."""
     Z = [a + b * acb(0, 1) for a, b in zip(Y1, Y2)]

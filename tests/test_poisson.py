@@ -1,0 +1,163 @@
+"""The certified Poisson-subsampling engine (bounds/poisson, issue #25): the Gaussian mechanism
+at q = 1 in closed form, one step by quadrature at 50 digits, the dominating pair's
+construction, the engine's range, monotonicity where brackets separate."""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import mpmath as mp
+import pytest
+from flint import arb, ctx
+
+from verifier.bounds import poisson as PO
+from verifier.core.arith import InputError, to_arb
+from verifier.numerics.dominating import cell_masses, connect_the_dots
+
+mp.mp.dps = 50
+
+
+def M(x):
+    """An exact rational (or int) as an mpmath number."""
+    if isinstance(x, F):
+        return mp.mpf(x.numerator) / x.denominator
+    return mp.mpf(x)
+
+
+def gaussian_delta(mu, eps):
+    """delta(eps) of the Gaussian pair N(mu, 1) vs N(0, 1) (both directions), 50 digits."""
+    mu, eps = M(mu), M(eps)
+    return mp.ncdf(mu / 2 - eps / mu) - mp.exp(eps) * mp.ncdf(-mu / 2 - eps / mu)
+
+
+def one_step_delta(sigma, q, eps, which):
+    """delta(eps) of one step by quadrature of (p - e^eps q)_+ over the densities (remove:
+    P vs Q; add: Q vs P), 50 digits: an independent route (densities, not partial moments)."""
+    s, q, eps = M(sigma), M(q), M(eps)
+
+    def dq(x):
+        return mp.npdf(x, 0, s)
+
+    def dp(x):
+        return (1 - q) * mp.npdf(x, 0, s) + q * mp.npdf(x, 1, s)
+    c = mp.exp(eps)
+    if which == "remove":            # {p > c q} = {x > x*}
+        if c <= 1 - q:
+            return 1 - c
+        xs = s ** 2 * mp.log((c - 1 + q) / q) + mp.mpf(1) / 2
+        return mp.quad(lambda x: dp(x) - c * dq(x), [xs, xs + 10 * s, xs + 40 * s, mp.inf])
+    ci = 1 / c                         # {q > c p} = {p/q < 1/c} = {x < x_A}
+    if ci <= 1 - q:
+        return mp.mpf(0)
+    xa = s ** 2 * mp.log((ci - 1 + q) / q) + mp.mpf(1) / 2
+    return mp.quad(lambda x: dq(x) - c * dp(x), [-mp.inf, xa - 40 * s, xa - 10 * s, xa])
+
+
+def mp_frac(x) -> F:
+    return F(mp.nstr(mp.mpf(x), 45, strip_zeros=False, min_fixed=-10 ** 6, max_fixed=10 ** 6))
+
+
+def inside(iv, x, slack=F(0)) -> bool:
+    v = mp_frac(x)
+    return iv.lower - slack <= v <= iv.upper + slack
+
+
+@pytest.mark.parametrize("sigma,T,eps", [(F(1), 1, F(1)), (F(2), 10, F(1, 2)),
+                                         (F(1, 2), 3, F(5)), (F(5), 100, F(0))])
+def test_q_one_is_the_gaussian_mechanism(sigma, T, eps):
+    r = PO.delta_bracket(sigma, F(1), T, eps)
+    ref = gaussian_delta(mp.sqrt(T) / M(sigma), eps)
+    # 1e-40: the reference's own last digits
+    assert inside(r.remove, ref, F(1, 10 ** 40)) and inside(r.add, ref, F(1, 10 ** 40))
+    assert r.delta.upper - r.delta.lower < F(1, 100) * mp_frac(ref) + F(1, 10 ** 12)
+
+
+@pytest.mark.parametrize("sigma,q,eps", [(F(1), F(1, 100), F(1, 10)), (F(11, 10), F(1, 20), F(1)),
+                                         (F(1, 2), F(1, 1000), F(3)), (F(2), F(1, 2), F(0)),
+                                         (F(3, 10), F(1, 10), F(8))])
+def test_one_step_brackets_hold_the_quadrature(sigma, q, eps):
+    r = PO.delta_bracket(sigma, q, 1, eps)
+    for which, iv in (("remove", r.remove), ("add", r.add)):
+        ref = one_step_delta(sigma, q, eps, which)
+        assert inside(iv, ref, F(1, 10 ** 40)), (which, iv, ref)
+        assert iv.upper - iv.lower <= F(1, 50) * mp_frac(ref) + F(1, 10 ** 13), (which, iv, ref)
+
+
+def test_one_step_epsilon_holds_the_root():
+    sigma, q, d = F(1), F(1, 100), F(1, 10 ** 5)
+    r = PO.epsilon_bracket(sigma, q, 1, d)
+    root = mp.findroot(lambda e: one_step_delta(sigma, q, e, "remove") - M(d),
+                       (M(r.epsilon.lower), M(r.epsilon.upper)), solver="anderson")
+    assert inside(r.epsilon, root, F(1, 10 ** 30))
+    assert r.epsilon.upper - r.epsilon.lower <= F(1, 1000) * r.epsilon.lower
+
+
+def test_gaussian_epsilon_holds_the_closed_form_root():
+    sigma, T, d = F(3, 2), 20, F(1, 10 ** 6)
+    r = PO.epsilon_bracket(sigma, F(1), T, d)
+    mu = mp.sqrt(T) / M(sigma)
+    root = mp.findroot(lambda e: gaussian_delta(mu, e) - M(d),
+                       (M(r.epsilon.lower), M(r.epsilon.upper)), solver="anderson")
+    assert inside(r.epsilon, root, F(1, 10 ** 30))
+
+
+def test_issue_example_and_published_float_accountants():
+    """N = 400, M = 20, sigma = 1.1, one epoch, delta = 1e-5 (issue #25): dp_accounting's PLD
+    (pessimistic) said 1.590, Opacus's PRV 1.600 and RDP 1.998; the certified bracket lies
+    below RDP (an upper bound) and near the PLD value."""
+    r = PO.epsilon_bracket(F(11, 10), F(1, 20), 20, F(1, 10 ** 5))
+    assert r.epsilon.lower > F(1589, 1000) and r.epsilon.upper < F(1591, 1000)
+    assert r.epsilon.upper < F(1998, 1000)
+    assert r.epsilon.upper - r.epsilon.lower < F(1, 1000) * r.epsilon.lower
+    assert r.larger == "remove"
+
+
+def test_monotone_in_sigma_q_and_steps_where_separated():
+    base = PO.epsilon_bracket(F(1), F(1, 100), 1000, F(1, 10 ** 5)).epsilon
+    more_noise = PO.epsilon_bracket(F(12, 10), F(1, 100), 1000, F(1, 10 ** 5)).epsilon
+    larger_q = PO.epsilon_bracket(F(1), F(2, 100), 1000, F(1, 10 ** 5)).epsilon
+    more_steps = PO.epsilon_bracket(F(1), F(1, 100), 2000, F(1, 10 ** 5)).epsilon
+    assert more_noise.upper < base.lower
+    assert larger_q.lower > base.upper
+    assert more_steps.lower > base.upper
+
+
+def test_connect_the_dots_of_a_known_pair():
+    """The pair with L in {1/2, 3/2}, B-mass 1/2 each (A-masses 1/4, 3/4): delta(c) =
+    (1/2)(1/2 - c)_+ + (1/2)(3/2 - c)_+.  Interpolating at its kinks gives back its B-masses
+    and no atom; at 1/2, 1, 5/4 the mass of 3/2 moves to 5/4 with an A-atom 1/8 at +inf
+    (the interpolant is constant 1/8 beyond 5/4): A-masses 1/4 + 5/8 + 1/8 = 1."""
+    def delta(c):
+        return F(1, 2) * max(F(1, 2) - c, 0) + F(1, 2) * max(F(3, 2) - c, 0)
+    with ctx.workprec(128):
+        b, atom = connect_the_dots([(k, to_arb(c), to_arb(delta(c)))
+                                    for k, c in ((-1, F(1, 2)), (1, F(3, 2)))])
+        assert b[-1].contains(to_arb(F(1, 2))) and b[1].contains(to_arb(F(1, 2)))
+        assert atom.contains(0) and b[1].rad() < 1e-30
+        b, atom = connect_the_dots([(k, to_arb(c), to_arb(delta(c)))
+                                    for k, c in ((-1, F(1, 2)), (0, F(1)), (1, F(5, 4)))])
+        assert b[-1].contains(to_arb(F(1, 2))) and b[0].contains(0)
+        assert b[1].contains(to_arb(F(1, 2))) and atom.contains(to_arb(F(1, 8)))
+        assert not atom.contains(0)
+
+
+def test_cell_masses_sum_to_one():
+    with ctx.workprec(64):
+        out = cell_masses([(0, to_arb(F(3, 4))), (2, to_arb(F(1, 4))), (5, to_arb(F(1, 8)))],
+                          below=to_arb(F(1, 4)))
+        assert sorted(out) == [-1, 0, 2, 5]
+        assert sum(out.values(), arb(0)).contains(1)
+        assert out[0].contains(to_arb(F(1, 2))) and out[5].contains(to_arb(F(1, 8)))
+
+
+@pytest.mark.parametrize("args,word", [
+    ((F(1, 5), F(1, 100), 10), "sigma"), ((F(1), F(1, 10 ** 7), 10), "sample_rate"),
+    ((F(1), F(3, 2), 10), "sample_rate"), ((F(1), F(1, 100), 10 ** 8), "steps"),
+    ((F(1), F(1, 100), 0), "steps")])
+def test_range_refusals_name_the_value(args, word):
+    with pytest.raises(InputError, match=word):
+        PO.epsilon_bracket(*args, F(1, 10 ** 5))
+
+
+def test_delta_out_of_range_refused():
+    with pytest.raises(InputError, match="delta"):
+        PO.epsilon_bracket(F(1), F(1, 100), 10, F(6, 10))

@@ -1,0 +1,255 @@
+"""Certified (epsilon, delta) of DP-SGD with Poisson subsampling: both directions of the
+privacy profile delta(eps) and epsilon(delta) of T composed steps at sample rate q, each a
+rigorous bracket (docs/THEORY.md section 12).
+
+- pair.py: one step as four lattice laws (dominating pairs for the upper ends, the cell of
+  the privacy loss for the lower ends), from the closed-form tails of the pair;
+- the kernel (verifier/numerics): the T-fold composition by DFT powers in ball arithmetic
+  and the brackets, the same code as the random-allocation engine's;
+- this module: the range, the free parameters (the lattice step eta), results and searches.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifier.core.arith import Interval, decimal_str, frac_str
+from verifier.core.ranges import Range
+from verifier.numerics.brackets import (both_directions, directions, epsilon_search,
+                                        larger_direction, relative_width)
+
+RANGE = Range("Poisson (epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
+              steps=(1, 10 ** 7), epochs=None,
+              delta=(Fraction(1, 10 ** 12), Fraction(1, 2)), epsilon=(Fraction(0), Fraction(60)),
+              sample_rate=(Fraction(1, 10 ** 6), Fraction(1)), steps_name="steps",
+              steps_symbol="T")
+RANGE_HELP = RANGE.help()
+STEP_GRID = 12           # first lattice: points per standard deviation of one step's loss,
+EPS_GRID = 400           # ... and at least this many per unit of the guessed epsilon,
+START_POINTS = 30_000    # ... but at most about this many points in one step's loss range
+REL_TARGET = Fraction(1, 1000)    # epsilon(delta): eta is halved while the bracket is wider
+ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.1) ...
+REFINE_POINTS = 60_000   # ... and one step's laws have fewer points than this
+_CACHE: dict = {}
+
+
+def check_range(sigma: Fraction, q: Fraction, T: int, delta: Fraction | None = None,
+                eps: Fraction | None = None):
+    RANGE.check(sigma, T, None, delta, eps, sample_rate=q)
+
+
+def clear_cache():
+    _CACHE.clear()
+
+
+def guess_epsilon(sigma: Fraction, q: Fraction, T: int, delta: float) -> float:
+    """A float guess of epsilon(delta) (a free parameter: it picks the lattice step and the
+    composed windows' eps cap): the Renyi conversion of the integer-order moments of the
+    remove direction, E_Q[W^a] = sum_k C(a, k) (1 - q)^{a - k} q^k e^{k (k - 1) u / 2}
+    (binomial expansion; Mironov, Talwar and Zhang, arXiv 1908.10530 v1, Section 3.3)."""
+    u, qf = float(sigma) ** -2, float(q)
+    best = math.inf
+    for a in range(2, 65):
+        terms = []
+        for k in range(a + 1):
+            if qf == 1 and k < a:
+                continue
+            lt = (math.lgamma(a + 1) - math.lgamma(k + 1) - math.lgamma(a - k + 1)
+                  + (a - k) * (math.log1p(-qf) if qf < 1 else 0) + k * math.log(qf)
+                  + k * (k - 1) * u / 2)
+            terms.append(lt)
+        m = max(terms)
+        la = m + math.log(sum(math.exp(t - m) for t in terms))
+        best = min(best, (T * la + math.log(1 / delta)) / (a - 1))
+    return max(best, 0.0)
+
+
+def lattice_step(sigma: Fraction, q: Fraction, T: int, guess: float) -> Fraction:
+    """The first lattice step eta (a free parameter: a dyadic rational with three
+    significant bits, at most 1/STEP_GRID of one step's loss's standard deviation and
+    1/EPS_GRID of the guessed epsilon or of the composed loss's
+    standard deviation, and at least 1/START_POINTS of the range of one step's loss (to
+    9 standard deviations of the noise); ``refine`` makes it finer where needed)."""
+    sf, qf = float(sigma), float(q)
+    u = sf ** -2
+    sd_x = math.sqrt(math.log1p(qf * qf * math.expm1(min(u, 700.0))))
+    want = min(sd_x / STEP_GRID, max(guess, sd_x * math.sqrt(T)) / EPS_GRID)
+    x_hi = math.log1p(qf * math.expm1(min(9 / sf + u / 2, 700.0)))
+    x_lo = math.log1p(-qf) if qf < 1 else -(9 / sf + u / 2)
+    want = max(want, (x_hi - x_lo) / START_POINTS)
+    want = max(want, 2.0 ** -40)
+    e = math.floor(math.log2(want)) - 2
+    return Fraction(math.floor(want / 2.0 ** e)) * Fraction(2) ** e
+
+
+def _prec(T: int, floor: float, eta: Fraction, eps_cap: float) -> int:
+    # z^T multiplies relative radii by T; the profile multiplies absolute radii by up to
+    # e^eps; the dominating pair's slopes divide by steps of about eta; delta >= floor
+    return (64 + 2 * T.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
+            + int(-math.log2(float(eta))))
+
+
+def engine(sigma: Fraction, q: Fraction, T: int, floor: float, eps_cap: float,
+           eta: Fraction | None = None):
+    """The composed laws of T steps (a numerics.compose.ComposedProfile), cached."""
+    from verifier.bounds.poisson.pair import step_laws
+    from verifier.numerics.compose import ComposedProfile
+    if eta is None:
+        eta = lattice_step(sigma, q, T, guess_epsilon(sigma, q, T, max(floor, 1e-300)))
+    key = (sigma, q, T, floor, eps_cap, eta)
+    if key not in _CACHE:
+        if len(_CACHE) > 4:
+            _CACHE.clear()
+        prec = _prec(T, floor, eta, eps_cap)
+        laws = step_laws(sigma, q, T, floor, eta, prec)
+        _CACHE[key] = ComposedProfile(laws, T, prec, floor, eps_cap, symmetric=q == 1,
+                                      scan_tests=True)
+    return _CACHE[key]
+
+
+CERTIFIED = ("rigorous bracket: upper ends by a dominating lattice pair of each step "
+             "(connect the dots, arXiv 2207.04380) composed by DFT powers in ball arithmetic, "
+             "the cut-off tail charged; lower ends by explicit tests on the cell of the privacy "
+             "loss; epsilon by certified bisection (docs/THEORY.md section 12)")
+
+
+def _common(self) -> dict:
+    return {"sampling": "poisson", "sigma": frac_str(self.sigma),
+            "sample_rate": frac_str(self.sample_rate), "steps": self.steps}
+
+
+@dataclass(frozen=True)
+class PoissonDelta:
+    sigma: Fraction
+    sample_rate: Fraction
+    steps: int                   # T, steps in all
+    epsilon: Fraction
+    delta: Interval
+    remove: Interval
+    add: Interval
+    larger: str
+    seconds: float
+    info: dict
+
+    def to_json(self) -> dict:
+        return {**_common(self), "epsilon": frac_str(self.epsilon),
+                "delta": self.delta.to_json(),
+                "directions": {"remove": {"delta": self.remove.to_json()},
+                               "add": {"delta": self.add.to_json()}},
+                "larger_direction": self.larger, "relative_width": relative_width(self.delta),
+                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
+                "engine": _info(self.info)}
+
+
+@dataclass(frozen=True)
+class PoissonEpsilon:
+    sigma: Fraction
+    sample_rate: Fraction
+    steps: int
+    delta: Fraction
+    epsilon: Interval | None
+    remove: Interval | None
+    add: Interval | None
+    larger: str
+    seconds: float
+    info: dict
+
+    @property
+    def bracketed(self) -> bool:
+        return self.epsilon is not None
+
+    def to_json(self) -> dict:
+        def d(iv):
+            return None if iv is None else {"epsilon": iv.to_json()}
+        e = self.epsilon
+        return {**_common(self), "delta": frac_str(self.delta),
+                "epsilon": None if e is None else e.to_json(),
+                "status": "bracketed" if self.bracketed else "inconclusive",
+                "directions": {"remove": d(self.remove), "add": d(self.add)},
+                "larger_direction": self.larger,
+                "relative_width": None if e is None else relative_width(e),
+                "absolute_width": (None if e is None else
+                                   decimal_str(e.upper - e.lower, 6, "up")),
+                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
+                "engine": _info(self.info)}
+
+
+def _info(info: dict) -> dict:
+    return {k: (frac_str(v) if isinstance(v, Fraction) else v) for k, v in info.items()}
+
+
+def refine(compute, eta: Fraction, target) -> tuple:
+    """compute(eta) -> (bracket or None, profile): refined while the bracket is wider than
+    target(bracket) and one step's laws have fewer than REFINE_POINTS / 2 points.  Every eta
+    is valid, a finer one is tighter: the width falls about as eta^2, so the step is divided
+    by about 1.2 sqrt(width / target), 2 to 8 times at once."""
+    while True:
+        iv, P = compute(eta)
+        if iv is None:
+            return iv, P
+        width, want = iv.upper - iv.lower, target(iv)
+        n = P.laws.info["points"]
+        if width <= want or 2 * n > REFINE_POINTS:
+            return iv, P
+        k = min(3, max(1, math.ceil(math.log2(1.2 * math.sqrt(float(width / want))))))
+        eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
+
+
+def _eps_target(iv: Interval) -> Fraction:
+    return max(REL_TARGET * iv.lower, ABS_TARGET * min(1, 10 * iv.upper))
+
+
+def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
+                  floor: float = 1e-13) -> PoissonDelta:
+    """Certified bracket of delta(eps) of T steps at sample rate q, and of each direction
+    (refined to a relative width of REL_TARGET where the lattice allows)."""
+    check_range(sigma, q, T, eps=eps)
+    t = time.perf_counter()
+    out = {}
+
+    def compute(eta):
+        P = engine(sigma, q, T, floor, float(eps) + 1, eta)
+        out["dirs"] = directions(P, eps)
+        rem, add = out["dirs"]
+        return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
+    both, P = refine(compute, lattice_step(sigma, q, T, float(eps)),
+                     lambda iv: max(REL_TARGET * iv.lower, Fraction(floor)))
+    rem, add = out["dirs"]
+    return PoissonDelta(sigma, q, T, eps, both, rem, add, larger_direction(rem, add),
+                        time.perf_counter() - t, dict(P.laws.info))
+
+
+def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction) -> PoissonEpsilon:
+    """Certified bracket of epsilon(delta) = the smallest eps >= 0 with delta(eps) <= delta,
+    and of each direction's (refined to REL_TARGET, or ABS_TARGET where eps < 0.1)."""
+    check_range(sigma, q, T, delta=delta)
+    t = time.perf_counter()
+    guess = guess_epsilon(sigma, q, T, float(delta))
+    out = {}
+
+    def compute(eta):
+        ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, float(delta), cap, eta),
+                                delta, guess)
+        out["ivs"] = ivs
+        return both_directions(ivs)[0], P
+    _, P = refine(compute, lattice_step(sigma, q, T, guess), _eps_target)
+    ivs = out["ivs"]
+    both, larger = both_directions(ivs)
+    return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
+                          time.perf_counter() - t, dict(P.laws.info))
+
+
+def meets(sigma: Fraction, q: Fraction, T: int, eps: Fraction, delta: Fraction):
+    """Three-valued, certified: delta(eps) <= delta?  (Tri, bracket of delta(eps))."""
+    from verifier.core.arith import Tri
+    P = engine(sigma, q, T, float(delta), float(eps) + 1,
+               lattice_step(sigma, q, T, float(eps)))
+    rem, add = directions(P, eps)
+    iv = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
+    if iv.upper <= delta:
+        return Tri.HOLDS, iv
+    if iv.lower > delta:
+        return Tri.FAILS, iv
+    return Tri.UNDECIDED, iv

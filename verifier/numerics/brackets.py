@@ -1,0 +1,128 @@
+"""The numerical kernel, part 3: brackets of a composed privacy profile.  delta(eps) of both
+directions as intervals, and epsilon(delta) = the smallest eps >= 0 with delta(eps) <= delta
+by certified bisection (each step a certified comparison; an uncertain one counts against
+the claim, so the invariant holds either way).  Any profile with ``upper_remove``,
+``upper_add``, ``lower_remove`` and ``lower_add`` at exact eps (numerics/compose.py)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from verifier.core.arith import Interval, decimal_str
+
+EPS_MAX = Fraction(60)     # the engines' largest eps (their Range objects say the same)
+
+
+def delta_interval(lo, hi) -> Interval:
+    """The bracket of a delta(eps) from its two balls; a ball that is not finite (the
+    engine lost it at its range's edges) gives the trivial end: delta(eps) is a hockey-stick
+    divergence with e^eps >= 1, so 0 <= delta(eps) <= 1 always."""
+    from verifier.core.arith import ball_bounds, representable
+    low = ball_bounds(lo)[0] if lo is not None and representable(lo) else Fraction(0)
+    high = ball_bounds(hi)[1] if representable(hi) else Fraction(1)
+    return Interval(max(low, Fraction(0)), min(high, Fraction(1)))
+
+
+def larger_direction(r: Interval, a: Interval) -> str:
+    if r.lower > a.upper:
+        return "remove"
+    if a.lower > r.upper:
+        return "add"
+    return "undecided"
+
+
+def directions(P, eps: Fraction) -> tuple[Interval, Interval]:
+    """(remove, add) brackets of delta(eps) from composed laws P."""
+    return (delta_interval(P.lower_remove(eps), P.upper_remove(eps)),
+            delta_interval(P.lower_add(eps), P.upper_add(eps)))
+
+
+def bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction) -> Fraction:
+    """Shrink (bad, ok) with good(ok) True and good(bad) False (both certified) until
+    ok - bad <= max(absolute, rel * ok); return (bad, ok).  good(x) is a certified
+    statement; an uncertain evaluation counts as not good (the invariant holds either way)."""
+    while ok - bad > max(absolute, rel * ok):
+        mid = (bad + ok) / 2
+        mid = Fraction(math.floor(mid * 2 ** 40), 2 ** 40) if mid.denominator > 2 ** 40 else mid
+        if mid <= bad or mid >= ok:
+            break
+        if good(mid):
+            ok = mid
+        else:
+            bad = mid
+    return bad, ok
+
+
+REL, ABS = Fraction(1, 10 ** 5), Fraction(1, 10 ** 8)
+
+
+def epsilon_direction(P, which: str, delta: Fraction, eps_max: Fraction = EPS_MAX):
+    """(lo, hi) with delta_which(hi) <= delta certified (hi None if none in [0, 60]) and
+    delta_which(lo) > delta certified (lo = 0 when not even eps = 0 is certified above).
+    ``P`` is any composed profile (upper_remove, upper_add, lower_remove, lower_add)."""
+    from verifier.core.arith import to_arb
+    up = P.upper_remove if which == "remove" else P.upper_add
+    low = P.lower_remove if which == "remove" else P.lower_add
+    d = to_arb(delta)
+
+    def below(e):              # certified: delta_which(e) <= delta
+        return bool(up(e) <= d)
+
+    def above(e):              # certified: delta_which(e) > delta
+        return bool(low(e) > d)
+    if below(Fraction(0)):
+        return Fraction(0), Fraction(0)
+    bad, hi = Fraction(0), None
+    for e in (Fraction(1, 8), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4),
+              Fraction(8), Fraction(16), Fraction(32), eps_max):
+        if below(e):
+            hi = e
+            break
+        bad = e
+    if hi is None:
+        return None, None
+    hi = bisect(below, bad, hi, REL, ABS)[1]
+    if not above(Fraction(0)):
+        return Fraction(0), hi
+    # bisect with good = "not certified above": its bad end stays certified above
+    lo = bisect(lambda e: not above(e), Fraction(0), hi, REL, ABS)[0]
+    return lo, hi
+
+
+
+
+def epsilon_search(make_profile, delta: Fraction, guess: float, caps=(4, 16, 61),
+                   slack: float = 4) -> tuple[dict, object]:
+    """Both directions' epsilon(delta) brackets ({"remove": Interval | None, "add": ...},
+    the profile used).  ``make_profile(cap)`` composes laws whose windows are sized for
+    eps <= cap (valid beyond, only looser); the search starts at the smallest cap above the
+    float ``guess`` and moves up when an answer lies beyond cap + slack."""
+    cap = next(c for c in caps if guess <= c + slack or c == caps[-1])
+    while True:
+        P = make_profile(cap)
+        res = {w: epsilon_direction(P, w, delta) for w in ("remove", "add")}
+        his = [hi for _, hi in res.values()]
+        if all(hi is not None and hi <= cap + slack for hi in his) or cap == caps[-1]:
+            break
+        # the next cap's wider windows: a certified (if loose) upper end already found
+        # tells which cap it needs; without one, the next
+        known = max(his) if all(hi is not None for hi in his) else None
+        cap = next(c for c in caps if c > cap and (known is None or known <= c + slack
+                                                   or c == caps[-1]))
+    return {w: (None if hi is None else Interval(lo, hi)) for w, (lo, hi) in res.items()}, P
+
+
+def both_directions(ivs: dict) -> tuple:
+    """(bracket of the larger of the two directions' epsilons or None, which is larger):
+    delta = max of the two directions, so epsilon(delta) = max of their epsilons."""
+    r, a = ivs["remove"], ivs["add"]
+    if r is None or a is None:
+        return None, "undecided"
+    return Interval(max(r.lower, a.lower), max(r.upper, a.upper)), larger_direction(r, a)
+
+
+def relative_width(iv: Interval) -> str:
+    """(upper - lower) / lower, rounded up, as a decimal string ("inf" when lower = 0 < upper)."""
+    if iv.lower > 0:
+        return decimal_str((iv.upper - iv.lower) / iv.lower, 6, "up")
+    return "inf" if iv.upper > 0 else "0"

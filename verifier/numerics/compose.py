@@ -1,0 +1,339 @@
+"""The numerical kernel, part 2: the T-fold composition of one step's four lattice laws
+(remove and add upper laws, the test statistic under P0 and P1), two per complex DFT
+(x1 + i x2), and the privacy profile delta(eps) bracketed from them for any eps at O(1)
+cost.  A "step" is one epoch of random allocation (bounds/profile/laws.py) or one step of
+Poisson subsampling (bounds/poisson/pair.py): any pair whose per-step laws have the shape
+of ``StepLaws``; the count of composed steps is called E below.
+
+Upper end, remove.  With law_R the E-fold composition of the remove grid law (x = sum of
+the epochs' grid values, step eta) and c = e^eps, s0 = ceil(eps / eta):
+
+    sum_s law_R[s] (e^{s eta} - c)_+ = T - sum_{s < s0} law_R[s] e^{s eta} - c sum_{s >= s0} law_R[s],
+    T = (sum_k rem_k e^{k eta})^E                            (an identity of polynomials)
+
+so no tail of the grid is cut off, and the balls' radii are multiplied by at most e^eps.
+Plus E times the per-epoch charge of the union bound (laws.py, step (e)).
+
+Upper end, add.  The same with the add law (under nu): s1 = floor(-eps / eta),
+
+    sum_s law_A[s] (e^{-s eta} - c)_+ = T' - sum_{s > s1} law_A[s] e^{-s eta} - c sum_{s <= s1} law_A[s],
+    T' = (sum_k add_k e^{-k eta})^E,
+
+the weighted sum over s > s1 kept as a suffix sum (the weights e^{-s eta} are huge at the
+window's left end; a difference of prefix sums would carry their radii).
+
+Lower ends.  The tests {sum_e lambda_e >= t} (remove) and {sum_e lambda_e <= t} (add) on the
+composed laws of the test statistic under P0 and P1, for thresholds t near eps; the P1
+(resp. P0) probability is lowered by the aliasing excess E a (1 + a)^{E-1}.
+
+Every bound is clamped to [0, 1] (0 <= delta <= 1)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import acb, arb, ctx
+
+from verifier.core.arith import InputError, to_arb
+from verifier.numerics.lattice import prefix_sums, suffix_sums, two_dfts, two_inverse
+
+MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
+
+
+@dataclass
+class StepLaws:
+    """One step (an epoch of random allocation, a step of Poisson subsampling) as four
+    discrete laws on grids, and the charges of what the upper laws leave out.  Upper ends:
+    delta_R(eps) <= sum_s rem[s] (e^{s eta} - e^eps)_+ + charge_R and delta_A(eps) <=
+    sum_s add[s] (e^{-s eta} - e^eps)_+ + charge_A, for the step and (composed, charges
+    times the count) for the composition; lower ends: test0, test1 are the laws of a
+    statistic under P0 and P1 (masses at least the true ones, in excess by at most alias0,
+    alias1)."""
+    eta: Fraction
+    rem: dict                     # grid index -> mass (remove, under P0)
+    add: dict                     # grid index -> mass (add, under P1)
+    charge_R: object              # arb: what the remove law leaves out (union bound)
+    charge_A: object              # arb: what the add law leaves out
+    eta_l: Fraction
+    test0: dict                   # statistic index -> P0 mass of the included outcomes
+    test1: dict                   # statistic index -> P1 mass
+    alias0: object                # arb: excess of the computed P0 masses (aliasing), per step
+    alias1: object
+    info: dict = field(default_factory=dict)
+
+
+def window_plan(sub: dict, E: int, what: str, target: float):
+    """The window of the E-fold sum of the grid variable with sub-probabilities ``sub``
+    (index -> ball): (N, start, best, centre) with start None when the window holds the
+    whole support, best(sign, a) the float Chernoff choice (log bound, theta), centre the
+    float mean of the sum.  The window is the
+    shortest smooth length whose float-estimated mass outside is below target."""
+    import numpy as np
+    kmin, kmax = min(sub), max(sub)
+    full = E * (kmax - kmin) + 1
+    ks = np.array(sorted(sub), dtype=float)
+    # upper ends (a ball's radius times e^{theta k} counts in the Arb bound too)
+    ws = np.array([max(float(sub[k].upper()), 0.0) for k in sorted(sub)])
+    tot = ws.sum()
+    mu = float(np.dot(ks, ws) / tot)
+    sd = math.sqrt(max(float(np.dot((ks - mu) ** 2, ws) / tot), 1e-12))
+    centre = E * mu
+
+    thetas = 2.0 ** np.linspace(-10, 8, 73) / (sd * math.sqrt(E))
+    with np.errstate(divide="ignore"):
+        logw = np.log(ws)
+    lmgf = {}
+    for sign in (1, -1):               # E log E[e^{theta (k - mu)}] on the theta ladder
+        z = sign * thetas[:, None] * (ks - mu)[None, :] + logw[None, :]
+        zm = z.max(axis=1)
+        lmgf[sign] = E * (zm + np.log(np.exp(z - zm[:, None]).sum(axis=1)))
+
+    def best(sign, a):                 # float: (log bound of P(sign (S - centre) >= a), theta)
+        vals = lmgf[sign] - thetas * a
+        i = int(np.argmin(vals))
+        return float(vals[i]), sign * float(thetas[i])
+    ladder = sorted({c << k for k in range(2, 26) for c in (4, 5, 6)})
+    for n in ladder:
+        if n < 16:
+            continue
+        if n >= full:
+            break
+        half = n / 2 - 2
+        if max(best(1, half)[0], best(-1, half)[0]) < math.log(target):
+            return n, int(math.floor(centre)) - n // 2, best, centre
+    N = min(n for n in ladder if n >= max(16, full))
+    if N > MAX_GRID:
+        raise InputError(f"the {what} grid of E = {E} epochs needs {full} points "
+                         f"(more than {MAX_GRID}); not supported")
+    return N, None, best, centre
+
+
+def compose_laws(subs: list, E: int, what: str, target: float):
+    """The E-fold sums of one or two grid variables (sub-probabilities ``subs``, index ->
+    ball), both by one complex DFT of x1 + i x2 and one inverse: for each, (start, masses on
+    [start, start + N), P_out) where the masses are those of the sum reduced mod N (aliasing
+    only adds: each is >= the true mass at its index, and the excess in all is at most the
+    true mass outside the window) and P_out >= the mass outside the window, a Chernoff bound
+    of each side in Arb (0 when the window holds the whole support)."""
+    plans = [window_plan(sub, E, what, target) for sub in subs]
+    N = max(p[0] for p in plans)
+    kmin = min(min(sub) for sub in subs)
+    off = E * kmin                     # y[i] holds the sums' index off + i (mod N)
+    pts = [[(k - kmin, v) for k, v in sub.items()] for sub in subs]
+    X = two_dfts(pts[0], pts[1] if len(pts) > 1 else [], N)
+    Y = [[z ** E for z in Xi] for Xi in X[:len(subs)]]
+    y = two_inverse(Y[0], Y[1] if len(Y) > 1 else [acb(0)] * len(Y[0]), N)
+    out = []
+    for i, (sub, (n, start, best, centre)) in enumerate(zip(subs, plans)):
+        if start is None:                      # the whole support fits (full <= n <= N)
+            start, p_out = E * min(sub), arb(0)
+        else:
+            start -= (N - n) // 2              # centred in the longer window
+            b_hi, b_lo = start + N, start - 1
+            _, th_up = best(1, b_hi - centre)
+            _, th_lo = best(-1, centre - b_lo)
+            p_out = chernoff_mass(sub, E, th_up, b_hi) + chernoff_mass(sub, E, th_lo, b_lo)
+        r0 = (start - off) % N
+        part = [z.real if i == 0 else z.imag for z in y[r0:] + y[:r0]]
+        out.append((start, part, p_out))
+    return out
+
+
+def chernoff_mass(sub: dict, E: int, theta: float, b: int) -> arb:
+    """e^{-theta b} (sum_k sub_k e^{theta k})^E: for theta > 0 a bound of the mass of
+    {S >= b}, for theta < 0 of {S <= b} (Markov on e^{theta S}); capped at the total mass."""
+    th = to_arb(Fraction(theta).limit_denominator(10 ** 12))
+    mg = sum((v * (th * k).exp() for k, v in sub.items()), arb(0))
+    mg = arb(mg.upper())        # the true (nonnegative) sum is at most the upper end
+    c = (E * mg.log() - th * b).exp() if mg > 0 else arb(0)
+    total = sum(sub.values(), arb(0)) ** E
+    if not c.is_finite():
+        return arb(total.upper())
+    return arb(c.upper()) if c < total else arb(total.upper())
+
+
+class ComposedProfile:
+    """The E-fold composition of one step's laws ``laws`` (the attributes of
+    ``StepLaws``: eta, rem, add, charge_R, charge_A, eta_l, test0,
+    test1, alias0, alias1, info); ``upper_*(eps)`` and ``lower_*(eps)`` are certified ends of
+    each direction at any exact eps >= 0 (O(1) each).  ``add_upper(E, eps)``, if given, is
+    another valid upper end of the add direction (the better of the two is kept)."""
+
+    def __init__(self, laws, E: int, prec: int, floor: float, eps_cap: float = 16,
+                 symmetric: bool = False, add_upper=None, scan_tests: bool = False):
+        self.E, self.prec, self.laws, self.eps_cap = E, prec, laws, eps_cap
+        self.symmetric = symmetric
+        self.add_upper = add_upper
+        # scan_tests: the tests' thresholds also near the float-best one over the whole
+        # window (a statistic whose labels are biased, e.g. the left ends of the cells,
+        # moves the best threshold away from eps / eta_l by up to E/2 cells)
+        self.scan_tests = scan_tests
+        self._floats = None
+        # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-5 floor
+        # for every eps <= eps_cap (beyond, still valid, only looser)
+        target = 1e-5 * floor * math.exp(-eps_cap)
+        with ctx.workprec(prec):
+            eta = to_arb(laws.eta)
+            ez = eta.exp()
+            # remove: prefix sums of law and of law e^{s eta}
+            (self.sR, law, self.oR), (self.sA, lawA, self.oA) = compose_laws(
+                [laws.rem, laws.add], E, "upper", target)
+            z = (self.sR * eta).exp()
+            weighted = []
+            for v in law:
+                weighted.append(v * z)
+                z = z * ez
+            self.R_w, self.R_0 = prefix_sums(weighted), prefix_sums(law)
+            self.T_R = sum((v * (k * eta).exp() for k, v in laws.rem.items()), arb(0)) ** E
+            # add: prefix sums of law and of law e^{-s eta}
+            law = lawA
+            z = (-self.sA * eta).exp()
+            iz = 1 / ez
+            weighted = []
+            for v in law:
+                weighted.append(v * z)
+                z = z * iz
+            # the weighted sum over j >= i as a suffix sum: the weights e^{-s eta} are huge
+            # at the window's left end, and a difference of prefix sums would carry their
+            # radii (cancellation)
+            self.A_ws, self.A_0 = suffix_sums(weighted), prefix_sums(law)
+            self.T_A = sum((v * (-k * eta).exp() for k, v in laws.add.items()), arb(0)) ** E
+            # tests: the two composed laws of the statistic; P1 (remove) and P0 (add) are
+            # lowered by the label windows' aliasing excess E a (1 + a)^{E-1} and by the
+            # composed window's P_out; the other probability is raised by its P_out
+            (self.s0, l0, self.o0), (self.s1, l1, self.o1) = compose_laws(
+                [laws.test0, laws.test1], E, "test", target)
+            self.P0, self.P1 = prefix_sums(l0), prefix_sums(l1)
+            self.ex0 = E * laws.alias0 * (1 + laws.alias0) ** (E - 1) + self.o0
+            self.ex1 = E * laws.alias1 * (1 + laws.alias1) ** (E - 1) + self.o1
+            self.ch_R = E * laws.charge_R
+            self.ch_A = E * laws.charge_A
+
+    # M = 1 (the Gaussian mechanism): the reflection x -> 1/sigma - x maps P0 to P1 and P1
+    # to P0 and L to 1/L, so delta_A = delta_R (proof check profile.gaussian-symmetry): with
+    # ``symmetric`` each end is the better of the two directions'
+    def _end(self, kind: str, which: str, eps: Fraction) -> arb:
+        own = getattr(self, f"_{kind}_{which}")(eps)
+        if not self.symmetric:
+            return own
+        other = getattr(self, f"_{kind}_{'add' if which == 'remove' else 'remove'}")(eps)
+        return min_upper(own, other) if kind == "upper" else max_lower(own, other)
+
+    def upper_remove(self, eps: Fraction) -> arb:
+        return self._end("upper", "remove", eps)
+
+    def upper_add(self, eps: Fraction) -> arb:
+        return self._end("upper", "add", eps)
+
+    def lower_remove(self, eps: Fraction) -> arb:
+        return self._end("lower", "remove", eps)
+
+    def lower_add(self, eps: Fraction) -> arb:
+        return self._end("lower", "add", eps)
+
+    # ---- upper ends (compose.py docstring); 2 c P_out: the composed window's aliasing
+    def _upper_remove(self, eps: Fraction) -> arb:
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            n = len(self.R_0) - 1
+            i = min(max(math.ceil(eps / self.laws.eta) - self.sR, 0), n)
+            U = (self.T_R - self.R_w[i] - c * (self.R_0[n] - self.R_0[i])
+                 + 2 * c * self.oR + self.ch_R)
+            return clamp_upper(U)
+
+    def _upper_add(self, eps: Fraction) -> arb:
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            n = len(self.A_0) - 1
+            i = min(max(math.floor(-eps / self.laws.eta) + 1 - self.sA, 0), n)  # j < i: s <= s1
+            U = (self.T_A - self.A_ws[i] - c * self.A_0[i]
+                 + 2 * c * self.oA + self.ch_A)
+            U = clamp_upper(U)
+            if self.add_upper is not None:       # the better of two valid upper ends
+                U = min_upper(U, self.add_upper(self.E, eps))
+            return U
+
+    # ---- lower ends
+    @staticmethod
+    def _ge(P, start: int, t: int) -> arb:     # window mass at composed index >= t
+        n = len(P) - 1
+        i = min(max(t - start, 0), n)
+        return P[n] - P[i]
+
+    @staticmethod
+    def _le(P, start: int, t: int) -> arb:     # window mass at composed index <= t
+        n = len(P) - 1
+        return P[min(max(t + 1 - start, 0), n)]
+
+    def _float_best(self, eps: Fraction, ge: bool) -> int:
+        """The threshold t maximizing the float estimate of P1(S >= t) - e^eps P0(S >= t)
+        (ge) or P0(S <= t) - e^eps P1(S <= t) (a free parameter: any t gives a valid test)."""
+        import numpy as np
+        if self._floats is None:
+            def f(P):
+                return np.array([float(v.mid()) for v in P])
+            self._floats = (f(self.P0), f(self.P1))
+        F0, F1 = self._floats
+        lo, hi = min(self.s0, self.s1), max(self.s0 + len(F0), self.s1 + len(F1))
+        ts = np.arange(lo, hi + 1)
+
+        def at(F, start, t):               # prefix sums at composed index t (mass below t)
+            return F[np.clip(t - start, 0, len(F) - 1)]
+        c = math.exp(min(float(eps), 700.0))
+        if ge:
+            v = (F1[-1] - at(F1, self.s1, ts)) - c * (F0[-1] - at(F0, self.s0, ts))
+        else:
+            v = at(F0, self.s0, ts + 1) - c * at(F1, self.s1, ts + 1)
+        return int(ts[int(np.argmax(v))])
+
+    def _thresholds(self, eps: Fraction, t0: int, ge: bool):
+        ts = set(range(t0 - 6, t0 + 7))
+        if self.scan_tests:
+            tb = self._float_best(eps, ge)
+            ts |= set(range(tb - 3, tb + 4))
+        return sorted(ts)
+
+    def _lower_remove(self, eps: Fraction) -> arb:
+        """max over thresholds t of P1(S >= t) - e^eps P0(S >= t), P1 lowered and P0 raised."""
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            t0 = round(eps / self.laws.eta_l)
+            best = arb(0)
+            for t in self._thresholds(eps, t0, True):
+                v = (self._ge(self.P1, self.s1, t) - self.ex1
+                     - c * (self._ge(self.P0, self.s0, t) + self.o0))
+                if v.lower() > best.lower():
+                    best = arb(v.lower())
+            return best
+
+    def _lower_add(self, eps: Fraction) -> arb:
+        """max over t of P0(S <= t) - e^eps P1(S <= t), P0 lowered and P1 raised."""
+        with ctx.workprec(self.prec):
+            c = to_arb(eps).exp()
+            t0 = round(-eps / self.laws.eta_l)
+            best = arb(0)
+            for t in self._thresholds(eps, t0, False):
+                v = (self._le(self.P0, self.s0, t) - self.ex0
+                     - c * (self._le(self.P1, self.s1, t) + self.o1))
+                if v.lower() > best.lower():
+                    best = arb(v.lower())
+            return best
+
+
+def min_upper(a: arb, b: arb) -> arb:      # upper ends: the smaller (both are valid; nan never wins)
+    if not b.is_finite():
+        return a
+    return a if a.is_finite() and a.upper() <= b.upper() else b
+
+
+def max_lower(a: arb, b: arb) -> arb:      # lower ends: the larger (nan never wins)
+    if not b.is_finite():
+        return a
+    return a if a.is_finite() and a.lower() >= b.lower() else b
+
+
+def clamp_upper(U: arb) -> arb:
+    if U.is_finite() and U < 1:
+        return arb(U.upper())
+    return arb(1)

@@ -185,3 +185,57 @@ def test_checkpoint_and_resume_through_opacus(tmp_path):
     assert e2.accountant.epochs() == 3 and len(e2.accountant) == 60
     r = verifier.epsilon("1.1", 20, 3, "1e-5")
     assert F(e2.get_epsilon(1e-5)) >= r.epsilon.upper
+
+
+# ---- Poisson subsampling (verifier.poisson_accountant, issue #25) ---------------------------
+def test_certified_poisson_accountant_is_registered():
+    from opacus.accountants import IAccountant, create_accountant
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    assert isinstance(create_accountant("certified_poisson"), CertifiedPoissonAccountant)
+    assert isinstance(CertifiedPoissonAccountant(), IAccountant)
+
+
+def test_opacus_default_poisson_run_gets_a_certified_epsilon():
+    """Opacus's default (poisson_sampling=True) with accountant='certified_poisson': the
+    epsilon of the steps taken, certified, at or below Opacus's RDP figure (an upper bound)
+    and equal to the CLI's upper end."""
+    from torch.utils.data import DataLoader
+    from opacus.accountants import RDPAccountant
+    loader = DataLoader(_data(), batch_size=20)
+    engine, opt, steps, _ = _train(loader, epochs=2, accountant="certified_poisson",
+                                   poisson_sampling=True)
+    acc = engine.accountant
+    assert len(acc) == steps == 40 and acc._bound and acc.sample_rate == 0.05
+    e = engine.get_epsilon(1e-5)
+    rdp = RDPAccountant()
+    rdp.history = [(1.1, 1 / 20, 40)]
+    assert e <= rdp.get_epsilon(1e-5)
+    r = subprocess.run([sys.executable, "-m", "verifier", "epsilon", "--sampling", "poisson",
+                        "--sigma", "1.1", "--sample-rate", "0.05", "--total-steps", "40",
+                        "--delta", "1e-5", "--json"], capture_output=True, text=True,
+                       timeout=300, cwd=ROOT)
+    up = F(json.loads(r.stdout)["epsilon"]["upper"])
+    assert F(e) >= up and e - float(up) < 1e-12
+
+
+def test_certified_poisson_refuses_other_samplers_and_accumulation():
+    from torch.utils.data import DataLoader
+    with pytest.raises(UncertifiedSampler, match="random allocation"):
+        _train(random_allocation_loader(_data(), 20, seed=1), accountant="certified_poisson")
+    with pytest.raises(UncertifiedSampler, match="shuffles"):
+        _train(DataLoader(_data(), batch_size=20, shuffle=True), accountant="certified_poisson")
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    acc = CertifiedPoissonAccountant()
+    acc.step(noise_multiplier=1.1, sample_rate=0.05)
+    with pytest.raises(UncertifiedSampler, match="did not see the data loader"):
+        acc.get_epsilon(1e-5)
+
+
+def test_make_private_with_epsilon_certified_poisson():
+    from torch.utils.data import DataLoader
+    engine, opt, steps, _ = _train(DataLoader(_data(), batch_size=20), epochs=2,
+                                   accountant="certified_poisson", poisson_sampling=True,
+                                   target_epsilon=3.0)
+    e = engine.get_epsilon(1e-5)
+    assert e <= 3.0 and opt.noise_multiplier > 0.3
+    assert len(engine.accountant) == steps

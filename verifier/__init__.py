@@ -12,10 +12,13 @@ __version__ = "0.1.0"
 
 __all__ = ["bound", "steps_exact", "closed_form", "min_samples", "certify", "calibrate_sigma",
            "calibrate_steps", "exact_tv", "compare", "epsilon", "delta", "privacy_profile",
-           "get_noise_multiplier", "rdp", "tradeoff", "InputError", "__version__"]
+           "get_noise_multiplier", "rdp", "tradeoff", "poisson_epsilon", "poisson_delta",
+           "compare_samplers", "InputError", "__version__"]
 
 _LAZY = {"epsilon": "verifier.api_profile", "delta": "verifier.api_profile",
          "privacy_profile": "verifier.api_profile", "get_noise_multiplier": "verifier.api_profile",
+         "poisson_epsilon": "verifier.api_profile", "poisson_delta": "verifier.api_profile",
+         "compare_samplers": "verifier.api_profile",
          "rdp": "verifier.api_views", "tradeoff": "verifier.api_views",
          "InputError": "verifier.core.arith"}
 

@@ -95,9 +95,9 @@ class UncertifiedSampler(InputError):
     Opacus raises): one line that says what ran and what to do."""
 
 
-def _engine_frame(names: tuple, accountant=None):
+def engine_frame(names: tuple, accountant=None, mechanism: str = "random_allocation"):
     """The locals of the innermost ``PrivacyEngine.<name>`` call on the stack (name in
-    ``names``) whose engine holds ``accountant`` (any random-allocation accountant when
+    ``names``) whose engine holds ``accountant`` (any accountant of ``mechanism`` when
     None), or None.  This is how the accountant sees the data loader Opacus's
     ``make_private`` prepared: Opacus hands an accountant only the sample rate, and the
     sampler that ran is a local of ``make_private`` (Opacus 1.5-1.6; tests/test_opacus.py
@@ -116,7 +116,7 @@ def _engine_frame(names: tuple, accountant=None):
             acc = getattr(eng, "accountant", None)
             if isinstance(eng, PrivacyEngine) and (
                     acc is accountant if accountant is not None else
-                    getattr(acc, "mechanism", lambda: None)() == "random_allocation"):
+                    getattr(acc, "mechanism", lambda: None)() == mechanism):
                 return f.f_code.co_name, dict(f.f_locals)
         f = f.f_back
     return None
@@ -149,9 +149,9 @@ def refusal(kind: str, detail) -> str:
     """The one-line refusal for a sampler other than random allocation."""
     if kind == "poisson":
         return (f"Poisson sampling ran (Opacus's poisson_sampling=True replaced the batch "
-                f"sampler; sample_rate = {detail}) and the verifier has no certified Poisson "
-                f"accountant yet: to certify, {_TO_TRAIN}; Opacus's accountant='prv' or 'rdp' "
-                "give float (uncertified) Poisson figures")
+                f"sampler; sample_rate = {detail}), not random allocation: for a certified "
+                "Poisson epsilon use PrivacyEngine(accountant='certified_poisson') (import "
+                f"verifier.poisson_accountant); to certify random allocation, {_TO_TRAIN}")
     if kind == "shuffle":
         return (f"the data loader shuffles into fixed-size batches (DataLoader(batch_size="
                 f"{detail}, shuffle=True)); no known accountant bounds that sampler tightly, so "
@@ -205,7 +205,7 @@ class RandomAllocationAccountant(_Base):
     def get_optimizer_hook_fn(self, sample_rate):
         """Opacus's hook, called by ``make_private``: binds the data loader it prepared
         (refusing a sampler other than random allocation there, before any training)."""
-        seen = _engine_frame(("make_private",), self)
+        seen = engine_frame(("make_private",), self)
         if seen is not None and "data_loader" in seen[1]:
             self.bind(seen[1]["data_loader"])
 
@@ -319,11 +319,12 @@ def run_refusal(acc: RandomAllocationAccountant) -> str | None:
         return (f"{acc._stepped} optimizer steps but the bound sampler produced "
                 f"{acc.sampler.batches_yielded} batches: the steps did not all come from it")
     if not acc._stepped:         # a planned run (Opacus's get_noise_multiplier sets history)
-        seen = _engine_frame(("make_private_with_epsilon",))
+        seen = engine_frame(("make_private_with_epsilon",))
         if seen is not None and seen[1].get("poisson_sampling", False):
             return ("make_private_with_epsilon(..., poisson_sampling=True) would train with "
-                    "Poisson sampling, which the verifier cannot certify yet: pass "
-                    "poisson_sampling=False with a verifier.training.random_allocation_loader")
+                    "Poisson sampling, not random allocation: use accountant='certified_poisson' "
+                    "for a certified Poisson epsilon, or pass poisson_sampling=False with a "
+                    "verifier.training.random_allocation_loader")
     return None
 
 

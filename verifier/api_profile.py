@@ -155,10 +155,10 @@ def get_noise_multiplier(target_epsilon=None, target_delta=None, sample_rate=Non
     if kwargs:
         raise InputError(f"unexpected argument {sorted(kwargs)[0]!r} (Opacus's "
                          "get_noise_multiplier arguments, or steps_per_epoch=)")
-    if accountant != "random_allocation":
+    if accountant not in ("random_allocation", "certified_poisson"):
         raise InputError(f"accountant = {accountant!r}: verifier certifies 'random_allocation' "
-                         "only (Poisson: not yet); Opacus's own get_noise_multiplier gives "
-                         "float figures for 'prv', 'rdp' and 'gdp'")
+                         "and 'certified_poisson' (Poisson subsampling); Opacus's own "
+                         "get_noise_multiplier gives float figures for 'prv', 'rdp' and 'gdp'")
     if target_epsilon is None or target_delta is None:
         raise InputError("target_epsilon and target_delta are required")
     eps = parse_exact(target_epsilon, "target_epsilon")
@@ -168,9 +168,11 @@ def get_noise_multiplier(target_epsilon=None, target_delta=None, sample_rate=Non
     tol = parse_exact(epsilon_tolerance, "epsilon_tolerance")
     if tol <= 0:
         raise InputError(f"epsilon_tolerance must be > 0, got {epsilon_tolerance}")
-    m = _steps_per_epoch(sample_rate, steps_per_epoch)
     if (steps is None) == (epochs is None):
         raise InputError("give EITHER epochs OR steps (total optimizer steps), as in Opacus")
+    if accountant == "certified_poisson":
+        return _poisson_noise_multiplier(eps, d, tol, sample_rate, epochs, steps)
+    m = _steps_per_epoch(sample_rate, steps_per_epoch)
     if epochs is not None:
         e = parse_epochs(epochs, MAX_EPOCHS)
     else:
@@ -182,3 +184,134 @@ def get_noise_multiplier(target_epsilon=None, target_delta=None, sample_rate=Non
     if cal.status != "certified" or cal.sigma is None:
         raise NoCertifiedSigma(cal)
     return NoiseMultiplier(cal.sigma, cal)
+
+
+# ---- Poisson subsampling (bounds/poisson; docs/POISSON.md) --------------------------------
+def _poisson_noise_multiplier(eps, d, tol, sample_rate, epochs, steps) -> "NoiseMultiplier":
+    """get_noise_multiplier for Poisson subsampling: T = steps, or int(epochs / sample_rate)
+    as Opacus counts them."""
+    from verifier.deploy.epsilon import calibrate_sigma_tolerance
+    if sample_rate is None:
+        raise InputError("accountant='certified_poisson' needs sample_rate (q)")
+    q = parse_exact(sample_rate, "sample_rate")
+    if not 0 < q <= 1:
+        raise InputError(f"sample_rate must be in (0, 1], got {str(sample_rate)[:40]}")
+    if steps is None:
+        e = parse_exact(epochs, "epochs")
+        if e <= 0:
+            raise InputError(f"epochs must be > 0, got {str(epochs)[:40]}")
+        steps = int(e / q)                        # Opacus: steps = int(epochs / sample_rate)
+    _, q, t = _parse_poisson(1, q, steps)
+    cal = calibrate_sigma_tolerance(eps, d, 1, 1, tol, poisson=(q, t))
+    if cal.status != "certified" or cal.sigma is None:
+        raise NoCertifiedSigma(cal)
+    return NoiseMultiplier(cal.sigma, cal)
+
+
+def _parse_poisson(sigma, sample_rate, steps) -> tuple:
+    """(sigma, q, T): the noise multiplier, the sample rate q in (0, 1] and the total number
+    of steps T (Opacus's ``steps``), by the float policy of parse_exact."""
+    from verifier.core.arith import parse_sigma
+    if sample_rate is None or steps is None:
+        raise InputError("Poisson subsampling needs sample_rate (q) and steps (T, steps in all)")
+    q = parse_exact(sample_rate, "sample_rate")
+    if not 0 < q <= 1:
+        raise InputError(f"sample_rate must be in (0, 1], got {str(sample_rate)[:40]}")
+    t = parse_exact(steps, "steps")
+    if t.denominator != 1 or t < 1:
+        raise InputError(f"steps (steps in all) must be an integer >= 1, got {str(steps)[:40]}")
+    return parse_sigma(sigma), q, int(t)
+
+
+def poisson_epsilon(sigma, sample_rate, steps, delta):
+    """Certified bracket of epsilon(delta) of DP-SGD with Poisson subsampling: ``steps``
+    (T, steps in all, Opacus's meaning) at rate ``sample_rate`` (q), noise multiplier
+    ``sigma``, add/remove adjacency, both directions (a ``PoissonEpsilon``).
+
+    >>> import verifier
+    >>> r = verifier.poisson_epsilon("1.1", "0.05", 20, "1e-5")
+    >>> Fraction("1.590") <= r.epsilon.lower <= r.epsilon.upper <= Fraction("1.591")
+    True
+    """
+    from verifier.bounds.poisson import epsilon_bracket
+    if delta is None:
+        raise InputError("poisson_epsilon(sigma, sample_rate, steps, delta): delta is required")
+    s, q, t = _parse_poisson(sigma, sample_rate, steps)
+    return epsilon_bracket(s, q, t, _parse_delta(delta))
+
+
+def poisson_delta(sigma, sample_rate, steps, epsilon):
+    """Certified bracket of delta(epsilon) of T Poisson-subsampled steps (a
+    ``PoissonDelta``): the larger of the remove and add directions, and each."""
+    from verifier.bounds.poisson import delta_bracket
+    if epsilon is None:
+        raise InputError("poisson_delta(sigma, sample_rate, steps, epsilon): epsilon is required")
+    s, q, t = _parse_poisson(sigma, sample_rate, steps)
+    return delta_bracket(s, q, t, _parse_eps(epsilon))
+
+
+@dataclass(frozen=True)
+class SamplerComparison:
+    """Random allocation (M steps per epoch, E epochs) against Poisson subsampling at rate
+    q = 1/M for T = M E steps, both certified at the same sigma and delta; ``difference`` =
+    Poisson's epsilon minus random allocation's, certified, or None when the brackets
+    overlap; with a target epsilon, the noise multiplier each needs (``sigma_needed``)."""
+    sigma: Fraction
+    steps_per_epoch: int
+    epochs: int
+    delta: Fraction
+    random_allocation: object          # EpsilonResult
+    poisson: object                    # PoissonEpsilon
+    difference: Interval | None
+    verdict: str
+    target_epsilon: Fraction | None = None
+    sigma_needed: dict | None = None   # sampler -> EpsCalibration
+
+    def to_json(self) -> dict:
+        out = {"sigma": frac_str(self.sigma), "steps_per_epoch": self.steps_per_epoch,
+               "epochs": self.epochs, "total_steps": self.steps_per_epoch * self.epochs,
+               "sample_rate": frac_str(Fraction(1, self.steps_per_epoch)),
+               "delta": frac_str(self.delta),
+               "random_allocation": self.random_allocation.to_json(),
+               "poisson": self.poisson.to_json(),
+               "difference": None if self.difference is None else self.difference.to_json(),
+               "verdict": self.verdict}
+        if self.target_epsilon is not None:
+            out["target_epsilon"] = frac_str(self.target_epsilon)
+            out["sigma_needed"] = {k: v.to_json() for k, v in self.sigma_needed.items()}
+        return out
+
+
+def compare_samplers(sigma, steps_per_epoch, epochs=1, delta=None, target_epsilon=None,
+                     epsilon_tolerance="0.01") -> SamplerComparison:
+    """Random allocation and Poisson subsampling (q = 1/M, T = M E) side by side, both
+    certified: which needs the smaller epsilon at this sigma (only when the brackets
+    separate), and with ``target_epsilon`` the noise multiplier each needs (Opacus's
+    tolerance search, certified, for each)."""
+    from verifier.bounds.poisson import epsilon_bracket as pe
+    from verifier.bounds.profile import epsilon_bracket as ra
+    from verifier.deploy.epsilon import calibrate_sigma_tolerance
+    if delta is None:
+        raise InputError("compare_samplers(sigma, steps_per_epoch, epochs, delta): delta is "
+                         "required")
+    s, m, e = _parse(sigma, steps_per_epoch, epochs)
+    d = _parse_delta(delta)
+    a, p = ra(s, m, e, d), pe(s, Fraction(1, m), m * e, d)
+    diff, verdict = None, "not separated: the two brackets overlap"
+    if a.epsilon is not None and p.epsilon is not None:
+        if p.epsilon.lower > a.epsilon.upper:
+            diff = Interval(p.epsilon.lower - a.epsilon.upper, p.epsilon.upper - a.epsilon.lower)
+            verdict = "random allocation's epsilon is lower (certified)"
+        elif a.epsilon.lower > p.epsilon.upper:
+            diff = Interval(p.epsilon.lower - a.epsilon.upper, p.epsilon.upper - a.epsilon.lower)
+            verdict = "Poisson subsampling's epsilon is lower (certified)"
+    else:
+        verdict = "not compared: an epsilon is inconclusive"
+    eps, needed = None, None
+    if target_epsilon is not None:
+        eps = _parse_eps(target_epsilon)
+        tol = parse_exact(epsilon_tolerance, "epsilon_tolerance")
+        needed = {"random_allocation": calibrate_sigma_tolerance(eps, d, m, e, tol),
+                  "poisson": calibrate_sigma_tolerance(eps, d, m, e, tol,
+                                                       poisson=(Fraction(1, m), m * e))}
+    return SamplerComparison(s, m, e, d, a, p, diff, verdict, eps, needed)

@@ -1,5 +1,5 @@
 """Command line: ``verifier audit | bound | steps | certify | calibrate | exact | compare |
-epsilon | delta | rdp | tradeoff | check-proofs``, one thin module per command (parse, call the API, print).  The entry point
+epsilon | delta | compare-samplers | rdp | tradeoff | check-proofs``, one thin module per command (parse, call the API, print).  The entry point
 is ``verifier.cli:main``.
 
 Exit status: 0 success; 1 a certified negative answer; 2 bad input or unusable files
@@ -21,6 +21,7 @@ COMMANDS = {"audit": audit.cmd_audit, "bound": bound.cmd_bound, "steps": steps.c
             "certify": certify.cmd_certify, "calibrate": calibrate.cmd_calibrate,
             "exact": exact.cmd_exact, "compare": exact.cmd_compare,
             "epsilon": profile.cmd_epsilon, "delta": profile.cmd_delta,
+            "compare-samplers": profile.cmd_compare_samplers,
             "rdp": views.cmd_rdp, "tradeoff": views.cmd_tradeoff,
             "check-proofs": check_proofs.cmd_check_proofs}
 

@@ -1,15 +1,66 @@
 """verifier calibrate sigma | steps | samples."""
 from __future__ import annotations
 
+from fractions import Fraction
+
 from verifier.bounds.exact_tv import EXACT_TV
 from verifier.core.arith import pct
 from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _deploy_inputs,
                                  _print_json)
 
 
+def _calibrate_poisson(args) -> int:
+    """calibrate sigma --sampling poisson --target-epsilon EPS --delta D: Opacus's tolerance
+    search (get_noise_multiplier's contract), certified by the Poisson engine."""
+    from verifier.api_profile import _parse_poisson, _parse_eps
+    from verifier.core.arith import InputError, frac_str, parse_delta, parse_epochs, parse_steps
+    from verifier.deploy.epsilon import calibrate_sigma_tolerance
+    if args.what != "sigma" or args.target_epsilon is None or args.delta is None:
+        raise InputError("with --sampling poisson: calibrate sigma --target-epsilon EPS --delta D "
+                         "(--sample-rate q --total-steps T, or --steps-per-epoch M --epochs E)")
+    if args.config or args.bound or args.samples or args.batch_size:
+        raise InputError("with --sampling poisson, calibrate sigma takes --sample-rate, "
+                         "--total-steps or --steps-per-epoch/--epochs, --target-epsilon, --delta "
+                         "(no --config, --bound, --samples, --batch-size)")
+    T = args.poisson_total_steps
+    if T is None:
+        if args.steps is None:
+            raise InputError("give --total-steps T (or --steps-per-epoch M and --epochs E)")
+        m = parse_steps(args.steps, name="steps per epoch", minimum=1)
+        T = m * parse_epochs(args.epochs if args.epochs is not None else 1, 10 ** 7)
+    elif args.steps is not None or args.epochs is not None:
+        raise InputError("give --total-steps T or --steps-per-epoch M --epochs E, not both")
+    q = args.sample_rate
+    if q is None:
+        if args.steps is None:
+            raise InputError("give --sample-rate q (or --steps-per-epoch M: q = 1/M)")
+        q = f"1/{args.steps}"
+    _, q, T = _parse_poisson(1, q, T)
+    eps, d = _parse_eps(args.target_epsilon), parse_delta(args.delta)
+    tol = Fraction(1, 100)
+    cal = calibrate_sigma_tolerance(eps, d, 1, 1, tol, poisson=(q, T))
+    if args.json:
+        _print_json(cal.to_json())
+    else:
+        print(f"calibrate sigma, Poisson subsampling at q = {frac_str(q)}, T = {T} steps in all, "
+              f"target epsilon <= {frac_str(eps)} at delta = {frac_str(d)}")
+        print(f"  {cal.status}" + (f": sigma = {frac_str(cal.sigma)}" if cal.sigma else "")
+              + (f"  ({cal.message})" if cal.message else ""))
+        if cal.at is not None:
+            print(f"  delta({frac_str(eps)}) at the answer in {cal.at.short(6)}")
+    return (EXIT_OK if cal.status == "certified" else
+            EXIT_NEGATIVE if cal.status == "infeasible" else EXIT_INCONCLUSIVE)
+
+
 def cmd_calibrate(args) -> int:
     from verifier import deploy as Dp
     from verifier.core.arith import frac_str
+    if getattr(args, "sampling", "random-allocation") == "poisson":
+        return _calibrate_poisson(args)
+    if args.sample_rate is not None or args.poisson_total_steps is not None:
+        from verifier.core.arith import InputError
+        raise InputError("--sample-rate and --total-steps are for --sampling poisson; random "
+                         "allocation takes --steps-per-epoch M and --epochs E")
     if getattr(args, "target_epsilon", None) is None and getattr(args, "config", None):
         from verifier.deploy.inputs import load_config      # a target_epsilon in the config
         args.target_epsilon = load_config(args.config).get("target_epsilon")   # selects it too

@@ -91,6 +91,24 @@ def _pair_args(sp):
     sp.add_argument("--epochs", default=None, metavar="E", help="epochs (default 1)")
 
 
+def _sampling_args(sp, total: bool = False):
+    """--sampling and --sample-rate (Poisson subsampling: q, default 1/M; T = M E steps in
+    all, or --total-steps T)."""
+    sp.add_argument("--sampling", choices=SAMPLINGS, default="random-allocation",
+                    help="the sampler that ran: random-allocation (default; M steps per epoch, "
+                         "E epochs) or poisson (each record in each step with probability q, "
+                         "T steps in all)")
+    sp.add_argument("--sample-rate", dest="sample_rate", metavar="q",
+                    help="with --sampling poisson: the sample rate q in (0, 1] (default 1/M "
+                         "with --steps-per-epoch M); steps in all T = M E or --total-steps T")
+    if total:
+        sp.add_argument("--total-steps", dest="poisson_total_steps", metavar="T",
+                        help="with --sampling poisson: steps in all T (Opacus's steps)")
+
+
+SAMPLINGS = ("random-allocation", "poisson")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="verifier",
@@ -185,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("what", choices=["sigma", "steps", "samples", "epochs"],
                     help="what to calibrate (epochs: the largest E, with --target-epsilon)")
     deploy_inputs(ca, "calibrate")
+    _sampling_args(ca, total=True)
     ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
     ca.add_argument("--noise-level", metavar="L", dest="noise_level",
                     help="per-round noise level C sigma M / N for samples (default 0.1)")
@@ -208,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--epochs", default="1", metavar="E")
     co.add_argument("--json", action="store_true", help="print one JSON object")
 
+    from verifier.bounds.poisson import RANGE_HELP as POISSON_HELP
     from verifier.bounds.profile import RANGE_HELP
     for name, key, hlp in (("epsilon", "delta", "target delta D"),
                            ("delta", "epsilon", "epsilon EPS >= 0")):
@@ -221,10 +241,26 @@ def build_parser() -> argparse.ArgumentParser:
                          "epochs; each direction's bracket too." if name == "epsilon" else
                          "Rigorous bracket of delta(eps) = max(remove, add) of E epochs, and of "
                          "each direction."),
-            epilog=f"Exit status: 0 bracketed; 2 bad input; 3 inconclusive. {RANGE_HELP}.")
+            epilog=f"Exit status: 0 bracketed; 2 bad input; 3 inconclusive. {RANGE_HELP}; "
+                   f"{POISSON_HELP}.")
         _pair_args(pp)
+        _sampling_args(pp)
         pp.add_argument(f"--{key}", required=True, metavar=key[0].upper(), help=hlp)
         pp.add_argument("--json", action="store_true", help="print one JSON object")
+
+    cs = sub.add_parser(
+        "compare-samplers", help="random allocation and Poisson subsampling side by side, "
+                                 "both certified",
+        description="Certified epsilon(delta) of random allocation (M steps per epoch, E "
+                    "epochs) and of Poisson subsampling at q = 1/M for T = M E steps, at the "
+                    "same sigma; their certified difference where the brackets separate; "
+                    "with --target-epsilon the noise multiplier each needs.",
+        epilog=f"Exit status: 0 ok; 2 bad input; 3 inconclusive. {RANGE_HELP}; {POISSON_HELP}.")
+    _pair_args(cs)
+    cs.add_argument("--delta", required=True, metavar="D", help="target delta D")
+    cs.add_argument("--target-epsilon", dest="target_epsilon", metavar="EPS",
+                    help="also the noise multiplier each sampler needs for (EPS, D)")
+    cs.add_argument("--json", action="store_true", help="print one JSON object")
 
     from verifier.views.renyi import MAX_ORDER
     r = sub.add_parser(
@@ -273,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, sp_ in sub.choices.items():
         # the (epsilon, delta) engine's commands state its own range (RANGE_HELP) in place of
         # the Theorem 3.1 / TV commands' ranges; the limits on numbers and files are shared
-        lim = (f"Input limits: {NUMBER_LIMITS_HELP}" if name in ("epsilon", "delta", "rdp",
-                                                                  "tradeoff") else LIMITS_HELP)
+        lim = (f"Input limits: {NUMBER_LIMITS_HELP}" if name in (
+            "epsilon", "delta", "rdp", "tradeoff", "compare-samplers") else LIMITS_HELP)
         sp_.epilog = f"{sp_.epilog} {lim}" if sp_.epilog else lim
     return p

@@ -1,5 +1,6 @@
-"""verifier epsilon and verifier delta: the certified privacy profile of the random-allocation
-pair (docs/THEORY.md section 9; issue #13)."""
+"""verifier epsilon, verifier delta and verifier compare-samplers: the certified privacy
+profile of the random-allocation pair (docs/THEORY.md section 9) and of Poisson subsampling
+(--sampling poisson; docs/THEORY.md section 12, docs/POISSON.md)."""
 from __future__ import annotations
 
 from verifier.core.arith import decimal_str, frac_str
@@ -8,7 +9,71 @@ from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_OK, _print_json, run_sha
 
 def _inputs(args):
     from verifier.bounds.profile import parse_pair
+    if getattr(args, "sample_rate", None) is not None and \
+            getattr(args, "sampling", "random-allocation") != "poisson":
+        from verifier.core.arith import InputError
+        raise InputError("--sample-rate is for --sampling poisson; random allocation takes "
+                         "--steps-per-epoch M (each record in exactly one of the M steps)")
     return parse_pair(args.sigma, args.steps, args.epochs)
+
+
+def poisson_inputs(args) -> tuple:
+    """(sigma, q, T) of --sampling poisson: q = --sample-rate (default 1/M), T = M E (the
+    steps in all, --total-steps T resolved into M and E by the parser)."""
+    from verifier.api_profile import _parse_poisson
+    from verifier.core.arith import parse_epochs, parse_steps
+    m = parse_steps(args.steps, name="steps per epoch", minimum=1)
+    e = parse_epochs(args.epochs if args.epochs is not None else 1, 10 ** 7)
+    q = args.sample_rate if args.sample_rate is not None else f"1/{m}"
+    return _parse_poisson(args.sigma, q, m * e)
+
+
+def _poisson_shape(sigma, q, T) -> str:
+    return (f"Poisson subsampling, sigma = {frac_str(sigma)}, sample rate q = {frac_str(q)}, "
+            f"T = {T} steps in all")
+
+
+def _poisson_engine_line(info: dict, seconds: float) -> str:
+    return (f"  lattice step eta = {frac_str(info['eta'])}, {info['points']} points per step, "
+            f"{seconds:.2f} s; rigorous (dominating pairs, explicit tests, Arb balls)")
+
+
+def _print_directions(r, what: str):
+    for w in ("remove", "add"):
+        iv = getattr(r, w)
+        print(f"  {w:<9} in {iv.short(8) if iv is not None else 'inconclusive'}")
+    print(f"  larger direction: {r.larger}" + (" (certified)" if r.larger != "undecided" else ""))
+
+
+def _epsilon_poisson(args) -> int:
+    from verifier.api_profile import poisson_epsilon
+    sigma, q, T = poisson_inputs(args)
+    r = poisson_epsilon(sigma, q, T, args.delta)
+    if args.json:
+        _print_json(r.to_json())
+        return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
+    print(f"epsilon(delta) of {_poisson_shape(sigma, q, T)}, delta = {frac_str(r.delta)}")
+    if not r.bracketed:
+        print("  inconclusive: no epsilon <= 60 is certified to meet delta")
+        return EXIT_INCONCLUSIVE
+    print(f"  epsilon   in {r.epsilon.short(8)}   ({_width(r.epsilon)})")
+    _print_directions(r, "epsilon")
+    print(_poisson_engine_line(r.info, r.seconds))
+    return EXIT_OK
+
+
+def _delta_poisson(args) -> int:
+    from verifier.api_profile import poisson_delta
+    sigma, q, T = poisson_inputs(args)
+    r = poisson_delta(sigma, q, T, args.epsilon)
+    if args.json:
+        _print_json(r.to_json())
+        return EXIT_OK
+    print(f"delta(epsilon) of {_poisson_shape(sigma, q, T)}, epsilon = {frac_str(r.epsilon)}")
+    print(f"  delta     in {r.delta.short(8)}   ({_width(r.delta)})")
+    _print_directions(r, "delta")
+    print(_poisson_engine_line(r.info, r.seconds))
+    return EXIT_OK
 
 
 def _engine_line(info: dict, seconds: float) -> str:
@@ -24,6 +89,8 @@ def _width(iv) -> str:
 
 def cmd_epsilon(args) -> int:
     from verifier.api_profile import epsilon
+    if args.sampling == "poisson":
+        return _epsilon_poisson(args)
     sigma, steps, epochs = _inputs(args)
     r = epsilon(sigma, steps, epochs, args.delta)
     if args.json:
@@ -46,6 +113,8 @@ def cmd_epsilon(args) -> int:
 
 def cmd_delta(args) -> int:
     from verifier.api_profile import delta
+    if args.sampling == "poisson":
+        return _delta_poisson(args)
     sigma, steps, epochs = _inputs(args)
     r = delta(sigma, steps, epochs, args.epsilon)
     if args.json:
@@ -59,3 +128,30 @@ def cmd_delta(args) -> int:
     print(f"  larger direction: {r.larger}" + (" (certified)" if r.larger != "undecided" else ""))
     print(_engine_line(r.info, r.seconds))
     return EXIT_OK
+
+
+def cmd_compare_samplers(args) -> int:
+    from verifier.api_profile import compare_samplers
+    sigma, M, E = _inputs(args)
+    c = compare_samplers(sigma, M, E, args.delta, args.target_epsilon)
+    if args.json:
+        _print_json(c.to_json())
+    else:
+        print(f"random allocation vs Poisson subsampling, sigma = {frac_str(sigma)}, "
+              f"{run_shape(M, E)}; Poisson at q = 1/M = {frac_str(c.poisson.sample_rate)}, "
+              f"T = {M * E} steps; delta = {frac_str(c.delta)}")
+        for name, r in (("random allocation", c.random_allocation), ("Poisson", c.poisson)):
+            e = r.epsilon
+            print(f"  {name:<18} epsilon in {e.short(8) if e is not None else 'inconclusive'}"
+                  + (f"   ({_width(e)})" if e is not None else ""))
+        line = c.verdict
+        if c.difference is not None:
+            line += f": Poisson's epsilon minus random allocation's in {c.difference.short(6)}"
+        print(f"  {line}")
+        for name, cal in (c.sigma_needed or {}).items():
+            print(f"  noise for epsilon <= {frac_str(c.target_epsilon)}: "
+                  f"{name.replace('_', ' '):<18} {cal.status:<12}"
+                  + (f" sigma = {frac_str(cal.sigma)}" if cal.sigma is not None else "")
+                  + (f"  ({cal.message})" if cal.message else ""))
+    bracketed = c.random_allocation.epsilon is not None and c.poisson.epsilon is not None
+    return EXIT_OK if bracketed else EXIT_INCONCLUSIVE

@@ -106,6 +106,15 @@ def _guess_sigma(eps: float, delta: float, M: int, E: int) -> float:
     return 1 / math.sqrt(math.log1p(x)) if x > 0 else 50.0
 
 
+def _guess_sigma_poisson(eps: float, delta: float, q: float, T: int) -> float:
+    """Float start for Poisson subsampling (any start is valid): the same Gaussian-DP
+    heuristic with mu = q sqrt(T (e^{1/sigma^2} - 1)), or sqrt(T)/sigma at q = 1."""
+    if q >= 1:
+        return _guess_sigma(eps, delta, 1, T)
+    m = max(1, round(1 / q))
+    return _guess_sigma(eps, delta, m, max(1, round(T / m)))
+
+
 def short_decimal_between(lo: Fraction, hi: Fraction) -> Fraction:
     """The decimal with the fewest significant digits strictly inside (lo, hi) (0 < lo < hi),
     the one nearest the midpoint among those: a sigma whose float prints as itself (at most
@@ -122,22 +131,39 @@ def short_decimal_between(lo: Fraction, hi: Fraction) -> Fraction:
 
 
 def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
-                              tolerance: Fraction, max_evaluations: int = 60) -> EpsCalibration:
+                              tolerance: Fraction, max_evaluations: int = 60,
+                              poisson: tuple | None = None) -> EpsCalibration:
     """Opacus's ``get_noise_multiplier`` contract, certified: a sigma (a short decimal) whose
     epsilon(delta) is certified <= eps, and certified > eps - tolerance (delta(eps -
     tolerance) > delta at the answer) when the search gets there within ``max_evaluations``
-    engine calls.  No minimality claim (Opacus makes none); sigma in the engine's [0.3, 50]."""
+    engine calls.  No minimality claim (Opacus makes none); sigma in the engine's [0.3, 50].
+    Random allocation of M steps per epoch over E epochs, or with ``poisson`` = (q, T)
+    Poisson subsampling at rate q for T steps in all (bounds.poisson; M, E unused)."""
     from verifier.bounds import profile as PR
     lo_edge, hi_edge = PR.SIGMA_RANGE
-    PR.check_range(lo_edge, M, E, delta=delta, eps=eps)
-    fixed = {"steps": M, "epochs": E}
+    if poisson is None:
+        PR.check_range(lo_edge, M, E, delta=delta, eps=eps)
+        fixed = {"steps": M, "epochs": E}
+        g = Fraction(_guess_sigma(float(eps), float(delta), M, E))
+
+        def engine_meets(s, e):
+            return PR.meets(s, M, E, e, delta)
+    else:
+        from verifier.bounds import poisson as PO
+        q, T = poisson
+        PO.check_range(lo_edge, q, T, delta=delta, eps=eps)
+        fixed = {"sampling": "poisson", "sample_rate": q, "total_steps": T}
+        g = Fraction(_guess_sigma_poisson(float(eps), float(delta), float(q), T))
+
+        def engine_meets(s, e):
+            return PO.meets(s, q, T, e, delta)
     count = 0
 
     def meets(s, e):
         nonlocal count
         count += 1
         try:
-            return PR.meets(s, M, E, e, delta)
+            return engine_meets(s, e)
         except InputError:
             return Tri.UNDECIDED, None
 
@@ -147,7 +173,6 @@ def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
     # bracket: hi certified to meet the target, lo not (failing or undecided); walk from the
     # float guess by factors of about 4/5 down or 5/4 up, then bisect on short decimals
     lo = hi = at = None
-    g = Fraction(_guess_sigma(float(eps), float(delta), M, E))
     s = min(hi_edge, max(lo_edge, short_decimal_between(g * Fraction(99, 100), g)))
     while lo is None or hi is None:
         v, iv = meets(s, eps)

@@ -79,3 +79,39 @@ def test_from_dp_event_returns_exact_inputs_a_user_can_pass_on():
     s, M, E = from_dp_event(G(1.1), num_steps=20)
     assert (s, M, E) == (F(11, 10), 20, 1)
     assert verifier.epsilon(s, M, E, 1e-5).epsilon == verifier.epsilon("1.1", 20, 1, "1e-5").epsilon
+
+
+# ---- Poisson subsampling against dp_accounting's float accountants (issue #25) -------------
+POISSON_CASES = [("1.1", "0.05", 20, "1e-5"), ("1", "0.01", 1000, "1e-5"),
+                 ("0.8", "0.02", 200, "1e-6"), ("2", "0.1", 500, "1e-5"),
+                 ("0.6", "0.005", 2000, "1e-5"), ("1.5", "0.2", 50, "1e-8"),
+                 ("4", "0.5", 100, "1e-3"), ("1", "1", 10, "1e-5")]
+
+
+@pytest.mark.parametrize("sigma,q,T,delta", POISSON_CASES)
+def test_poisson_brackets_meet_dp_accounting_pld_and_lie_below_rdp(sigma, q, T, delta):
+    """dp_accounting's PLD, pessimistic (connect the dots: an upper estimate) and optimistic
+    (privacy buckets: a lower estimate), at a fine discretization: the interval they span
+    meets the certified bracket; dp_accounting's RDP epsilon (an upper bound) is at or
+    above the certified upper end."""
+    import logging
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    r = verifier.poisson_epsilon(sigma, q, T, delta)
+    e = r.epsilon
+    assert e is not None and e.upper - e.lower <= F(1, 1000) * e.lower
+    logging.disable(logging.WARNING)
+    try:
+        ests = []
+        for pess in (True, False):
+            p = pld.from_gaussian_mechanism(float(sigma), pessimistic_estimate=pess,
+                                            value_discretization_interval=1e-4,
+                                            sampling_prob=float(q), use_connect_dots=pess)
+            ests.append(F(p.self_compose(T).get_epsilon_for_delta(float(delta))))
+    finally:
+        logging.disable(logging.NOTSET)
+    hi, lo = ests
+    assert lo <= e.upper and e.lower <= hi, (lo, hi, e)
+    rdp = dp_accounting.rdp.RdpAccountant()
+    rdp.compose(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(float(q), G(float(sigma))), T))
+    assert F(rdp.get_epsilon(float(delta))) >= e.upper

@@ -161,3 +161,84 @@ def test_range_refusals_name_the_value(args, word):
 def test_delta_out_of_range_refused():
     with pytest.raises(InputError, match="delta"):
         PO.epsilon_bracket(F(1), F(1, 100), 10, F(6, 10))
+
+
+# ---- the command line --------------------------------------------------------------------
+def _cli(capsys, *argv):
+    import json
+    from verifier.cli import main
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, (json.loads(out) if "--json" in argv and rc in (0, 3) else out), err
+
+
+def test_cli_epsilon_poisson_json_names_the_sampler_and_its_parameters(capsys):
+    rc, j, _ = _cli(capsys, "epsilon", "--sampling", "poisson", "--sigma", "1.1",
+                    "--steps-per-epoch", "20", "--delta", "1e-5", "--json")
+    assert rc == 0 and j["sampling"] == "poisson" and j["sample_rate"] == "0.05"
+    assert j["total_steps"] == 20 and j["status"] == "bracketed"
+    api = verifier_poisson("1.1", "0.05", 20, "1e-5")
+    # JSON decimals: 17 digits, rounded outward
+    assert api.lower - F(1, 10 ** 15) < F(j["epsilon"]["lower"]) <= api.lower
+    assert api.upper <= F(j["epsilon"]["upper"]) < api.upper + F(1, 10 ** 15)
+    # the same run given as --sample-rate q --total-steps T
+    rc, j2, _ = _cli(capsys, "epsilon", "--sampling", "poisson", "--sigma", "1.1",
+                     "--sample-rate", "0.05", "--total-steps", "20", "--delta", "1e-5", "--json")
+    assert rc == 0 and j2["epsilon"] == j["epsilon"]
+
+
+def verifier_poisson(*a):
+    import verifier
+    return verifier.poisson_epsilon(*a).epsilon
+
+
+def test_cli_delta_poisson_text(capsys):
+    rc, out, _ = _cli(capsys, "delta", "--sampling", "poisson", "--sigma", "1.1",
+                      "--sample-rate", "0.05", "--total-steps", "20", "--epsilon", "1")
+    assert rc == 0 and "Poisson subsampling" in out and "T = 20 steps in all" in out
+    assert "larger direction: remove (certified)" in out
+
+
+def test_cli_compare_samplers_certifies_the_difference(capsys):
+    rc, j, _ = _cli(capsys, "compare-samplers", "--sigma", "1.1", "--steps-per-epoch", "20",
+                    "--delta", "1e-5", "--json")
+    assert rc == 0 and j["verdict"] == "random allocation's epsilon is lower (certified)"
+    ra, po = j["random_allocation"]["epsilon"], j["poisson"]["epsilon"]
+    d = j["difference"]
+    # JSON decimals are rounded outward (17 digits)
+    tol = F(1, 10 ** 14)
+    assert F(d["lower"]) > 0 and abs(F(d["lower"]) - (F(po["lower"]) - F(ra["upper"]))) < tol
+    assert abs(F(d["upper"]) - (F(po["upper"]) - F(ra["lower"]))) < tol
+
+
+def test_cli_calibrate_sigma_poisson_is_certified_and_tight(capsys):
+    rc, j, _ = _cli(capsys, "calibrate", "sigma", "--sampling", "poisson", "--sample-rate",
+                    "0.01", "--total-steps", "1000", "--target-epsilon", "2", "--delta",
+                    "1e-5", "--json")
+    assert rc == 0 and j["status"] == "certified"
+    s = F(j["sigma"])
+    assert PO.epsilon_bracket(s, F(1, 100), 1000, F(1, 10 ** 5)).epsilon.upper <= 2
+    assert F(j["delta_at_target_minus_tolerance"]["lower"]) > F(1, 10 ** 5)
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--sample-rate", "nan"], "sample_rate"), (["--sample-rate", "0"], "sample_rate"),
+    (["--sample-rate", "1.5"], "sample_rate"), (["--sample-rate", "1e-7"], "sample_rate"),
+    (["--sample-rate", "abc"], "sample_rate"), (["--total-steps", "100000000"], "steps")])
+def test_cli_poisson_hostile_inputs_one_line_exit_2(capsys, argv, word):
+    base = ["epsilon", "--sampling", "poisson", "--sigma", "1", "--delta", "1e-5"]
+    if "--sample-rate" in argv:
+        base += ["--total-steps", "10"]
+    else:
+        base += ["--sample-rate", "0.01"]
+    rc, _, err = _cli(capsys, *base, *argv)
+    assert rc == 2 and err.count("\n") == 1 and word in err, err
+
+
+def test_cli_sample_rate_without_poisson_is_refused(capsys):
+    rc, _, err = _cli(capsys, "epsilon", "--sigma", "1", "--steps-per-epoch", "10",
+                      "--sample-rate", "0.1", "--delta", "1e-5")
+    assert rc == 2 and "--sampling poisson" in err
+    rc, _, err = _cli(capsys, "calibrate", "sigma", "--steps-per-epoch", "10",
+                      "--sample-rate", "0.1", "--delta", "1e-5", "--target-epsilon", "2")
+    assert rc == 2 and "--sampling poisson" in err

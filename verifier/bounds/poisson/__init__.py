@@ -117,7 +117,7 @@ CERTIFIED = ("rigorous bracket: upper ends by a dominating lattice pair of each 
 
 def _common(self) -> dict:
     return {"sampling": "poisson", "sigma": frac_str(self.sigma),
-            "sample_rate": frac_str(self.sample_rate), "steps": self.steps}
+            "sample_rate": frac_str(self.sample_rate), "total_steps": self.steps}
 
 
 @dataclass(frozen=True)

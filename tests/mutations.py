@@ -596,6 +596,113 @@ def _extremum_without_lower_end():
     EX._extremum = best_only
 
 
+# ---- Poisson subsampling (bounds/poisson, numerics/dominating, poisson_accountant) ---------
+PO = "tests/test_poisson.py::"
+
+
+def _poisson_atom_dropped():
+    real = _get("verifier.numerics.dominating:connect_the_dots")
+
+    def dropped(points):
+        from flint import arb
+        b, _ = real(points)
+        return b, arb(0)                  # the constant beyond the last point left out
+    _set("verifier.numerics.dominating:connect_the_dots", dropped)
+    import verifier.bounds.poisson.pair as PP
+    PP.connect_the_dots = dropped
+
+
+def _poisson_chord_from_origin_dropped():
+    from flint import arb
+    import verifier.bounds.poisson.pair as PP
+
+    def no_chord(points):                 # the interpolant's first slope taken as 0
+        b = {}
+        s_left = arb(0)
+        for i, (k, c, d) in enumerate(points):
+            s_right = ((points[i + 1][2] - d) / (points[i + 1][1] - c)
+                       if i + 1 < len(points) else arb(0))
+            b[k] = s_right - s_left
+            s_left = s_right
+        return b, points[-1][2]
+    PP.connect_the_dots = no_chord
+
+
+def _poisson_mixture_weights_swapped():
+    import verifier.bounds.poisson.pair as PP
+    real = PP.tails
+
+    def swapped(sigma, q, a):
+        g, p = real(sigma, q, a)
+        from verifier.core.arith import to_arb
+        m = (p - (1 - to_arb(q)) * g) / to_arb(q)      # E[Y 1{Z >= b}]
+        return g, to_arb(q) * g + (1 - to_arb(q)) * m
+    PP.tails = swapped
+
+
+def _poisson_cells_cumulative():
+    import verifier.bounds.poisson.pair as PP
+
+    def cumulative(tails, below=None):     # each cell given the whole tail above it
+        out = {} if below is None else {tails[0][0] - 1: below}
+        for k, g in tails:
+            out[k] = g
+        return out
+    PP.cell_masses = cumulative
+
+
+def _poisson_tests_not_scanned():
+    from verifier.numerics.compose import ComposedProfile
+    real = ComposedProfile.__init__
+
+    def init(self, *a, **k):
+        k["scan_tests"] = False
+        real(self, *a, **k)
+    ComposedProfile.__init__ = init
+
+
+def _poisson_largest_sigma():
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    from verifier.core.arith import parse_exact
+    real = CertifiedPoissonAccountant.parameters
+
+    def params(self):
+        s, q, T = real(self)
+        return max(parse_exact(nm, "n") for nm, _, _ in self.history), q, T
+    CertifiedPoissonAccountant.parameters = params
+
+
+def _poisson_smallest_rate():
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    from verifier.core.arith import parse_exact
+    real = CertifiedPoissonAccountant.parameters
+
+    def params(self):
+        s, q, T = real(self)
+        return s, min(parse_exact(sr, "q") for _, sr, _ in self.history), T
+    CertifiedPoissonAccountant.parameters = params
+
+
+def _poisson_any_sampler():
+    from verifier import poisson_accountant as PA
+    real = PA.describe_sampler
+    PA.describe_sampler = lambda loader: ("poisson", getattr(loader.batch_sampler,
+                                                              "sample_rate", 0.05))
+    del real
+
+
+def _poisson_rate_unchecked():
+    from verifier import poisson_accountant as PA
+    real = PA.run_refusal
+
+    def loose(acc):
+        why = real(acc)
+        return None if why and "bound Poisson sampler's rate" in why else why
+    PA.run_refusal = loose
+    import verifier.poisson_accountant
+    verifier.poisson_accountant.run_refusal = loose
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -934,6 +1041,43 @@ MUTATIONS = [
     Mutation("input.sigma-range-dropped", "input", "the input layer's sigma range removed",
              _sigma_range_unbounded,
              ("tests/test_hostile.py::test_refused_quickly_and_nothing_written[sigma beyond 1e6]",)),
+    Mutation("poisson.atom-at-infinity-dropped", "tail",
+             "the dominating pair's A-atom at +inf (delta beyond the last lattice point) left "
+             "out: the cut-off tail uncharged",
+             _poisson_atom_dropped, (PO + "test_forced_coarse_laws_and_early_cut_stay_rigorous",)),
+    Mutation("poisson.chord-from-origin-dropped", "spread",
+             "the interpolant's segment from (0, 1) to the first point replaced by a flat one",
+             _poisson_chord_from_origin_dropped,
+             (PO + "test_one_step_brackets_hold_the_quadrature",
+              PO + "test_q_one_is_the_gaussian_mechanism")),
+    Mutation("poisson.mixture-weights-swapped", "spread",
+             "P(x >= a) = (1 - q) G + q H computed as q G + (1 - q) H",
+             _poisson_mixture_weights_swapped,
+             (PO + "test_one_step_brackets_hold_the_quadrature",)),
+    Mutation("poisson.test-cells-cumulative", "test",
+             "each test cell given the whole tail above it, not the difference of tails",
+             _poisson_cells_cumulative, (PO + "test_one_step_brackets_hold_the_quadrature",
+                                         PO + "test_q_one_is_the_gaussian_mechanism")),
+    Mutation("poisson.test-thresholds-not-scanned", "test",
+             "the lower ends' thresholds only near eps / eta (the cells' left-end labels "
+             "shift the best one by T/2 cells)",
+             _poisson_tests_not_scanned,
+             (PO + "test_issue_example_and_published_float_accountants",
+              PO + "test_lower_ends_find_the_best_threshold_on_a_coarse_lattice")),
+    Mutation("poisson.accountant-largest-sigma", "input",
+             "steps at several noise multipliers accounted at the largest, not the smallest",
+             _poisson_largest_sigma, (PO + "test_poisson_accountant_accounts_mixed_steps_at_the_worst",)),
+    Mutation("poisson.accountant-smallest-rate", "input",
+             "steps at several sample rates accounted at the smallest, not the largest",
+             _poisson_smallest_rate, (PO + "test_poisson_accountant_accounts_mixed_steps_at_the_worst",)),
+    Mutation("poisson.accountant-any-sampler", "input",
+             "any batch sampler taken for Opacus's Poisson sampler",
+             _poisson_any_sampler,
+             (PO + "test_poisson_accountant_binds_only_opacus_poisson_sampler",)),
+    Mutation("poisson.accountant-rate-unchecked", "input",
+             "steps at a rate other than the bound sampler's certified",
+             _poisson_rate_unchecked,
+             (PO + "test_poisson_accountant_binds_only_opacus_poisson_sampler",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

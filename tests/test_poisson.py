@@ -242,3 +242,89 @@ def test_cli_sample_rate_without_poisson_is_refused(capsys):
     rc, _, err = _cli(capsys, "calibrate", "sigma", "--steps-per-epoch", "10",
                       "--sample-rate", "0.1", "--delta", "1e-5", "--target-epsilon", "2")
     assert rc == 2 and "--sampling poisson" in err
+
+
+# ---- forced coarse laws stay rigorous; the accountant's rules -----------------------------
+def test_forced_coarse_laws_and_early_cut_stay_rigorous(monkeypatch):
+    """The free parameters pushed to their worst: tail points doubling at once and the
+    lattice cut where delta_R is still about 1e-8 (charged as an atom at +inf).  The
+    brackets loosen but still hold the one-step quadrature, beyond the cut too."""
+    from verifier.bounds.poisson import pair as PP
+    monkeypatch.setattr(PP, "CHARGE", 1e5)
+    monkeypatch.setattr(PP, "TAIL_TOL", 1e5)
+    monkeypatch.setattr(PO, "REFINE_POINTS", 2000)       # (refining does not lower a charge)
+    PO.clear_cache()
+    sigma, q = F(1), F(1, 100)
+    try:
+        for eps in (F(1, 2), F(3), F(9, 2), F(6)):
+            r = PO.delta_bracket(sigma, q, 1, eps)
+            for which, iv in (("remove", r.remove), ("add", r.add)):
+                ref = one_step_delta(sigma, q, eps, which)
+                assert inside(iv, ref, F(1, 10 ** 40)), (eps, which, iv, ref)
+            assert r.remove.upper > 0
+    finally:
+        PO.clear_cache()
+
+
+class _Loader:
+    def __init__(self, bs):
+        self.batch_sampler = bs
+
+
+def _named(name, **attrs):
+    return type(name, (), attrs)()
+
+
+def test_poisson_accountant_binds_only_opacus_poisson_sampler():
+    from verifier.accountants import UncertifiedSampler
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    acc = CertifiedPoissonAccountant()
+    acc.bind(_Loader(_named("UniformWithReplacementSampler", sample_rate=0.05)))
+    for _ in range(20):
+        acc.step(noise_multiplier=1.1, sample_rate=0.05)
+    e = acc.get_epsilon(1e-5)
+    r = PO.epsilon_bracket(F(11, 10), F(1, 20), 20, F(1, 10 ** 5))
+    assert F(e) >= r.epsilon.upper and e - float(r.epsilon.upper) < 1e-12
+    for bs, why in ((_named("WeightedRandomSampler"), "not Opacus's Poisson sampler"),
+                    (_named("UniformWithReplacementSampler", sample_rate=0.05, num_replicas=2),
+                     "distributed")):
+        acc = CertifiedPoissonAccountant()
+        with pytest.raises(UncertifiedSampler, match=why):
+            acc.bind(_Loader(bs))
+        acc.step(noise_multiplier=1.1, sample_rate=0.05)
+        with pytest.raises(UncertifiedSampler, match=why):
+            acc.get_epsilon(1e-5)
+    acc = CertifiedPoissonAccountant()
+    acc.bind(_Loader(_named("UniformWithReplacementSampler", sample_rate=0.05)))
+    acc.step(noise_multiplier=1.1, sample_rate=0.1)
+    with pytest.raises(UncertifiedSampler, match="bound Poisson sampler's rate"):
+        acc.get_epsilon(1e-5)
+
+
+def test_poisson_accountant_accounts_mixed_steps_at_the_worst():
+    """Steps at two noise multipliers and two rates: the guarantee is computed at the
+    smallest sigma and the largest rate for all steps (module docstring of
+    verifier.poisson_accountant)."""
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    acc = CertifiedPoissonAccountant()
+    acc.history = [(1.3, 0.01, 10), (1.1, 0.02, 5), (1.2, 0.015, 5)]   # a planned run
+    assert acc.parameters() == (F(11, 10), F(2, 100), 20)
+    e = acc.get_epsilon(1e-5)
+    r = PO.epsilon_bracket(F(11, 10), F(2, 100), 20, F(1, 10 ** 5))
+    assert F(e) >= r.epsilon.upper and e - float(r.epsilon.upper) < 1e-12
+    state = acc.state_dict()
+    acc2 = CertifiedPoissonAccountant()
+    acc2.load_state_dict(state)
+    assert acc2.get_epsilon(1e-5) == e
+
+
+def test_lower_ends_find_the_best_threshold_on_a_coarse_lattice():
+    """At a fixed lattice (eta = 1/1024, T = 1000) the tests' thresholds are searched over
+    the whole window: the cells' left-end labels move the best one by about T/2 cells from
+    eps / eta, and a search near eps / eta only would lose the lower end."""
+    from verifier.numerics.brackets import epsilon_search
+    d = F(1, 10 ** 5)
+    ivs, P = epsilon_search(lambda cap: PO.engine(F(1), F(1, 100), 1000, float(d), cap,
+                                                  F(1, 1024)), d, 2.0)
+    e = ivs["remove"]
+    assert e.upper - e.lower < F(2, 1000) * e.lower

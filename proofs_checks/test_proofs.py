@@ -15,7 +15,8 @@ CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accura
                 "views.profile-convex-in-c": "Boyd & Vandenberghe",
                 "profile.first-cell-split": "binomial theorem",
                 "chisquare.product-rule": "Billingsley",
-                "renyi.moment-sum": "multinomial theorem"}
+                "renyi.moment-sum": "multinomial theorem",
+                "poisson.connect-the-dots": "Connect the dots"}
 
 CHECKS = all_checks()
 

@@ -703,6 +703,41 @@ def _poisson_rate_unchecked():
     verifier.poisson_accountant.run_refusal = loose
 
 
+def _poisson_threshold_without_u():
+    import sympy as sp
+    from verifier.symbolic import lognormal as L
+    from verifier.symbolic import poisson as PS
+    from sympy.codegen.cfunctions import expm1
+    PS.loss_threshold = lambda: L.sigma * sp.log((expm1(PS.a) + PS.q) / PS.q)   # u/2 dropped
+
+
+def _poisson_tails_weights_swapped():
+    from verifier.symbolic import lognormal as L
+    from verifier.symbolic import poisson as PS
+
+    def swapped():
+        g, m = L.upper_partial_moment(0), L.upper_partial_moment(1)
+        return g, PS.q * g + (1 - PS.q) * m
+    PS.step_tails = swapped
+
+
+def _ctd_last_slope_kept():
+    from verifier.numerics import dominating as DM
+
+    def wrong(points):               # the slope beyond c_n kept (no constant continuation)
+        b = {}
+        s_left = (points[0][2] - 1) / points[0][1]
+        for i, (k, c, d) in enumerate(points):
+            if i + 1 < len(points):
+                s_right = (points[i + 1][2] - d) / (points[i + 1][1] - c)
+            else:
+                s_right = s_left
+            b[k] = s_right - s_left
+            s_left = s_right
+        return b, points[-1][2]
+    DM.connect_the_dots = wrong
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1078,6 +1113,18 @@ MUTATIONS = [
              "steps at a rate other than the bound sampler's certified",
              _poisson_rate_unchecked,
              (PO + "test_poisson_accountant_binds_only_opacus_poisson_sampler",)),
+    Mutation("binding.poisson-threshold-without-u", "proof",
+             "the engine's loss threshold b(a) with its u/2 dropped",
+             _poisson_threshold_without_u,
+             ("proofs_checks/test_proofs.py::test_check[poisson.loss-threshold]",)),
+    Mutation("binding.poisson-tails-weights-swapped", "proof",
+             "the engine's P-tail with the mixture weights q and 1 - q swapped",
+             _poisson_tails_weights_swapped,
+             ("proofs_checks/test_proofs.py::test_check[poisson.mixture-tails]",)),
+    Mutation("binding.connect-the-dots-no-constant-tail", "proof",
+             "the dominating pair's interpolant continued with its last slope, not constant",
+             _ctd_last_slope_kept,
+             ("proofs_checks/test_proofs.py::test_check[poisson.connect-the-dots]",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -31,7 +31,8 @@ def connect_the_dots(points: list) -> tuple[dict, arb]:
     """``points``: [(k, c_k, delta_k)] with c_k increasing and > 0, delta_k = delta(c_k)
     (balls).  Returns (b, atom): b[k] the B'-mass at L = c_k of the dominating pair above,
     atom = delta(c_n) its A'-mass at L = +inf.  The B'-mass at L = 0 is left out (it adds
-    nothing to any delta(c) of a composition)."""
+    nothing to any delta(c) of a composition).  Plain field arithmetic: balls, or SymPy
+    symbols (proof check poisson.connect-the-dots runs it on symbols)."""
     b = {}
     s_left = (points[0][2] - 1) / points[0][1]          # the chord from (0, 1)
     for i, (k, c, d) in enumerate(points):
@@ -39,7 +40,7 @@ def connect_the_dots(points: list) -> tuple[dict, arb]:
             _, c2, d2 = points[i + 1]
             s_right = (d2 - d) / (c2 - c)
         else:
-            s_right = arb(0)                             # constant beyond c_n
+            s_right = 0 * d                              # constant beyond c_n (0 of d's type)
         b[k] = s_right - s_left
         s_left = s_right
     return b, points[-1][2]

@@ -28,6 +28,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 
 from verifier.symbolic import comparisons as C
 from verifier.symbolic import lognormal as L
+from verifier.symbolic import poisson as P
 from verifier.symbolic import terms as T
 _FUNCS = {sp.exp: "exp", sp.log: "log", sp.erf: "erf", sp.erfc: "erfc", expm1: "expm1",
           log1p: "log1p"}
@@ -183,6 +184,12 @@ def specs():
          "mu_U of Dong, Roth & Su, Corollary 5.4.", False),
         ("gaussian_tv", ["mu"], [C.gaussian_tv()],
          "TV of the Gaussian trade-off G_mu: 2 Phi(mu/2) - 1.", False),
+        ("poisson_loss_threshold", ["sigma", "q", "a"], [P.loss_threshold()],
+         "b(a) = sigma (log((e^a - 1 + q)/q) + u/2): the Poisson step's loss x >= a iff "
+         "Z >= b(a), for e^a > 1 - q (docs/THEORY.md section 12).", False),
+        ("poisson_step_tails", ["sigma", "q", "b"], list(P.step_tails()),
+         "(Q(Z >= b), P(Z >= b)) of one Poisson-subsampled Gaussian step, P = (1 - q) Q + q "
+         "N(1, sigma^2) (docs/THEORY.md section 12).", True),
         ("lognormal_upper_tail", ["sigma", "b"],
          [L.upper_partial_moment(0), L.upper_partial_moment(1)],
          "(P(X >= b), E[Y 1{X >= b}]), Y = e^{X/sigma - u/2}: partial moments in complement "

@@ -55,18 +55,18 @@ def tails_float(sf: float, qf: float, a: float) -> tuple[float, float]:
 
 
 def tails(sigma: Fraction, q: Fraction, a: arb) -> tuple[arb, arb]:
-    """(Q(x >= a), P(x >= a)) as balls (module docstring).  Requires e^a - 1 + q > 0
+    """(Q(x >= a), P(x >= a)) as balls: Z >= b(a) (D.poisson_loss_threshold) and the step's
+    tails at b (D.poisson_step_tails), the evaluators printed from verifier.symbolic.poisson
+    (proof checks poisson.loss-threshold, poisson.mixture-tails).  Requires e^a - 1 + q > 0
     certified when q < 1 (the caller's points are placed so)."""
-    s = to_arb(sigma)
+    s, qa = to_arb(sigma), to_arb(q)
     if q == 1:
-        y_log = a
+        b = s * (a + 1 / (2 * s * s))          # b(a) at q = 1 (log(e^a) = a)
     else:
-        r = a.expm1() + to_arb(q)
-        if not r > 0:
+        if not a.expm1() + qa > 0:
             raise ValueError("tails: e^a - 1 + q not certified positive")
-        y_log = (r / to_arb(q)).log()
-    g, m = D.lognormal_upper_tail(s, s * (y_log + 1 / (2 * s * s)))
-    return g, (1 - to_arb(q)) * g + to_arb(q) * m
+        b = D.poisson_loss_threshold(s, qa, a)
+    return D.poisson_step_tails(s, qa, b)
 
 
 def _walk(k: int, step: int, stop, mass, tau: float) -> list[int]:

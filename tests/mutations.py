@@ -738,6 +738,17 @@ def _ctd_last_slope_kept():
     DM.connect_the_dots = wrong
 
 
+def _sampler_comparison_unchecked():
+    from verifier.deploy.certify import PrivacyStatement
+    from verifier.core.arith import Interval
+
+    def always(self):                 # "lower" whether or not the brackets separate
+        a, p = self.epsilon_bracket, self.poisson.epsilon
+        return ("random allocation's epsilon is lower (certified)",
+                Interval(p.lower - a.upper, p.upper - a.lower))
+    PrivacyStatement.sampler_comparison = always
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1125,6 +1136,11 @@ MUTATIONS = [
              "the dominating pair's interpolant continued with its last slope, not constant",
              _ctd_last_slope_kept,
              ("proofs_checks/test_proofs.py::test_check[poisson.connect-the-dots]",)),
+    Mutation("poisson.sampler-comparison-unchecked", "judge",
+             "the certificate says random allocation's epsilon is lower without the brackets "
+             "separating",
+             _sampler_comparison_unchecked,
+             (PO + "test_certificate_compares_with_poisson_certified",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

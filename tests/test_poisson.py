@@ -328,3 +328,26 @@ def test_lower_ends_find_the_best_threshold_on_a_coarse_lattice():
                                                   F(1, 1024)), d, 2.0)
     e = ivs["remove"]
     assert e.upper - e.lower < F(2, 1000) * e.lower
+
+
+def test_certificate_compares_with_poisson_certified(capsys):
+    """certify --target-epsilon: the comparison line is the certified one (Poisson at
+    q = 1/M for T = M E steps, both brackets, the difference only where they separate)."""
+    import verifier
+    rc, j, _ = _cli(capsys, "certify", "--sigma", "1", "--steps-per-epoch", "100", "--epochs",
+                    "10", "--target-epsilon", "2", "--delta", "1e-5", "--json")
+    pc = j["privacy_profile"]["poisson_comparison"]
+    po = verifier.poisson_epsilon("1", "0.01", 1000, "1e-5").epsilon
+    ra = verifier.epsilon("1", 100, 10, "1e-5").epsilon
+    assert pc["poisson"]["sample_rate"] == "0.01" and pc["poisson"]["total_steps"] == 1000
+    assert pc["verdict"] == "random allocation's epsilon is lower (certified)"
+    assert po.lower > ra.upper
+    tol = F(1, 10 ** 14)
+    assert abs(F(pc["difference"]["lower"]) - (po.lower - ra.upper)) < tol
+    assert abs(F(pc["difference"]["upper"]) - (po.upper - ra.lower)) < tol
+    from verifier.deploy.certify import PrivacyStatement
+    from verifier.core.arith import Interval
+    fake = PrivacyStatement(F(2), F(1, 10 ** 5), None, None, Interval(F(1), F(2)), "remove",
+                            None, None, (), None,
+                            type("P", (), {"epsilon": Interval(F(3, 2), F(3))})())
+    assert fake.sampler_comparison() == ("not separated: the two brackets overlap", None)

@@ -56,9 +56,16 @@ def cmd_certify(args) -> int:
     if c.noise_per_round is not None:
         print(f"  per-round noise C sigma M / N = {frac_str(c.noise_per_round)}")
     cm = c.comparisons
-    if cm:
+    if c.privacy is not None and c.privacy.poisson is not None:
+        verdict, d = c.privacy.sampler_comparison()
+        pe = c.privacy.poisson.epsilon
+        print(f"  Poisson at q = 1/M      epsilon({frac_str(c.privacy.delta)}) in "
+              f"{pe.short(8) if pe is not None else 'inconclusive'} (certified, T = M E): "
+              f"{verdict}" + (f", by {d.short(6)}" if d is not None else ""))
+    elif cm:
         print(f"  comparison (asymptotic, not certified): mu_P = {cm['mu_poisson'].short(6)}, "
-              f"mu_U = {cm['mu_uniform'].short(6)}")
+              f"mu_U = {cm['mu_uniform'].short(6)} (--target-epsilon: the certified "
+              "comparison with Poisson subsampling)")
     print(f"status: {c.status.upper()}")
     if paths:
         print(f"  wrote {paths[0]} and {paths[1]}")

@@ -54,6 +54,21 @@ class PrivacyStatement:
     accuracy: Interval
     curve: tuple                 # (eps, remove Interval, add Interval)
     views: object = None         # verifier.views.summary.ViewsSummary (every view, one table)
+    poisson: object = None       # bounds.poisson.PoissonEpsilon at q = 1/M, T = M E (certified)
+
+    def sampler_comparison(self) -> tuple:
+        """(verdict line, difference Interval or None): random allocation against Poisson
+        subsampling at q = 1/M for the same T = M E steps, both certified; a difference only
+        where the two epsilon brackets separate."""
+        a, p = self.epsilon_bracket, None if self.poisson is None else self.poisson.epsilon
+        if a is None or p is None:
+            return "not compared: an epsilon is inconclusive", None
+        d = Interval(p.lower - a.upper, p.upper - a.lower)
+        if p.lower > a.upper:
+            return "random allocation's epsilon is lower (certified)", d
+        if a.lower > p.upper:
+            return "Poisson subsampling's epsilon is lower (certified)", d
+        return "not separated: the two brackets overlap", None
 
     def to_json(self) -> dict:
         from verifier.core.arith import frac_str
@@ -66,8 +81,16 @@ class PrivacyStatement:
                 "profile": [{"epsilon": frac_str(e), "remove": r.to_json(), "add": a.to_json()}
                             for e, r, a in self.curve],
                 "views": None if self.views is None else self.views.to_json(),
+                "poisson_comparison": self._poisson_json(),
                 "certified": "rigorous bracket (verifier epsilon / verifier delta; "
                              "docs/THEORY.md section 9)"}
+
+    def _poisson_json(self):
+        if self.poisson is None:
+            return None
+        verdict, d = self.sampler_comparison()
+        return {"poisson": self.poisson.to_json(), "verdict": verdict,
+                "difference": None if d is None else d.to_json()}
 
 
 def privacy_statement(sigma: Fraction, steps: int, epochs: int, eps: Fraction,
@@ -85,7 +108,19 @@ def privacy_statement(sigma: Fraction, steps: int, epochs: int, eps: Fraction,
     curve = tuple((e,) + PR.directions(P, e) for e in grid)
     from verifier.views.summary import views_summary
     views = views_summary(sigma, steps, epochs, delta, er.epsilon, tv, acc)
-    return PrivacyStatement(eps, delta, v, iv, er.epsilon, er.larger, tv, acc, curve, views)
+    return PrivacyStatement(eps, delta, v, iv, er.epsilon, er.larger, tv, acc, curve, views,
+                            _poisson_at_rate(sigma, steps, epochs, delta))
+
+
+def _poisson_at_rate(sigma: Fraction, steps: int, epochs: int, delta: Fraction):
+    """Poisson subsampling at q = 1/M for T = M E steps, certified (None outside the Poisson
+    engine's range)."""
+    from verifier.bounds import poisson as PO
+    from verifier.core.arith import InputError
+    try:
+        return PO.epsilon_bracket(sigma, Fraction(1, steps), steps * epochs, delta)
+    except InputError:
+        return None
 
 
 def certify(sigma: Fraction, steps: int, epochs: int, target: Target, bound: str = "all",

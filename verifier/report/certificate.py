@@ -75,6 +75,15 @@ def certificate_markdown(c: Certificate) -> str:
                   f"{_iv(pv.epsilon_bracket) if pv.epsilon_bracket else 'inconclusive'}"
                   f" (larger direction: {pv.larger})",
                   f"- TV = delta(0) in {_iv(pv.tv)}, attack accuracy in {_iv(pv.accuracy)}", ""]
+        if pv.poisson is not None:
+            verdict, d = pv.sampler_comparison()
+            pe = pv.poisson.epsilon
+            lines += ["## Random allocation against Poisson subsampling (certified)", "",
+                      f"- Poisson subsampling at q = 1/M = {_fs(pv.poisson.sample_rate)}, "
+                      f"T = M E = {pv.poisson.steps} steps: epsilon({_fs(pv.delta)}) in "
+                      f"{_iv(pe) if pe is not None else 'inconclusive'}",
+                      f"- {verdict}" + (f": Poisson's epsilon minus random allocation's in "
+                                        f"{_iv(d)}" if d is not None else ""), ""]
         if pv.views is not None:
             lines += [f"## Every view of the pair, at delta = {_fs(pv.delta)} (certified)", "",
                       "| view | certified value | loss against the exact epsilon | how |",
@@ -151,6 +160,17 @@ def certificate_html(c: Certificate, figs: dict) -> str:
                                                 else "inconclusive"), H.esc(pv.larger)),
              ("TV = delta(0)", H.esc(_iv(pv.tv)), "-"),
              ("attack accuracy 1/2 + TV/2", H.esc(_iv(pv.accuracy)), "-")], raw_cols=(0, 1, 2))]
+        if pv.poisson is not None:
+            verdict, d = pv.sampler_comparison()
+            pe = pv.poisson.epsilon
+            priv += ["<h2>Random allocation against Poisson subsampling (certified)</h2>",
+                     H.table(["sampler", f"epsilon({_fs(pv.delta)})", "note"], [
+                         ("random allocation", _iv(pv.epsilon_bracket) if pv.epsilon_bracket
+                          else "inconclusive", f"M = {c.steps}, E = {c.epochs}"),
+                         ("Poisson subsampling", _iv(pe) if pe is not None else "inconclusive",
+                          f"q = 1/M, T = {pv.poisson.steps}"),
+                         ("difference (Poisson - random allocation)",
+                          _iv(d) if d is not None else "-", verdict)])]
         if pv.views is not None:
             priv += [f"<h2>Every view of the pair, at delta = {H.esc(_fs(pv.delta))} "
                      "(certified)</h2>", H.table(

@@ -749,6 +749,26 @@ def _sampler_comparison_unchecked():
     PrivacyStatement.sampler_comparison = always
 
 
+def _poisson_renyi_tails_dropped():
+    from verifier.views import poisson_renyi as PR
+    real = PR._phi_cdf
+    PR._phi_cdf = lambda x: real(x) * 0          # every closed-form tail taken as 0
+
+
+def _poisson_renyi_binomial_exponent():
+    import math
+    from flint import arb
+    from verifier.views import poisson_renyi as PR
+    from verifier.core.arith import to_arb
+
+    def wrong(sigma, q, a):                       # e^{k(k+1)u/2}: E[Y^k] mistaken
+        s, qa = to_arb(sigma), to_arb(q)
+        u = 1 / (s * s)
+        return sum((math.comb(a, k) * (1 - qa) ** (a - k) * qa ** k
+                    * (k * (k + 1) * u / 2).exp() for k in range(a + 1)), arb(0))
+    PR._integer_remove = wrong
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1141,6 +1161,13 @@ MUTATIONS = [
              "separating",
              _sampler_comparison_unchecked,
              (PO + "test_certificate_compares_with_poisson_certified",)),
+    Mutation("poisson.renyi-tails-dropped", "tail",
+             "the Rényi integrals' closed-form tails beyond the window taken as 0",
+             _poisson_renyi_tails_dropped, (PO + "test_renyi_narrow_window_stays_rigorous",)),
+    Mutation("poisson.renyi-binomial-exponent", "spread",
+             "the remove direction's exact integer moments with e^{k(k+1)u/2}",
+             _poisson_renyi_binomial_exponent,
+             (PO + "test_renyi_integer_orders_exact_and_the_integration_agrees",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -78,3 +78,14 @@ def tradeoff(sigma, steps, epochs=1, points=21, at=None):
         except (TypeError, ValueError):
             raise InputError(f"points must be an integer, got {points!r}") from None
     return tradeoff_curve(s, m, e, at=at, points=points)
+
+
+def poisson_rdp(sigma, sample_rate, steps, orders=None, alpha_max=None):
+    """Certified Rényi divergences of both directions of T = ``steps`` Poisson-subsampled
+    steps at rate ``sample_rate`` (a ``PoissonRenyi``; its ``to_epsilon(delta)`` converts)."""
+    from verifier.api_profile import _parse_poisson
+    from verifier.views.poisson_renyi import poisson_renyi
+    from verifier.views.renyi import DEFAULT_ORDERS
+    s, q, t = _parse_poisson(sigma, sample_rate, steps)
+    os_ = parse_orders(orders, alpha_max)
+    return poisson_renyi(s, q, t, os_ if os_ is not None else list(DEFAULT_ORDERS))

@@ -272,6 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "--delta the (epsilon, delta) they imply beside the exact epsilon(delta).",
         epilog=f"Exit status: 0 ok; 2 bad input. Orders in (1, {MAX_ORDER}]. {RANGE_HELP}.")
     _pair_args(r)
+    _sampling_args(r)
     og = r.add_mutually_exclusive_group()
     og.add_argument("--orders", metavar="A1,A2,...", help="orders (exact decimals > 1)")
     og.add_argument("--alpha-max", dest="alpha_max", metavar="K", help="the integer orders 2..K")

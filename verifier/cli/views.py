@@ -8,8 +8,50 @@ from verifier.core.arith import decimal_str, frac_str
 from verifier.cli.common import EXIT_OK, _print_json, run_shape
 
 
+def _rdp_poisson(args) -> int:
+    from verifier.api_views import poisson_rdp
+    from verifier.cli.profile import poisson_inputs
+    sigma, q, T = poisson_inputs(args)
+    c = poisson_rdp(sigma, q, T, orders=args.orders, alpha_max=args.alpha_max)
+    delta = exact = None
+    if args.delta is not None:
+        from verifier.api_profile import poisson_epsilon
+        from verifier.core.arith import parse_delta
+        delta = parse_delta(args.delta)
+        exact = poisson_epsilon(sigma, q, T, delta)
+    if args.json:
+        out = c.to_json(delta)
+        if exact is not None:
+            out["conversions"]["exact"] = (None if exact.epsilon is None
+                                           else exact.epsilon.to_json())
+        _print_json(out)
+        return EXIT_OK
+    print(f"Rényi divergences of Poisson subsampling, sigma = {frac_str(sigma)}, sample rate "
+          f"q = {frac_str(q)}, T = {T} steps in all (certified brackets)")
+    print(f"  {'alpha':>10}  {'remove D(P||Q)':<34} {'add D(Q||P)':<34}")
+    for o in c.orders:
+        print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
+    print(f"  zCDP rho (remove) = {c.zcdp_remove.short(10)} (= T/(2 sigma^2): no amplification "
+          "by subsampling survives)")
+    if delta is not None:
+        print(f"  (epsilon, delta = {frac_str(delta)}), each an upper bound of epsilon(delta):")
+        for name, cv in (("Rényi, classical", c.to_epsilon(delta, improved=False)),
+                         ("Rényi, improved", c.to_epsilon(delta))):
+            print(f"    {name:<17} epsilon <= {decimal_str(cv.epsilon.upper, 8, 'up')}"
+                  f"   (order {decimal_str(Fraction(cv.alpha), 6)})")
+        if exact.epsilon is not None:
+            print(f"    exact profile     epsilon in {exact.epsilon.short(8)}")
+    print(f"  {c.seconds:.2f} s")
+    return EXIT_OK
+
+
 def cmd_rdp(args) -> int:
     from verifier.api_views import rdp
+    if getattr(args, "sampling", "random-allocation") == "poisson":
+        return _rdp_poisson(args)
+    if getattr(args, "sample_rate", None) is not None:
+        from verifier.core.arith import InputError
+        raise InputError("--sample-rate is for --sampling poisson")
     c = rdp(args.sigma, args.steps, args.epochs, orders=args.orders, alpha_max=args.alpha_max,
             delta=args.delta)
     delta = None

@@ -230,7 +230,7 @@ def poisson_epsilon(sigma, sample_rate, steps, delta):
 
     >>> import verifier
     >>> r = verifier.poisson_epsilon("1.1", "0.05", 20, "1e-5")
-    >>> Fraction("1.590") <= r.epsilon.lower <= r.epsilon.upper <= Fraction("1.591")
+    >>> Fraction("1.589") <= r.epsilon.lower <= r.epsilon.upper <= Fraction("1.591")
     True
     """
     from verifier.bounds.poisson import epsilon_bracket

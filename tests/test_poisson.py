@@ -428,3 +428,49 @@ def test_renyi_narrow_window_stays_rigorous(monkeypatch):
         for which, iv in (("remove", o.remove), ("add", o.add)):
             ref = renyi_ref(sigma, q, alpha, which)
             assert inside(iv, ref, F(1, 10 ** 30)), (sigma, q, alpha, which, iv, ref)
+
+
+# ---- claims about Poisson numbers ------------------------------------------------------
+def test_claims_audit_poisson_numbers(tmp_path):
+    """A paper's Poisson numbers as claims: the float accountants' figures for the issue's
+    example (dp_accounting 1.590 rounds the certified value; Opacus PRV 1.600 does not;
+    Opacus RDP 1.998 is a valid upper bound), and random allocation's lower epsilon."""
+    from verifier.claims import audit as A
+    from verifier.claims import format as C
+    body = '''format = "verifier-claims/2"
+[[claims]]
+id = "pld"
+where = "dp_accounting PLD"
+expr = "poisson_epsilon(sigma=1.1, sample_rate=0.05, total_steps=20, delta=1e-5)"
+printed = "1.590"
+judge = "rounded"
+[[claims]]
+id = "prv"
+where = "Opacus PRV"
+expr = "poisson_epsilon(sigma=1.1, sample_rate=0.05, total_steps=20, delta=1e-5)"
+printed = "1.600"
+judge = "rounded"
+[[claims]]
+id = "rdp"
+where = "Opacus RDP"
+expr = "poisson_epsilon(sigma=1.1, sample_rate=0.05, total_steps=20, delta=1e-5)"
+printed = "1.998"
+judge = "at-most"
+[[claims]]
+id = "ra-lower"
+where = "random allocation needs a smaller epsilon"
+expr = "poisson_epsilon(sigma=1.1, sample_rate=0.05, total_steps=20, delta=1e-5) - epsilon(sigma=1.1, steps=20, delta=1e-5)"
+printed = "0"
+judge = "at-least"
+[[claims]]
+id = "delta"
+where = "delta at eps = 1"
+expr = "poisson_delta_at(sigma=1.1, sample_rate=0.05, total_steps=20, epsilon=1)"
+printed = "0.00036"
+judge = "at-most"
+'''
+    p = tmp_path / "poisson.toml"
+    p.write_text(body, encoding="utf-8")
+    v = {r.claim.id: r.verdict for r in A.audit(C.load(str(p)))}
+    assert v == {"pld": "confirmed", "prv": "refuted", "rdp": "confirmed",
+                 "ra-lower": "confirmed", "delta": "confirmed"}, v

@@ -380,6 +380,37 @@ def _a_arg(v):
 ARG_PARSERS["a"] = _a_arg
 
 
+def _rate_arg(v):
+    q = parse_exact(v, "sample_rate")
+    if not 0 < q <= 1:
+        raise InputError(f"sample_rate must be in (0, 1], got {v}")
+    return q
+
+
+def _total_steps_arg(v):
+    t = parse_exact(v, "total_steps")
+    if t.denominator != 1 or t < 1:
+        raise InputError(f"total_steps must be an integer >= 1, got {v}")
+    return int(t)
+
+
+ARG_PARSERS["sample_rate"] = _rate_arg
+ARG_PARSERS["total_steps"] = _total_steps_arg
+
+
+def _poisson_epsilon(a, prec, max_prec=None):
+    from verifier.bounds.poisson import epsilon_bracket
+    r = epsilon_bracket(a["sigma"], a["sample_rate"], a["total_steps"], a["delta"])
+    return _final(r.epsilon, "ok" if r.epsilon is not None else "inconclusive",
+                  "no epsilon <= 60 certified")
+
+
+def _poisson_delta_at(a, prec, max_prec=None):
+    from verifier.bounds.poisson import delta_bracket
+    return Evaluation(delta_bracket(a["sigma"], a["sample_rate"], a["total_steps"],
+                                    a["epsilon"]).delta)
+
+
 def _tradeoff(a, prec, max_prec=None):
     from verifier.views.tradeoff import tradeoff_curve
     c = tradeoff_curve(a["sigma"], a["steps"], a["epochs"], at=[a["a"]])
@@ -450,6 +481,16 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              "(verifier delta)", ("sigma", "steps", "epsilon"), {"epochs": "1"},
              "the verifier's privacy profile (docs/THEORY.md section 9)", False, _delta_at,
              parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("poisson_epsilon", "epsilon(delta) of T = total_steps steps of DP-SGD with Poisson "
+             "subsampling at rate sample_rate, a certified bracket (verifier epsilon "
+             "--sampling poisson)", ("sigma", "sample_rate", "total_steps", "delta"), {},
+             "the verifier's Poisson engine (docs/THEORY.md section 12)", False,
+             _poisson_epsilon),
+    Quantity("poisson_delta_at", "delta(epsilon) of T = total_steps Poisson-subsampled steps, "
+             "a certified bracket (verifier delta --sampling poisson)",
+             ("sigma", "sample_rate", "total_steps", "epsilon"), {},
+             "the verifier's Poisson engine (docs/THEORY.md section 12)", False,
+             _poisson_delta_at),
     Quantity("tradeoff", "the trade-off function T(P0^E, P1^E)(a) (direction remove) or "
              "T(P1^E, P0^E)(a) (add), a certified band (verifier tradeoff)",
              ("sigma", "steps", "a"), {"epochs": "1", "direction": "remove"},

@@ -391,7 +391,7 @@ def test_property_free_parameters_any_value_is_valid(case, h_shift, j_add, n_pow
         h2 = h * F(2) ** h_shift
         J = max(4, math.ceil(J1 * h / h2)) + j_add
         s2 = math.expm1(float(1 / sg**2))
-        cells = X._boundaries(float(sg), float(h2), J, s2)
+        cells = X.cell_boundaries(float(sg), float(h2), J, s2)
         if merge:   # coarser cells: drop every other interior boundary, `merge` times
             for _ in range(merge):
                 cells = [cells[0]] + cells[1:-1:2] + [cells[-1]] if len(cells) > 3 else cells

@@ -19,7 +19,7 @@ def _parse_delta(d) -> Fraction:
     return parse_delta(d)
 
 
-def _parse_eps(e) -> Fraction:
+def parse_epsilon(e) -> Fraction:
     q = parse_exact(e, "epsilon")
     if q < 0:
         raise InputError(f"epsilon must be >= 0, got {e}")
@@ -49,7 +49,7 @@ def delta(sigma, steps, epochs=1, epsilon=None):
     if epsilon is None:
         raise InputError("delta(sigma, steps, epochs, epsilon): epsilon is required")
     s, m, e = _parse(sigma, steps, epochs)
-    return delta_bracket(s, m, e, _parse_eps(epsilon))
+    return delta_bracket(s, m, e, parse_epsilon(epsilon))
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def privacy_profile(sigma, steps, epochs=1, eps_grid=("0", "0.5", "1", "2", "4")
     s, m, e = _parse(sigma, steps, epochs)
     pts = []
     for x in eps_grid:
-        r = delta_bracket(s, m, e, _parse_eps(x))
+        r = delta_bracket(s, m, e, parse_epsilon(x))
         pts.append(ProfilePoint(r.epsilon, r.remove, r.add, r.delta))
     return PrivacyProfile(s, m, e, tuple(pts))
 
@@ -201,14 +201,14 @@ def _poisson_noise_multiplier(eps, d, tol, sample_rate, epochs, steps) -> "Noise
         if e <= 0:
             raise InputError(f"epochs must be > 0, got {str(epochs)[:40]}")
         steps = int(e / q)                        # Opacus: steps = int(epochs / sample_rate)
-    _, q, t = _parse_poisson(1, q, steps)
+    _, q, t = parse_poisson(1, q, steps)
     cal = calibrate_sigma_tolerance(eps, d, 1, 1, tol, poisson=(q, t))
     if cal.status != "certified" or cal.sigma is None:
         raise NoCertifiedSigma(cal)
     return NoiseMultiplier(cal.sigma, cal)
 
 
-def _parse_poisson(sigma, sample_rate, steps) -> tuple:
+def parse_poisson(sigma, sample_rate, steps) -> tuple:
     """(sigma, q, T): the noise multiplier, the sample rate q in (0, 1] and the total number
     of steps T (Opacus's ``steps``), by the float policy of parse_exact."""
     from verifier.core.arith import parse_sigma
@@ -236,7 +236,7 @@ def poisson_epsilon(sigma, sample_rate, steps, delta):
     from verifier.bounds.poisson import epsilon_bracket
     if delta is None:
         raise InputError("poisson_epsilon(sigma, sample_rate, steps, delta): delta is required")
-    s, q, t = _parse_poisson(sigma, sample_rate, steps)
+    s, q, t = parse_poisson(sigma, sample_rate, steps)
     return epsilon_bracket(s, q, t, _parse_delta(delta))
 
 
@@ -246,8 +246,8 @@ def poisson_delta(sigma, sample_rate, steps, epsilon):
     from verifier.bounds.poisson import delta_bracket
     if epsilon is None:
         raise InputError("poisson_delta(sigma, sample_rate, steps, epsilon): epsilon is required")
-    s, q, t = _parse_poisson(sigma, sample_rate, steps)
-    return delta_bracket(s, q, t, _parse_eps(epsilon))
+    s, q, t = parse_poisson(sigma, sample_rate, steps)
+    return delta_bracket(s, q, t, parse_epsilon(epsilon))
 
 
 @dataclass(frozen=True)
@@ -309,7 +309,7 @@ def compare_samplers(sigma, steps_per_epoch, epochs=1, delta=None, target_epsilo
         verdict = "not compared: an epsilon is inconclusive"
     eps, needed = None, None
     if target_epsilon is not None:
-        eps = _parse_eps(target_epsilon)
+        eps = parse_epsilon(target_epsilon)
         tol = parse_exact(epsilon_tolerance, "epsilon_tolerance")
         needed = {"random_allocation": calibrate_sigma_tolerance(eps, d, m, e, tol),
                   "poisson": calibrate_sigma_tolerance(eps, d, m, e, tol,

@@ -83,9 +83,9 @@ def tradeoff(sigma, steps, epochs=1, points=21, at=None):
 def poisson_rdp(sigma, sample_rate, steps, orders=None, alpha_max=None):
     """Certified Rényi divergences of both directions of T = ``steps`` Poisson-subsampled
     steps at rate ``sample_rate`` (a ``PoissonRenyi``; its ``to_epsilon(delta)`` converts)."""
-    from verifier.api_profile import _parse_poisson
+    from verifier.api_profile import parse_poisson
     from verifier.views.poisson_renyi import poisson_renyi
     from verifier.views.renyi import DEFAULT_ORDERS
-    s, q, t = _parse_poisson(sigma, sample_rate, steps)
+    s, q, t = parse_poisson(sigma, sample_rate, steps)
     os_ = parse_orders(orders, alpha_max)
     return poisson_renyi(s, q, t, os_ if os_ is not None else list(DEFAULT_ORDERS))

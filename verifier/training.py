@@ -25,7 +25,7 @@ as Opacus's own Poisson loader does.
 from __future__ import annotations
 
 from verifier.accountants import RandomAllocationAccountant   # (its import registers it)
-import verifier.poisson_accountant  # noqa: F401,E402 (registers accountant="certified_poisson")
+from verifier import poisson_accountant as _registers  # noqa: F401 (accountant="certified_poisson")
 from verifier.core.arith import InputError
 from verifier.sampling import RandomAllocationBatchSampler
 

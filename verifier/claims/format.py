@@ -319,8 +319,8 @@ def _claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
     if needs_printed:
         core = printed.strip()[:-3] if judge == "truncated" and printed.strip().endswith("...") \
             else printed.strip()
-        from verifier.core.arith import _DECIMAL
-        if judge in ("rounded", "truncated") and not _DECIMAL.fullmatch(core):
+        from verifier.core.arith import DECIMAL_RE
+        if judge in ("rounded", "truncated") and not DECIMAL_RE.fullmatch(core):
             raise InputError(f"{where}: printed value {printed!r:.40} must be a decimal for "
                              f"judge {judge!r} (its digits set the accuracy)")
         try:
@@ -448,8 +448,8 @@ def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
             raise InputError(f"{where}: printed value {printed!r:.40} is not a number") from None
     if judge == "rounded":
         # the printed digits set the rounding: a decimal is needed, not a ratio like 6/11
-        from verifier.core.arith import _DECIMAL
-        if not _DECIMAL.fullmatch(printed.strip()):
+        from verifier.core.arith import DECIMAL_RE
+        if not DECIMAL_RE.fullmatch(printed.strip()):
             raise InputError(f"{where}: printed value {printed!r:.40} must be a decimal for "
                              "judge 'rounded' (its digits set the rounding)")
     return Claim(cid, _text(c["where"], f"{where}: where"),

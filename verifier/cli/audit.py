@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from verifier.core.arith import InputError
-from verifier.cli.common import EXIT_OK, _print_json
+from verifier.cli.common import EXIT_OK, print_json
 
 
 def cmd_audit(args) -> int:
@@ -41,7 +41,7 @@ def cmd_audit(args) -> int:
         out.append((cf, results, paths))
     if args.json:
         from verifier.report.writer import audit_json
-        _print_json({"reports": [audit_json(cf, r, args.max_prec) for cf, r, _ in out]})
+        print_json({"reports": [audit_json(cf, r, args.max_prec) for cf, r, _ in out]})
         return status
     for cf, results, paths in out:
         s = A.summary(results)

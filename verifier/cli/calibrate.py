@@ -5,14 +5,14 @@ from fractions import Fraction
 
 from verifier.bounds.exact_tv import EXACT_TV
 from verifier.core.arith import pct
-from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _deploy_inputs,
-                                 _print_json)
+from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, deploy_inputs,
+                                 print_json)
 
 
 def _calibrate_poisson(args) -> int:
     """calibrate sigma --sampling poisson --target-epsilon EPS --delta D: Opacus's tolerance
     search (get_noise_multiplier's contract), certified by the Poisson engine."""
-    from verifier.api_profile import _parse_poisson, _parse_eps
+    from verifier.api_profile import parse_poisson, parse_epsilon
     from verifier.core.arith import InputError, frac_str, parse_delta, parse_epochs, parse_steps
     from verifier.deploy.epsilon import calibrate_sigma_tolerance
     if args.what != "sigma" or args.target_epsilon is None or args.delta is None:
@@ -35,12 +35,12 @@ def _calibrate_poisson(args) -> int:
         if args.steps is None:
             raise InputError("give --sample-rate q (or --steps-per-epoch M: q = 1/M)")
         q = f"1/{args.steps}"
-    _, q, T = _parse_poisson(1, q, T)
-    eps, d = _parse_eps(args.target_epsilon), parse_delta(args.delta)
+    _, q, T = parse_poisson(1, q, T)
+    eps, d = parse_epsilon(args.target_epsilon), parse_delta(args.delta)
     tol = Fraction(1, 100)
     cal = calibrate_sigma_tolerance(eps, d, 1, 1, tol, poisson=(q, T))
     if args.json:
-        _print_json(cal.to_json())
+        print_json(cal.to_json())
     else:
         print(f"calibrate sigma, Poisson subsampling at q = {frac_str(q)}, T = {T} steps in all, "
               f"target epsilon <= {frac_str(eps)} at delta = {frac_str(d)}")
@@ -66,7 +66,7 @@ def cmd_calibrate(args) -> int:
         args.target_epsilon = load_config(args.config).get("target_epsilon")   # selects it too
     if getattr(args, "target_epsilon", None) is not None or args.what == "epochs":
         return _calibrate_eps(args)
-    inp = _deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
+    inp = deploy_inputs(args, args.what in ("steps", "samples"), args.what == "sigma")
     with_exact_tv = args.what == "sigma" and inp.bound == EXACT_TV.name
     # --bound exact-tv: the registry bounds' answers too, and the noise saved against each
     names = Dp.BOUNDS if with_exact_tv else Dp.check_bounds(inp.bound)
@@ -130,7 +130,7 @@ def cmd_calibrate(args) -> int:
                          f"C = {frac_str(inp.clip)}, M = {steps})")
     status = EXIT_OK if found else EXIT_INCONCLUSIVE if inconclusive else EXIT_NEGATIVE
     if args.json:
-        _print_json(out)
+        print_json(out)
         return status
     print(f"calibrate {args.what}: target {inp.target.kind} {frac_str(inp.target.value)}, "
           f"E = {inp.epochs}")
@@ -150,7 +150,7 @@ def _calibrate_eps(args) -> int:
                          "not --target-epsilon")
     if getattr(args, "target_epsilon", None) is None:
         raise InputError("calibrate epochs needs --target-epsilon EPS --delta D")
-    inp = _deploy_inputs(args, args.what in ("steps", "epochs"), args.what in ("sigma", "epochs"))
+    inp = deploy_inputs(args, args.what in ("steps", "epochs"), args.what in ("sigma", "epochs"))
     eps, d = inp.target_epsilon, inp.target.delta
     if args.what == "sigma":
         r = DE.calibrate_sigma_eps(eps, d, inp.steps, inp.epochs, inp.resolution)
@@ -162,7 +162,7 @@ def _calibrate_eps(args) -> int:
     if r.status == "beyond-range" and args.what == "epochs" and r.value is not None:
         status = EXIT_OK
     if args.json:
-        _print_json(r.to_json())
+        print_json(r.to_json())
         return status
     fx = ", ".join(f"{k} = {frac_str(v) if not isinstance(v, int) else v}" for k, v in r.fixed.items())
     print(f"calibrate {args.what}: target (epsilon, delta) = ({frac_str(eps)}, {frac_str(d)}); {fx}")

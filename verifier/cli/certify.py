@@ -3,15 +3,15 @@ from __future__ import annotations
 
 from verifier.cli.common import run_shape
 
-from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _deploy_inputs,
-                                 _print_json)
+from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, deploy_inputs,
+                                 print_json)
 
 
 def cmd_certify(args) -> int:
     from verifier import deploy as Dp
     from verifier.report.certificate import certificate_json, write_certificate
     from verifier.core.arith import frac_str
-    inp = _deploy_inputs(args, True, True)
+    inp = deploy_inputs(args, True, True)
     c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
                    inp.clip, args.max_prec, inp.target_epsilon)
     paths = None
@@ -23,7 +23,7 @@ def cmd_certify(args) -> int:
     status = {"certified": EXIT_OK, "not-certified": EXIT_NEGATIVE,
               "inconclusive": EXIT_INCONCLUSIVE}[c.status]
     if args.json:
-        _print_json(certificate_json(c))
+        print_json(certificate_json(c))
         return status
     if c.privacy is not None:
         print(f"sigma = {frac_str(c.sigma)}, {run_shape(c.steps, c.epochs)}; target: (epsilon, delta) = "

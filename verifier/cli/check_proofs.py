@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from verifier.core.arith import InputError
-from verifier.cli.common import _print_json
+from verifier.cli.common import print_json
 
 
 def cmd_check_proofs(args) -> int:
@@ -20,7 +20,7 @@ def cmd_check_proofs(args) -> int:
         raise InputError(f"no check id starts with {args.only!r}")
     paths = runner.write(results, args.out, args.timings)
     if args.json:
-        _print_json(runner.to_json(results, timings=True))
+        print_json(runner.to_json(results, timings=True))
     else:
         s = runner.summary(results)
         total = sum(t for _, _, t in results)

@@ -14,17 +14,17 @@ def run_shape(M: int, E: int) -> str:
             f"{M * E} steps in all")
 
 
-def _iv(x: Interval) -> dict:
+def iv_json(x: Interval) -> dict:
     return x.to_json()
 
 
-def _print_json(obj):
+def print_json(obj):
     from verifier.report.writer import dumps
     sys.stdout.write(dumps(obj))
 
 
 # ---------------------------------------------------------------------------
-def _deploy_inputs(args, need_sigma, need_steps):
+def deploy_inputs(args, need_sigma, need_steps):
     from verifier.deploy.inputs import load_config, merge, parse_inputs
     keys = ("sigma", "steps", "samples", "batch_size", "epochs", "clip", "delta",
             "target_accuracy", "target_epsilon", "bound", "noise_level", "resolution")

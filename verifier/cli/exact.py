@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from verifier.core.arith import (MAX_EXACT_EPOCHS, decimal_str, parse_epochs, parse_sigma,
                                  parse_steps, pct)
-from verifier.cli.common import EXIT_OK, _print_json, run_shape
+from verifier.cli.common import EXIT_OK, print_json, run_shape
 
 
 def cmd_exact(args) -> int:
@@ -15,7 +15,7 @@ def cmd_exact(args) -> int:
     epochs = parse_epochs(args.epochs, MAX_EXACT_EPOCHS)
     r = exact_tv(sigma, steps, epochs)
     if args.json:
-        _print_json(r.to_json())
+        print_json(r.to_json())
         return EXIT_OK
     print(f"exact total variation, sigma = {frac_str(sigma)}, {run_shape(steps, epochs)}")
     rw = r.relative_width
@@ -59,7 +59,7 @@ def cmd_compare(args) -> int:
         ev = Dp.evaluate(b, sigma, steps, epochs, tgt)
         rows[b] = (ev, ex.ratio(ev.delta_epochs))
     if args.json:
-        _print_json({"sigma": frac_str(sigma), "steps": steps, "epochs": epochs,
+        print_json({"sigma": frac_str(sigma), "steps": steps, "epochs": epochs,
                      "exact": ex.to_json(),
                      "bounds": {b: {"delta_epochs": ev.delta_epochs.to_json(),
                                     "applicable": ev.applicable.value,

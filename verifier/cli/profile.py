@@ -4,7 +4,7 @@ profile of the random-allocation pair (docs/THEORY.md section 9) and of Poisson 
 from __future__ import annotations
 
 from verifier.core.arith import decimal_str, frac_str
-from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_OK, _print_json, run_shape
+from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_OK, print_json, run_shape
 
 
 def _inputs(args):
@@ -20,12 +20,12 @@ def _inputs(args):
 def poisson_inputs(args) -> tuple:
     """(sigma, q, T) of --sampling poisson: q = --sample-rate (default 1/M), T = M E (the
     steps in all, --total-steps T resolved into M and E by the parser)."""
-    from verifier.api_profile import _parse_poisson
+    from verifier.api_profile import parse_poisson
     from verifier.core.arith import parse_epochs, parse_steps
     m = parse_steps(args.steps, name="steps per epoch", minimum=1)
     e = parse_epochs(args.epochs if args.epochs is not None else 1, 10 ** 7)
     q = args.sample_rate if args.sample_rate is not None else f"1/{m}"
-    return _parse_poisson(args.sigma, q, m * e)
+    return parse_poisson(args.sigma, q, m * e)
 
 
 def _poisson_shape(sigma, q, T) -> str:
@@ -50,7 +50,7 @@ def _epsilon_poisson(args) -> int:
     sigma, q, T = poisson_inputs(args)
     r = poisson_epsilon(sigma, q, T, args.delta)
     if args.json:
-        _print_json(r.to_json())
+        print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
     print(f"epsilon(delta) of {_poisson_shape(sigma, q, T)}, delta = {frac_str(r.delta)}")
     if not r.bracketed:
@@ -67,7 +67,7 @@ def _delta_poisson(args) -> int:
     sigma, q, T = poisson_inputs(args)
     r = poisson_delta(sigma, q, T, args.epsilon)
     if args.json:
-        _print_json(r.to_json())
+        print_json(r.to_json())
         return EXIT_OK
     print(f"delta(epsilon) of {_poisson_shape(sigma, q, T)}, epsilon = {frac_str(r.epsilon)}")
     print(f"  delta     in {r.delta.short(8)}   ({_width(r.delta)})")
@@ -94,7 +94,7 @@ def cmd_epsilon(args) -> int:
     sigma, steps, epochs = _inputs(args)
     r = epsilon(sigma, steps, epochs, args.delta)
     if args.json:
-        _print_json(r.to_json())
+        print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
     print(f"epsilon(delta) of random allocation, sigma = {frac_str(sigma)}, "
           f"{run_shape(steps, epochs)}, delta = {frac_str(r.delta)}")
@@ -118,7 +118,7 @@ def cmd_delta(args) -> int:
     sigma, steps, epochs = _inputs(args)
     r = delta(sigma, steps, epochs, args.epsilon)
     if args.json:
-        _print_json(r.to_json())
+        print_json(r.to_json())
         return EXIT_OK
     print(f"delta(epsilon) of random allocation, sigma = {frac_str(sigma)}, "
           f"{run_shape(steps, epochs)}, epsilon = {frac_str(r.epsilon)}")
@@ -135,7 +135,7 @@ def cmd_compare_samplers(args) -> int:
     sigma, M, E = _inputs(args)
     c = compare_samplers(sigma, M, E, args.delta, args.target_epsilon)
     if args.json:
-        _print_json(c.to_json())
+        print_json(c.to_json())
     else:
         print(f"random allocation vs Poisson subsampling, sigma = {frac_str(sigma)}, "
               f"{run_shape(M, E)}; Poisson at q = 1/M = {frac_str(c.poisson.sample_rate)}, "

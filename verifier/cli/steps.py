@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from verifier.core.arith import InputError, parse_delta, parse_exact, parse_sigma
-from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, _iv, _print_json
+from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, iv_json, print_json
 
 
 def _print_steps_certificate(r, label):
@@ -38,9 +38,9 @@ def cmd_steps(args) -> int:
     status = {"certified": EXIT_OK, "infeasible": EXIT_NEGATIVE, "inconclusive": EXIT_INCONCLUSIVE,
               "beyond-range": EXIT_INCONCLUSIVE}[c.status]
     if args.json:
-        _print_json({
+        print_json({
             "sigma": frac_str(sigma), "delta": frac_str(delta), "coef": coef,
-            "status": r.status, "m_exact": r.m_exact, "m_closed_form": _iv(r.closed_form),
+            "status": r.status, "m_exact": r.m_exact, "m_closed_form": iv_json(r.closed_form),
             "min_n": n, "noise_level": frac_str(level),
             "certificate": {
                 "at_m_exact": r.at_m.to_json() if r.at_m else None,

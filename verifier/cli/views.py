@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from verifier.core.arith import decimal_str, frac_str
-from verifier.cli.common import EXIT_OK, _print_json, run_shape
+from verifier.cli.common import EXIT_OK, print_json, run_shape
 
 
 def _rdp_poisson(args) -> int:
@@ -24,7 +24,7 @@ def _rdp_poisson(args) -> int:
         if exact is not None:
             out["conversions"]["exact"] = (None if exact.epsilon is None
                                            else exact.epsilon.to_json())
-        _print_json(out)
+        print_json(out)
         return EXIT_OK
     print(f"Rényi divergences of Poisson subsampling, sigma = {frac_str(sigma)}, sample rate "
           f"q = {frac_str(q)}, T = {T} steps in all (certified brackets)")
@@ -73,7 +73,7 @@ def cmd_rdp(args) -> int:
                               ("zcdp_classical", c.zcdp_epsilon(delta, improved=False)),
                               ("zcdp_improved", c.zcdp_epsilon(delta))):
                     out["conversions"][k]["loss"] = conversion_loss(cv.epsilon, ex).to_json()
-        _print_json(out)
+        print_json(out)
         return EXIT_OK
     print(f"Rényi divergences of random allocation, sigma = {frac_str(c.sigma)}, "
           f"{run_shape(c.steps, c.epochs)} (certified brackets)")
@@ -105,7 +105,7 @@ def cmd_tradeoff(args) -> int:
     c = tradeoff(args.sigma, args.steps, args.epochs,
                  points=args.points if args.points is not None else 21, at=args.at)
     if args.json:
-        _print_json(c.to_json())
+        print_json(c.to_json())
         return EXIT_OK
     print(f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, "
           f"{run_shape(c.steps, c.epochs)} (certified bands)")

@@ -93,7 +93,7 @@ def sign_ge0(g: arb) -> Tri:
     return Tri.UNDECIDED
 
 
-_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
+DECIMAL_RE = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?", re.ASCII)
 _RATIONAL = re.compile(r"[+-]?\d+/\d+", re.ASCII)
 
 
@@ -145,7 +145,7 @@ def parse_exact(value, name: str) -> Fraction:
     if len(text) > MAX_NUMBER_CHARS:
         raise InputError(f"{name} is too long ({len(text)} characters; at most "
                          f"{MAX_NUMBER_CHARS}): {text[:24]!r}...")
-    m = _DECIMAL.fullmatch(text)
+    m = DECIMAL_RE.fullmatch(text)
     if m:
         if m.group(1) is not None and abs(int(m.group(1))) > MAX_DECIMAL_EXPONENT:
             raise InputError(f"{name} exponent out of range: {text!r:.60}")

@@ -241,7 +241,7 @@ class LatticeLaw:
             self.theta_up, self.eps_lo, self.eps_up, self.tail_up = 0.0, arb(0), arb(0), arb(0)
         self._A = self._B = None
 
-    def _suffix_A(self):
+    def prepare_tails(self):
         self._A = suffix_sums(self.c)          # A_i = sum_{j >= i} c_j
 
     def _suffix_B(self):
@@ -258,7 +258,7 @@ class LatticeLaw:
     def tail_ge(self, k: int) -> arb:
         """An enclosure of P(B >= k)."""
         if self._A is None:
-            self._suffix_A()
+            self.prepare_tails()
         eps = self.eps_lo + self.eps_up
         if k <= self.start:
             base = arb(1) if self.start == 0 else self._A[0]
@@ -276,7 +276,7 @@ class LatticeLaw:
             ka = to_arb(k)
             return self.mean - ka + ka * self.eps_lo
         if self._A is None:
-            self._suffix_A()
+            self.prepare_tails()
         if self._B is None:
             self._suffix_B()
         i = math.floor(k) + 1                      # values v > k are v >= floor(k) + 1

@@ -35,8 +35,8 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, frac_str, to_arb
-from verifier.views.renyi import (MAX_ORDER, Conversion, RenyiOrder, _dn, _up, convert,
-                                  zcdp_convert)
+from verifier.core.arith import ball_bounds
+from verifier.views.renyi import MAX_ORDER, Conversion, RenyiOrder, convert, zcdp_convert
 
 PREC = 128
 Z_MARGIN = 14            # the integration window: 14 standard deviations beyond the peak
@@ -83,6 +83,14 @@ def _moment(sigma: Fraction, q: Fraction, lam: Fraction) -> tuple[arb, arb]:
         tails = _phi_cdf(-zh) + lower_tail
     lo = arb(inner.lower()) if inner.lower() > 0 else arb(0)
     return lo, arb((inner + tails).upper())
+
+
+def _dn(x: arb) -> Fraction:
+    return ball_bounds(x)[0]
+
+
+def _up(x: arb) -> Fraction:
+    return ball_bounds(x)[1]
 
 
 def _min_upper(a: arb, b: arb) -> arb:

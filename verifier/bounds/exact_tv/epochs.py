@@ -36,7 +36,7 @@ from flint import acb, arb, ctx
 
 from verifier.core.arith import Interval, to_arb
 from verifier.numerics.lattice import LatticeLaw, centred_window, powers, two_dfts, two_inverse
-from verifier.bounds.exact_tv.one_epoch import _check_N, _setup, _upper_one, best_test, check_sigma
+from verifier.bounds.exact_tv.one_epoch import check_N, setup, upper_one, best_test, check_sigma
 
 
 # grid points per standard deviation: of one epoch's log-mean (upper end) and of the
@@ -178,7 +178,7 @@ def tv_epochs(sigma: Fraction, M: int, E: int, prec: int):
         return E * w * min(1.0, 2 * (E - 1) * scale) / tv_e
 
     with ctx.workprec(prec):
-        S = _setup(sigma, M, union_loss)
+        S = setup(sigma, M, union_loss)
         L = len(S.bounds) - 1
         J1 = S.J1
         tilted = [(S.bounds[i], S.m[i]) for i in range(L)] + [(J1, S.tau)]
@@ -186,7 +186,7 @@ def tv_epochs(sigma: Fraction, M: int, E: int, prec: int):
         scale_e = min(0.5, math.sqrt(E) * S.scale)
         eps_target = 1e-3 * scale_e / E
         N = max(centred_window(S.labels, M, eps_target, J1), centred_window(S.body, M, eps_target, J1))
-        _check_N(N, S)
+        check_N(N, S)
         XL, XB = two_dfts(S.labels, S.body, N)
         XT = two_dfts(tilted, [], N)[0]
         PL = powers(XL, M - 1, prec)
@@ -202,7 +202,7 @@ def tv_epochs(sigma: Fraction, M: int, E: int, prec: int):
         del y1, y2
         # one epoch: the test {sum of the M labels >= K} and the split upper bound
         lo1 = best_test(S, lambda K: Q1.tail_ge(K) - Q0.tail_ge(K))     # P1(A) - P0(A)
-        U1, PiM, ntail = _upper_one(S, B1)
+        U1, PiM, ntail = upper_one(S, B1)
         U1 = arb(U1.upper())
         # E epochs
         lo_e = _lower_epochs(Q0, Q1, E)

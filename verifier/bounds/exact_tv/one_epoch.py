@@ -71,7 +71,7 @@ class OneEpoch:
     N: int
 
 
-def _boundaries(sigma: float, h: float, J1: int, s2: float) -> list[int]:
+def cell_boundaries(sigma: float, h: float, J1: int, s2: float) -> list[int]:
     """Cell boundaries 0 = c_0 < ... < c_L = J1 in lattice units: width 1 while the mass
     above is large, doubling when w^2 P(Y >= a h) <= 4e-5 s2 / h^2 (then each width level
     adds at most 1e-5 s2 of variance to the spread, some 20 levels at most)."""
@@ -98,7 +98,7 @@ def _partial(sigma: Fraction, y: arb):
     return D.lognormal_upper_tail(s, s * (y.log() + 1 / (2 * s * s)))
 
 
-def _tails(sigma: Fraction, h: Fraction, points: list[int]):
+def upper_tails(sigma: Fraction, h: Fraction, points: list[int]):
     """Upper-tail masses G = P(Y >= c h), H = E[Y 1{Y >= c h}] at lattice points c (1 and 1
     at c = 0): cell [c_i, c_{i+1}) has q = G_i - G_{i+1}, m = H_i - H_{i+1} (differences of
     complements, no cancellation in the tail that matters)."""
@@ -114,8 +114,8 @@ def _tails(sigma: Fraction, h: Fraction, points: list[int]):
 def cell_moments(sigma: Fraction, h: Fraction, bounds: list[int]):
     """(q, m, p, tau): per cell [c_i, c_{i+1}) of ``bounds`` (lattice units) its probability q_i
     and first moment m_i = E[Y 1{cell}], and above the last boundary p = P(Y >= c_L h) and
-    tau = E[Y 1{Y >= c_L h}] (differences of the closed-form upper tails, _tails)."""
-    G, H = _tails(sigma, h, bounds)
+    tau = E[Y 1{Y >= c_L h}] (differences of the closed-form upper tails, upper_tails)."""
+    G, H = upper_tails(sigma, h, bounds)
     L = len(bounds) - 1
     return ([G[i] - G[i + 1] for i in range(L)], [H[i] - H[i + 1] for i in range(L)],
             G[-1], H[-1])
@@ -175,10 +175,10 @@ def _plan(sigma: Fraction, M: int, union_loss=None):
     if J1 > MAX_N:
         raise InputError(f"sigma = {decimal_str(sigma, 12)} needs a body of {J1} lattice cells "
                          f"(more than {MAX_N}); not supported")
-    return h, J1, _boundaries(sf, float(h), J1, s2), scale
+    return h, J1, cell_boundaries(sf, float(h), J1, s2), scale
 
 
-def _setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
+def setup(sigma: Fraction, M: int, union_loss=None) -> _Setup:
     """Cells, labels and spread body for (sigma, M) at the current precision (_plan chooses
     the parameters)."""
     h, J1, bounds, scale = _plan(sigma, M, union_loss)
@@ -208,7 +208,7 @@ def spread_cell(q: arb, m: arb, a: int, b: int, ha: arb):
     return (q * (b * ha) - m) / d, (m - q * (a * ha)) / d
 
 
-def _check_N(N: int, S: _Setup):
+def check_N(N: int, S: _Setup):
     if N > MAX_N:
         raise InputError(f"M = {S.M} at sigma = {decimal_str(S.sigma, 12)} needs a DFT of "
                          f"length {N} (more than {MAX_N})")
@@ -229,7 +229,7 @@ def _lower_one(S: _Setup, R: LatticeLaw) -> arb:
     return best_test(S, lambda K: sum((aj * R.tail_ge(K - lj) for lj, aj in a_coef), arb(0)))
 
 
-def _upper_one(S: _Setup, B1: LatticeLaw):
+def upper_one(S: _Setup, B1: LatticeLaw):
     """(upper bound of TV_1, Pi_M(0), tail cells used): the K = 0 / 1 / >= 2 split of the
     module docstring, from the law B1 of M - 1 spread body items."""
     M, h, ha, p, tau = S.M, S.h, S.ha, S.p, S.tau
@@ -251,7 +251,7 @@ def _upper_one(S: _Setup, B1: LatticeLaw):
     tb = [S.J1]
     while tb[-1] < c_lin:
         tb.append(min(c_lin, max(tb[-1] + 1, math.ceil(tb[-1] * (1 + 1 / 64)))))
-    Gt, Ht = _tails(S.sigma, h, tb)
+    Gt, Ht = upper_tails(S.sigma, h, tb)
     Gsum = arb(0)
     prev = Pi(tb[0])
     for i in range(len(tb) - 1):
@@ -273,11 +273,11 @@ def _upper_one(S: _Setup, B1: LatticeLaw):
 def tv_one(sigma: Fraction, M: int, prec: int) -> OneEpoch:
     """Rigorous bracket of TV_1(sigma, M); see the module docstring for every step."""
     with ctx.workprec(prec):
-        S = _setup(sigma, M)
+        S = setup(sigma, M)
         eps_target = 1e-3 * S.scale
         N = max(centred_window(S.labels, M - 1, eps_target, S.J1),
                 centred_window(S.body, M, eps_target, S.J1))
-        _check_N(N, S)
+        check_N(N, S)
         # the laws of the M - 1 labels (R) and the M - 1 spread body items (B1): one
         # forward and one inverse complex DFT for both (real sequences packed as x + iy)
         XL, XB = two_dfts(S.labels, S.body, N)
@@ -288,5 +288,5 @@ def tv_one(sigma: Fraction, M: int, prec: int) -> OneEpoch:
         del y
         lower = _lower_one(S, R)
         del R
-        U, _, ntail = _upper_one(S, B1)
+        U, _, ntail = upper_one(S, B1)
         return OneEpoch(lower, arb(U.upper()), S.h, len(S.bounds) + ntail, N)

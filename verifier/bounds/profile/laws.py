@@ -87,7 +87,7 @@ from verifier.core.arith import InputError, Interval, decimal_str, to_arb
 from verifier.numerics.compose import StepLaws
 from verifier.numerics.lattice import (MAX_N, LatticeLaw, chernoff_bound, normal_sf_float, powers,
                                       two_dfts, two_inverse, window)
-from verifier.bounds.exact_tv.one_epoch import _boundaries, _tails, cell_moments, spread_cell
+from verifier.bounds.exact_tv.one_epoch import cell_boundaries, upper_tails, cell_moments, spread_cell
 
 R_SMALL, R_MID, R_LARGE = 24, 16, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
 K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
@@ -160,7 +160,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     # region a small delta resolves), then the exact-TV engine's doubling rule (heavy tails:
     # that rule alone; their body reaches far and gains nothing from it)
     light = sigma >= Fraction(3, 4)
-    bounds = _boundaries(sf, hf, J1, s2 * (min(1.0, CELL_FLOOR * floor) if light else 1.0))
+    bounds = cell_boundaries(sf, hf, J1, s2 * (min(1.0, CELL_FLOOR * floor) if light else 1.0))
 
     def beyond(c):          # E[Y; Y >= t] + (M - 1) P(Y >= t), t = c h: the charge (e)
         x = sf * (math.log(c * hf) + u / 2)
@@ -617,7 +617,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> StepLaws:
     mu_s, mu_b, mu_t = _sub(spread), _sub(labels), _sub(tilted)
     # tail cells [t_i, t_{i+1}) from T1 to t_max; beyond t_max: G_inf, H_inf
     tb = P.tail
-    Gt, Ht = _tails(sigma, h, tb)
+    Gt, Ht = upper_tails(sigma, h, tb)
     G_inf, H_inf = Gt[-1], Ht[-1]
 
     def tail_spread(step: int):
@@ -895,7 +895,7 @@ def _laws(sigma, M, E, P: Plan, prec) -> StepLaws:
         bucket; sums outside are left out of the tests)."""
         for Z in (X, Y):
             if Z is not None and Z._A is None:
-                Z._suffix_A()
+                Z.prepare_tails()
         out = []
         centre = float(X.mean.mid()) - X.start
         first = max(0, int(centre - reach * sd_l))

@@ -115,3 +115,25 @@ def test_poisson_brackets_meet_dp_accounting_pld_and_lie_below_rdp(sigma, q, T, 
     rdp.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(float(q), G(float(sigma))), T))
     assert F(rdp.get_epsilon(float(delta))) >= e.upper
+
+
+def test_certified_poisson_dp_accountant():
+    from verifier.dp_accountant import CertifiedPoissonAccountant
+    acc = CertifiedPoissonAccountant()
+    assert isinstance(acc, dp_accounting.PrivacyAccountant)
+    assert acc.get_epsilon(1e-5) == 0.0
+    step = dp_accounting.PoissonSampledDpEvent(0.05, G(1.1))
+    acc.compose(dp_accounting.SelfComposedDpEvent(step, 15)).compose(step, 5)
+    r = verifier.poisson_epsilon("1.1", "0.05", 20, "1e-5").epsilon
+    e = acc.get_epsilon(1e-5)
+    assert F(e) >= r.upper and e - float(r.upper) < 1e-12
+    assert acc.sigma == F(11, 10) and acc.sample_rate == F(1, 20) and acc.steps == 20
+    d = verifier.poisson_delta("1.1", "0.05", 20, "1").delta
+    assert F(acc.get_delta(1.0)) >= d.upper
+    # mixed steps at the worst parameters; other events refused
+    acc.compose(dp_accounting.PoissonSampledDpEvent(0.1, G(1.3)))
+    assert acc.sample_rate == F(1, 10) and acc.sigma == F(11, 10) and acc.steps == 21
+    assert not acc.supports(dp_accounting.LaplaceDpEvent(1.0))
+    assert not CertifiedRandomAllocationAccountant().supports(step)
+    acc.compose(dp_accounting.NonPrivateDpEvent())
+    assert acc.get_epsilon(1e-5) == math.inf

@@ -19,9 +19,8 @@ at each step; the shape of the random-allocation port's event), composed E times
 changes nothing and ``NonPrivateDpEvent`` makes epsilon and delta infinite (dp_accounting's
 convention).  Add/remove adjacency only (the engine bounds both directions).  Every other
 event is unsupported (``supports`` is False, ``compose`` raises dp_accounting's
-``UnsupportedEventError``): Poisson-sampled events need the certified Poisson engine, which
-does not exist yet; epochs with different M or ``num_selected`` > 1 are not composed by the
-engine.  Epochs with different noise multipliers are accounted at the smallest one (a valid
+``UnsupportedEventError``): Poisson-sampled events are ``CertifiedPoissonAccountant``'s
+(below); epochs with different M or ``num_selected`` > 1 are not composed by the engine.  Epochs with different noise multipliers are accounted at the smallest one (a valid
 upper bound: the pair at a larger sigma is a post-processing of the pair at a smaller one,
 docs/THEORY.md section 9).  Floats are read as the decimals they print as.
 """
@@ -37,7 +36,8 @@ from dp_accounting import dp_event as _ev
 from verifier.accountants import engine_delta, engine_sigma, epsilon_upper_float, up_float
 from verifier.core.arith import InputError, parse_exact
 
-__all__ = ["RandomAllocationDpEvent", "CertifiedRandomAllocationAccountant"]
+__all__ = ["RandomAllocationDpEvent", "CertifiedRandomAllocationAccountant",
+           "CertifiedPoissonAccountant"]
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -84,7 +84,8 @@ def _epochs_of(event, count: int):
             return f"noise_multiplier must be > 0, got {inner.noise_multiplier}"
         return [(sigma, M, count)]
     if isinstance(event, _ev.PoissonSampledDpEvent):
-        return "Poisson subsampling: the certified Poisson engine does not exist yet"
+        return ("Poisson subsampling: use verifier.dp_accountant.CertifiedPoissonAccountant "
+                "(not random allocation)")
     return f"{type(event).__name__}: not random allocation of the Gaussian mechanism"
 
 
@@ -153,3 +154,118 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
         if s is None:
             return 1.0
         return min(1.0, up_float(delta(s, self.steps_per_epoch, self.epochs, eps).delta.upper))
+
+
+# ---- Poisson subsampling ---------------------------------------------------------------
+def _poisson_steps_of(event, count: int):
+    """[(sigma, q, steps)] of an event composed ``count`` times (a ``GaussianDpEvent`` is
+    q = 1), "nonprivate", or an error message (str)."""
+    if isinstance(event, _ev.NoOpDpEvent):
+        return []
+    if isinstance(event, _ev.NonPrivateDpEvent):
+        return "nonprivate"
+    if isinstance(event, _ev.SelfComposedDpEvent):
+        return _poisson_steps_of(event.event, count * event.count)
+    if isinstance(event, _ev.ComposedDpEvent):
+        out = []
+        for e in event.events:
+            r = _poisson_steps_of(e, count)
+            if isinstance(r, str):
+                return r
+            out += r
+        return out
+    q, inner = Fraction(1), event
+    if isinstance(event, _ev.PoissonSampledDpEvent):
+        inner = event.event
+        try:
+            q = parse_exact(event.sampling_probability, "sampling_probability")
+        except InputError as e:
+            return str(e)
+        if not 0 <= q <= 1:
+            return f"sampling_probability = {event.sampling_probability}: not in [0, 1]"
+        if q == 0:
+            return []                               # never sampled: nothing released
+    if not isinstance(inner, _ev.GaussianDpEvent):
+        return (f"{type(inner).__name__}: the engine certifies the (Poisson-subsampled) "
+                "Gaussian mechanism")
+    try:
+        sigma = parse_exact(inner.noise_multiplier, "noise_multiplier")
+    except InputError as e:
+        return str(e)
+    if sigma <= 0:
+        return f"noise_multiplier must be > 0, got {inner.noise_multiplier}"
+    return [(sigma, q, count)]
+
+
+class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
+    """dp_accounting's ``PrivacyAccountant`` for the Poisson-subsampled Gaussian mechanism
+    (``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))``, composed), certified by the
+    Poisson engine (docs/POISSON.md).  Steps with different sigma or q are accounted at the
+    smallest sigma and the largest q for every step (a valid upper bound: docs/THEORY.md
+    section 12, "Monotonicity"); add/remove adjacency only."""
+
+    def __init__(self, neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE):
+        if neighboring_relation is not dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE:
+            raise InputError(f"neighboring_relation = {neighboring_relation}: the engine "
+                             "certifies add/remove adjacency (ADD_OR_REMOVE_ONE) only")
+        super().__init__(neighboring_relation)
+        self.sigma: Fraction | None = None
+        self.sample_rate: Fraction | None = None
+        self.steps = 0
+        self.nonprivate = False
+
+    def _maybe_compose(self, event, count, do_compose):
+        r = _poisson_steps_of(event, count)
+        if isinstance(r, str) and r != "nonprivate":
+            return self.CompositionErrorDetails(invalid_event=event, error_message=r)
+        if do_compose:
+            if r == "nonprivate":
+                self.nonprivate = True
+                return None
+            for sigma, q, n in r:
+                if n:
+                    self.sigma = sigma if self.sigma is None else min(self.sigma, sigma)
+                    self.sample_rate = q if self.sample_rate is None else max(self.sample_rate, q)
+                    self.steps += n
+        return None
+
+    def get_epsilon_bracket(self, target_delta):
+        """The certified bracket of epsilon(target_delta) (a ``PoissonEpsilon``)."""
+        from verifier.api_profile import poisson_epsilon
+        if self.nonprivate or not self.steps:
+            raise InputError("no Poisson-subsampled step composed" if not self.steps else
+                             "a NonPrivateDpEvent was composed: no guarantee")
+        return poisson_epsilon(self.sigma, self.sample_rate, self.steps, target_delta)
+
+    def get_epsilon(self, target_delta) -> float:
+        """Certified upper end of epsilon(target_delta), a float rounded up; 0 before any
+        step, inf for a NonPrivateDpEvent, a sigma below the engine's range, or no epsilon
+        <= 60 certified; above its range (50) the answer at 50 (an upper bound)."""
+        from verifier.api_profile import poisson_epsilon
+        from verifier.bounds.poisson import RANGE
+        d = parse_exact(target_delta, "target_delta")
+        RANGE.check(None, None, None, delta=d)
+        if self.nonprivate:
+            return math.inf
+        if not self.steps:
+            return 0.0
+        s = engine_sigma(self.sigma)
+        if s is None:
+            return math.inf
+        e = poisson_epsilon(s, self.sample_rate, self.steps, d).epsilon
+        return math.inf if e is None else up_float(e.upper)
+
+    def get_delta(self, target_epsilon) -> float:
+        """Certified upper end of delta(target_epsilon), a float rounded up."""
+        from verifier.api_profile import poisson_delta
+        from verifier.bounds.poisson import RANGE
+        eps = parse_exact(target_epsilon, "target_epsilon")
+        RANGE.check(None, None, None, eps=eps)
+        if self.nonprivate:
+            return 1.0
+        if not self.steps:
+            return 0.0
+        s = engine_sigma(self.sigma)
+        if s is None:
+            return 1.0
+        return min(1.0, up_float(poisson_delta(s, self.sample_rate, self.steps, eps).delta.upper))

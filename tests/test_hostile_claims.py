@@ -224,3 +224,15 @@ def test_size_limits_in_process():
             X.evaluate(X.parse(text), {}, 64, 4096)
     import math
     assert X.evaluate(X.parse("binomial(60000, 3)"), {}, 64, 4096).contains(math.comb(60000, 3))
+
+
+def test_extremum_of_a_constant_over_a_box_is_answered(tmp_path, capsys):
+    """binomial(0, x) over x in [0, 2] is constant: the search bisects down to the smallest
+    box and re-queues it; a tie of two boxes in the queue was compared as dicts (exit 4,
+    found by the grammar fuzz)."""
+    f = tmp_path / "f.toml"
+    f.write_text(HDR + claim("binomial(0, x)", "at-most",
+                             extra='over = { x = ["0", "2"] }\nextremum = "max"\n'))
+    rc = main(["audit", str(f), "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert rc in (0, 1, 3) and "internal error" not in err, err

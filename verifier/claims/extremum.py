@@ -87,6 +87,7 @@ def _extremum(node, env, box, kind, prec, max_prec, rel, budget) -> Extremum:
         k = max(names, key=lambda nm: b[nm][1] - b[nm][0])
         a, c = b[k]
         if c - a < Fraction(1, 10 ** 40):
+            cnt += 1                       # a fresh counter: a tie never compares the boxes
             heapq.heappush(heap, (lo, cnt, b))
             break
         m = (a + c) / 2

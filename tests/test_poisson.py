@@ -474,3 +474,22 @@ judge = "at-most"
     v = {r.claim.id: r.verdict for r in A.audit(C.load(str(p)))}
     assert v == {"pld": "confirmed", "prv": "refuted", "rdp": "confirmed",
                  "ra-lower": "confirmed", "delta": "confirmed"}, v
+
+
+def test_engine_cache_is_bounded_lru_and_thread_safe():
+    import threading
+    from verifier.numerics.cache import EngineCache
+    c = EngineCache(2)
+    made = []
+    for k in (1, 2, 1, 3):                 # 1 is used again, so 2 is the least recent
+        c.get(k, lambda k=k: made.append(k) or k * 10)
+    assert made == [1, 2, 3] and len(c) == 2
+    assert c.get(1, lambda: -1) == 10 and c.get(2, lambda: -2) == -2
+    out = []
+    ts = [threading.Thread(target=lambda i=i: out.append(c.get(i % 3, lambda: i % 3)))
+          for i in range(30)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert len(out) == 30 and len(c) <= 2

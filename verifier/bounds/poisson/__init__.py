@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from verifier.core.arith import Interval, decimal_str, frac_str
 from verifier.core.ranges import Range
+from verifier.numerics.cache import EngineCache
 from verifier.numerics.brackets import (both_directions, directions, epsilon_search,
                                         larger_direction, relative_width)
 
@@ -32,7 +33,7 @@ START_POINTS = 30_000    # ... but at most about this many points in one step's 
 REL_TARGET = Fraction(1, 1000)    # epsilon(delta): eta is halved while the bracket is wider
 ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.1) ...
 REFINE_POINTS = 60_000   # ... and one step's laws have fewer points than this
-_CACHE: dict = {}
+_CACHE = EngineCache(5)         # composed profiles (numerics/cache.py)
 
 
 def check_range(sigma: Fraction, q: Fraction, T: int, delta: Fraction | None = None,
@@ -99,14 +100,12 @@ def engine(sigma: Fraction, q: Fraction, T: int, floor: float, eps_cap: float,
     if eta is None:
         eta = lattice_step(sigma, q, T, guess_epsilon(sigma, q, T, max(floor, 1e-300)))
     key = (sigma, q, T, floor, eps_cap, eta)
-    if key not in _CACHE:
-        if len(_CACHE) > 4:
-            _CACHE.clear()
+
+    def make():
         prec = _prec(T, floor, eta, eps_cap)
         laws = step_laws(sigma, q, T, floor, eta, prec)
-        _CACHE[key] = ComposedProfile(laws, T, prec, floor, eps_cap, symmetric=q == 1,
-                                      scan_tests=True)
-    return _CACHE[key]
+        return ComposedProfile(laws, T, prec, floor, eps_cap, symmetric=q == 1, scan_tests=True)
+    return _CACHE.get(key, make)
 
 
 CERTIFIED = ("rigorous bracket: upper ends by a dominating lattice pair of each step "

@@ -15,6 +15,7 @@ from fractions import Fraction
 
 from verifier.core.arith import Interval, decimal_str, frac_str
 from verifier.core.ranges import Range
+from verifier.numerics.cache import EngineCache
 from verifier.numerics.brackets import (both_directions, directions, epsilon_search,
                                         larger_direction, relative_width)
 
@@ -51,8 +52,8 @@ def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
     return 64 + 2 * M.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
 
 
-_LAWS: dict = {}
-_PROFILES: dict = {}
+_LAWS = EngineCache(5)          # per-epoch laws (numerics/cache.py)
+_PROFILES = EngineCache(9)      # composed profiles
 
 
 def clear_cache():
@@ -76,11 +77,7 @@ def _epoch_laws(sigma: Fraction, M: int, E: int, floor: float,
     be = max(E, budget_epochs or E)
     prec = _prec(M, floor, pcap)
     lk = (sigma, M, be, floor, pcap)
-    if lk not in _LAWS:
-        if len(_LAWS) > 4:
-            _LAWS.clear()
-        _LAWS[lk] = epoch_laws(sigma, M, be, floor, prec)
-    return lk, prec, _LAWS[lk]
+    return lk, prec, _LAWS.get(lk, lambda: epoch_laws(sigma, M, be, floor, prec))
 
 
 def guess_epsilon(sigma: Fraction, M: int, E: int, delta: float) -> float:
@@ -110,13 +107,9 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     lk, prec, laws = _epoch_laws(sigma, M, E, floor, budget_epochs,
                               LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61)
     pk = lk + (E, wcap)
-    if pk not in _PROFILES:
-        if len(_PROFILES) > 8:
-            _PROFILES.clear()
-        _PROFILES[pk] = ComposedProfile(
-            laws, E, prec, floor, wcap, symmetric=M == 1,
-            add_upper=lambda n, eps: add_moment_bound(sigma, M, n, eps))
-    return _PROFILES[pk]
+    return _PROFILES.get(pk, lambda: ComposedProfile(
+        laws, E, prec, floor, wcap, symmetric=M == 1,
+        add_upper=lambda n, eps: add_moment_bound(sigma, M, n, eps)))
 
 
 def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,

@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="verifier",
         description="Certified (Arb interval arithmetic) checks of Theorem 3.1 of "
                     "van Dijk & Ertan, arXiv 2605.06259 v1 (as reconstructed in docs/THEORY.md): "
-                    "DP-SGD with random-allocation sampling.",
+                    "DP-SGD with random-allocation sampling; the certified (epsilon, delta) of "
+                    "random allocation and of Poisson subsampling (--sampling poisson).",
         epilog="Exit status: 0 ok; 1 refuted / hypothesis fails / infeasible; 2 bad input; "
                "3 inconclusive at the precision cap; 4 internal error.")
     p.add_argument("--version", action="version", version=f"verifier {__version__}")
@@ -232,8 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, key, hlp in (("epsilon", "delta", "target delta D"),
                            ("delta", "epsilon", "epsilon EPS >= 0")):
         pp = sub.add_parser(
-            name, help=("certified epsilon(delta) of the random-allocation pair, both directions"
-                        if name == "epsilon" else
+            name, help=("certified epsilon(delta), both directions (random allocation; "
+                        "--sampling poisson)" if name == "epsilon" else
                         "certified delta(epsilon), the privacy profile, both directions"),
             description=("Rigorous bracket of epsilon(delta) = the smallest eps >= 0 with "
                          "delta(eps) <= D, where delta(eps) is the larger of the remove profile "

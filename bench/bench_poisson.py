@@ -2,7 +2,7 @@
 run, with the float accountants people use: Google dp_accounting's PLD, pessimistic, at
 value_discretization_interval 1e-4, by connect the dots (its default) and by privacy
 buckets; Opacus's PRV accountant (its eps_error 0.01) and Opacus's RDP accountant (an upper
-bound).
+bound); PLD_accounting 2.0's PLD-dual subsampling of the Gaussian PLD when installed.
 
 A float "pessimistic" estimate is an upper bound only in exact arithmetic: dp_accounting's
 connect the dots takes second differences of the profile in floats, and at delta = 1e-10 it
@@ -54,6 +54,21 @@ def dp_pld_buckets(s, q, T, d):
     return dp_pld(s, q, T, d, ctd=False)
 
 
+def pld_accounting(s, q, T, d):
+    """PLD_accounting 2.0's PLD-dual subsampling (arXiv 2602.17284, Appendix C) of
+    dp_accounting's Gaussian PLD, composed by dp_accounting."""
+    import importlib.util
+    if importlib.util.find_spec("PLD_accounting") is None:
+        return "not installed", None
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    from PLD_accounting import subsample_pld
+    t = time.perf_counter()
+    base = pld.from_gaussian_mechanism(float(s), value_discretization_interval=1e-4)
+    sub = subsample_pld(pld=base, sampling_probability=float(q))
+    e = sub.self_compose(T).get_epsilon_for_delta(float(d))
+    return e, time.perf_counter() - t
+
+
 def opacus_prv(s, q, T, d):
     from opacus.accountants import PRVAccountant
     acc = PRVAccountant()
@@ -96,6 +111,7 @@ def main():
     logging.disable(logging.WARNING)
     refs = [] if a.no_ref else [("dp_accounting PLD (dots)", dp_pld),
                                 ("dp_accounting PLD (buckets)", dp_pld_buckets),
+                                ("PLD_accounting subsampling", pld_accounting),
                                 ("Opacus PRV", opacus_prv), ("Opacus RDP", opacus_rdp)]
     print(f"{'sigma':>5} {'q':>7} {'T':>8} {'delta':>6} | {'ours epsilon':<24} {'width':>8} "
           f"{'s':>6} | " + " | ".join(f"{n:<28}" for n, _ in refs))

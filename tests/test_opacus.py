@@ -160,6 +160,7 @@ def test_example_runs_and_prints_a_certified_epsilon_and_the_refusals():
     assert "verifier (random allocation, certified):  epsilon in [" in r.stdout
     assert "refused: Poisson sampling ran" in r.stdout
     assert "refused: the data loader shuffles" in r.stdout
+    assert "verifier (Poisson at q = 0.05, 40 steps, certified): epsilon in [" in r.stdout
 
 
 def test_checkpoint_and_resume_through_opacus(tmp_path):

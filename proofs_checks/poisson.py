@@ -86,3 +86,30 @@ def connect_the_dots():
     parts.append(("T-fold products of dominating pairs dominate", cite("composition", COMPOSE)))
     return all_proved(parts)
 
+
+
+@check("gaussian.profile-closed-form",
+       "The Gaussian mechanism's privacy profile in the closed form the digits-on-demand path "
+       "evaluates.",
+       "for N(mu, 1) vs N(0, 1): the likelihood ratio e^{mu x - mu^2/2} is increasing in x and "
+       "equals e^eps at x* = eps/mu + mu/2, and delta(eps) = int_{x*}^inf (phi(x - mu) - "
+       "e^eps phi(x)) dx = (erfc((x* - mu)/sqrt 2) - e^eps erfc(x*/sqrt 2))/2, every real eps",
+       "mu, eps", ("mu > 0", "eps real"),
+       "exact algebra: SymPy's sign of the derivative, the threshold identity, and the "
+       "integral of the two Gaussian densities from x* reduced against the engine's "
+       "expression (verifier.symbolic.gaussian:profile)",
+       "docs/THEORY.md section 13 (Balle & Wang, ICML 2018, Theorem 8)",
+       binds=("verifier.symbolic.gaussian:profile", "verifier.symbolic.gaussian:threshold"))
+def gaussian_profile():
+    from verifier.symbolic import gaussian as GS
+    mu, eps, x = GS.mu, GS.eps, GS.x
+    xs = bound("verifier.symbolic.gaussian:threshold")()
+    prof = bound("verifier.symbolic.gaussian:profile")()
+    lr = sp.exp(mu * x - mu ** 2 / 2)
+    phi = lambda t: sp.exp(-t ** 2 / 2) / sp.sqrt(2 * sp.pi)       # noqa: E731
+    integral = (sp.integrate(phi(x - mu), (x, xs, sp.oo))
+                - sp.exp(eps) * sp.integrate(phi(x), (x, xs, sp.oo)))
+    return all_proved([
+        ("the likelihood ratio increases", sign_proved(sp.diff(lr, x), "positive")),
+        ("threshold", identity(lr.subs(x, xs), sp.exp(eps), [])),
+        ("the profile integral", identity(integral.rewrite(sp.erfc), prof, []))])

@@ -769,6 +769,27 @@ def _poisson_renyi_binomial_exponent():
     PR._integer_remove = wrong
 
 
+def _gaussian_compare_lax():
+    from flint import ctx
+    from verifier.bounds import gaussian as G
+    from verifier.core.arith import to_arb
+
+    def lax(mu2, eps, delta, prec):           # 64 bits, an undecided comparison read as "meets"
+        with ctx.workprec(64):
+            return 1 if G._delta_ball(mu2, eps) > to_arb(delta) else -1
+    G._compare = lax
+
+
+def _gaussian_profile_without_c():
+    import sympy as sp
+    from verifier.symbolic import gaussian as GS
+
+    def wrong():
+        xs = GS.threshold()
+        return (sp.erfc((xs - GS.mu) / sp.sqrt(2)) - sp.erfc(xs / sp.sqrt(2))) / 2
+    GS.profile = wrong
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1168,6 +1189,15 @@ MUTATIONS = [
              "the remove direction's exact integer moments with e^{k(k+1)u/2}",
              _poisson_renyi_binomial_exponent,
              (PO + "test_renyi_integer_orders_exact_and_the_integration_agrees",)),
+    Mutation("gaussian.bisection-undecided-meets", "search",
+             "the digits path's comparison at 64 bits only, an undecided one read as meeting "
+             "delta",
+             _gaussian_compare_lax,
+             ("tests/test_gaussian_digits.py::test_epsilon_to_the_digits_asked",)),
+    Mutation("binding.gaussian-profile-without-c", "proof",
+             "the closed form's e^eps factor dropped",
+             _gaussian_profile_without_c,
+             ("proofs_checks/test_proofs.py::test_check[gaussian.profile-closed-form]",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -246,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
                    f"{POISSON_HELP}.")
         _pair_args(pp)
         _sampling_args(pp)
+        pp.add_argument("--digits", metavar="D",
+                        help="the Gaussian mechanism (--steps-per-epoch 1, or --sampling poisson "
+                             "--sample-rate 1) to D significant digits from its closed form")
         pp.add_argument(f"--{key}", required=True, metavar=key[0].upper(), help=hlp)
         pp.add_argument("--json", action="store_true", help="print one JSON object")
 

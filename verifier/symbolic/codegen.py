@@ -27,6 +27,7 @@ import sympy as sp
 from sympy.codegen.cfunctions import expm1, log1p
 
 from verifier.symbolic import comparisons as C
+from verifier.symbolic import gaussian as G
 from verifier.symbolic import lognormal as L
 from verifier.symbolic import poisson as P
 from verifier.symbolic import terms as T
@@ -184,6 +185,9 @@ def specs():
          "mu_U of Dong, Roth & Su, Corollary 5.4.", False),
         ("gaussian_tv", ["mu"], [C.gaussian_tv()],
          "TV of the Gaussian trade-off G_mu: 2 Phi(mu/2) - 1.", False),
+        ("gaussian_profile", ["mu", "eps"], [G.profile()],
+         "delta(eps) of the Gaussian pair N(mu, 1) vs N(0, 1), both directions, every real eps "
+         "(docs/THEORY.md section 13).", False),
         ("poisson_loss_threshold", ["sigma", "q", "a"], [P.loss_threshold()],
          "b(a) = sigma (log((e^a - 1 + q)/q) + u/2): the Poisson step's loss x >= a iff "
          "Z >= b(a), for e^a > 1 - q (docs/THEORY.md section 12).", False),

@@ -1,0 +1,94 @@
+"""Digits on demand for the Gaussian mechanism (bounds/gaussian.py; issue #26's first item):
+the closed form to any number of digits, epsilon by certified bisection; dp_accounting's
+printed test values decided to their last digit."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+
+import mpmath as mp
+import pytest
+
+from verifier.bounds import gaussian as G
+from verifier.cli import main
+
+mp.mp.dps = 80
+
+
+def M(x):
+    if isinstance(x, (F, int)):
+        x = F(x)
+        return mp.mpf(x.numerator) / x.denominator
+    return mp.mpf(x)
+
+
+def ref_delta(mu2, eps):
+    mu = mp.sqrt(M(mu2))
+    return mp.ncdf(mu / 2 - M(eps) / mu) - mp.exp(M(eps)) * mp.ncdf(-mu / 2 - M(eps) / mu)
+
+
+@pytest.mark.parametrize("mu2,eps,digits", [(F(1), F(1), 30), (F(9), F(1), 20), (F(1), F(0), 50),
+                                            (F(10), F(-2), 25), (F(1, 100), F(3), 12)])
+def test_delta_to_the_digits_asked(mu2, eps, digits):
+    iv = G.delta_interval(mu2, eps, digits)
+    r = ref_delta(mu2, eps)
+    assert M(iv.lower) <= r <= M(iv.upper)
+    assert iv.upper - iv.lower <= F(1, 10 ** digits) * iv.lower
+
+
+@pytest.mark.parametrize("mu2,delta,digits", [(F(10), F(1, 10 ** 5), 30), (F(1), F(1, 10 ** 5), 50),
+                                              (F(1, 10 ** 6), F(1, 10 ** 12), 10),
+                                              (F(400), F(1, 2), 20)])
+def test_epsilon_to_the_digits_asked(mu2, delta, digits):
+    iv, n = G.epsilon_interval(mu2, delta, digits)
+    root = mp.findroot(lambda e: ref_delta(mu2, e) - M(delta), M(iv.lower))
+    assert M(iv.lower) <= root <= M(iv.upper)
+    assert iv.upper - iv.lower <= F(1, 10 ** digits) * max(iv.upper, F(1))
+    assert ref_delta(mu2, iv.upper) <= M(delta) < ref_delta(mu2, iv.lower)
+
+
+def test_epsilon_zero_when_delta_at_zero_is_small_enough():
+    iv, _ = G.epsilon_interval(F(1, 100), F(1, 2), 10)       # delta(0) = TV < 1/2
+    assert iv.lower == iv.upper == 0
+
+
+def test_dp_accounting_printed_values_decided(capsys):
+    """Rows of dp_accounting's Gaussian tests the lattice engine left inconclusive at their
+    eighth digit (issue #26): each printed value is the rounding of the certified delta."""
+    for mu2, eps, printed in ((1, 1, "0.12693674"), (9, 1, "0.78760074"), (1, 0, "0.38292492")):
+        iv = G.delta_interval(F(mu2), F(eps), 12)
+        p = F(printed)
+        half = F(1, 2 * 10 ** 8)
+        assert p - half <= iv.lower and iv.upper < p + half, (mu2, eps, iv)
+
+
+def _cli(capsys, *argv):
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_digits_both_samplers_agree(capsys):
+    rc, out, _ = _cli(capsys, "epsilon", "--sigma", "1", "--steps-per-epoch", "1", "--epochs",
+                      "10", "--delta", "1e-5", "--digits", "30", "--json")
+    rc2, out2, _ = _cli(capsys, "epsilon", "--sampling", "poisson", "--sample-rate", "1",
+                        "--sigma", "1", "--total-steps", "10", "--delta", "1e-5", "--digits",
+                        "30", "--json")
+    a, b = json.loads(out), json.loads(out2)
+    assert rc == rc2 == 0 and a["epsilon"] == b["epsilon"] and a["mu_squared"] == "10"
+    assert a["epsilon"]["lower"].startswith("17.85658683010761392552182517")
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--digits", "0"], "digits"), (["--digits", "1001"], "digits"),
+    (["--digits", "abc"], "digits"), (["--digits", "nan"], "digits")])
+def test_cli_digits_hostile_one_line(capsys, argv, word):
+    rc, _, err = _cli(capsys, "epsilon", "--sigma", "1", "--steps-per-epoch", "1", "--delta",
+                      "1e-5", *argv)
+    assert rc == 2 and err.count("\n") == 1 and word in err, err
+
+
+def test_cli_digits_refused_for_other_pairs(capsys):
+    rc, _, err = _cli(capsys, "epsilon", "--sigma", "1", "--steps-per-epoch", "10", "--delta",
+                      "1e-5", "--digits", "10")
+    assert rc == 2 and "Gaussian mechanism" in err

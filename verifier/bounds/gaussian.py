@@ -1,0 +1,119 @@
+"""Digits on demand for the Gaussian mechanism (docs/THEORY.md section 13): delta(eps) from
+its closed form (D.gaussian_profile, printed from verifier.symbolic.gaussian; proof check
+gaussian.profile-closed-form) at whatever precision the requested digits need, and
+epsilon(delta) by certified bisection (delta(eps) is strictly decreasing in eps).
+
+The pair of T compositions of the Gaussian mechanism with noise multiplier sigma is
+N(mu, 1) vs N(0, 1) with mu^2 = T / sigma^2 (exact rational): random allocation with M = 1
+step per epoch (T = E epochs) and Poisson subsampling at q = 1.  Both directions are equal.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from verifier.core.arith import Interval, ball_bounds, decimal_str, frac_str, to_arb
+from verifier.symbolic import derived as D
+
+MAX_DIGITS = 1000
+PREC_CAP = 20000
+
+
+def _delta_ball(mu2: Fraction, eps: Fraction) -> arb:
+    return D.gaussian_profile(to_arb(mu2).sqrt(), to_arb(eps))
+
+
+def delta_interval(mu2: Fraction, eps: Fraction, digits: int) -> Interval:
+    """delta(eps) with relative width <= 10^-digits (absolute below 10^-(digits + 300)), the
+    precision raised until it is reached (the last bracket at the cap otherwise)."""
+    want = Fraction(1, 10 ** digits)
+    prec = 64 + int(3.33 * digits) + 32
+    while True:
+        with ctx.workprec(prec):
+            lo, hi = ball_bounds(_delta_ball(mu2, eps))
+        lo, hi = max(lo, Fraction(0)), min(hi, Fraction(1))
+        if hi - lo <= want * lo or hi <= Fraction(1, 10 ** (digits + 300)) or prec >= PREC_CAP:
+            return Interval(lo, hi)
+        prec *= 2
+
+
+def _compare(mu2: Fraction, eps: Fraction, delta: Fraction, prec: int) -> int:
+    """+1: delta(eps) > delta certified; -1: <= delta certified; 0 undecided at the cap."""
+    while prec <= PREC_CAP:
+        with ctx.workprec(prec):
+            d = to_arb(delta)                     # at this precision (1/10^5 is not dyadic)
+            v = _delta_ball(mu2, eps)
+            if v > d:
+                return 1
+            if v <= d:
+                return -1
+        prec *= 2
+    return 0
+
+
+def epsilon_interval(mu2: Fraction, delta: Fraction, digits: int) -> tuple[Interval, int]:
+    """(bracket of epsilon(delta) with width <= 10^-digits relative (10^-digits absolute
+    below eps 1), evaluations); [0, 0] when delta(0) <= delta.  Each end certified:
+    delta(lower) > delta (or lower = 0) and delta(upper) <= delta."""
+    prec = 64 + int(3.33 * digits) + 32
+    n = 1
+    if _compare(mu2, Fraction(0), delta, prec) <= 0:
+        return Interval(Fraction(0), Fraction(0)), n
+    lo, hi = Fraction(0), Fraction(1)
+    while True:
+        n += 1
+        c = _compare(mu2, hi, delta, prec)
+        if c < 0:
+            break
+        if c == 0 or hi > 10 ** 6:
+            return Interval(lo, hi if c < 0 else Fraction(10 ** 6)), n
+        lo, hi = hi, hi * 2
+    scale = Fraction(10) ** -digits
+    while hi - lo > scale * max(hi, Fraction(1)):
+        mid = (lo + hi) / 2
+        k = max(0, -math.floor(math.log2(float(scale * max(hi, 1)))) + 4)
+        mid = Fraction(math.floor(mid * 2 ** k), 2 ** k)
+        if not lo < mid < hi:
+            break
+        n += 1
+        c = _compare(mu2, mid, delta, prec)
+        if c < 0:
+            hi = mid
+        elif c > 0:
+            lo = mid
+        else:
+            break                                   # undecided at the cap: keep [lo, hi]
+    return Interval(lo, hi), n
+
+
+@dataclass(frozen=True)
+class GaussianAnswer:
+    """epsilon(delta) or delta(eps) of the Gaussian mechanism to ``digits`` digits."""
+    what: str                 # "epsilon" or "delta"
+    mu2: Fraction             # mu^2 = T / sigma^2
+    at: Fraction              # the delta (what = epsilon) or the eps (what = delta)
+    value: Interval
+    digits: int
+    evaluations: int
+
+    def to_json(self) -> dict:
+        return {"method": "closed form (Gaussian mechanism: N(mu, 1) vs N(0, 1), mu^2 = T / "
+                          "sigma^2; docs/THEORY.md section 13)",
+                "mu_squared": frac_str(self.mu2), "digits": self.digits,
+                ("delta" if self.what == "epsilon" else "epsilon"): frac_str(self.at),
+                self.what: {"lower": decimal_str(self.value.lower, self.digits + 3, "down"),
+                            "upper": decimal_str(self.value.upper, self.digits + 3, "up")},
+                "evaluations": self.evaluations,
+                "certified": "both directions equal (reflection); every end an Arb ball's "
+                             "outward end; epsilon by certified bisection"}
+
+
+def check_digits(digits) -> int:
+    from verifier.core.arith import InputError, parse_exact
+    d = parse_exact(digits, "digits")
+    if d.denominator != 1 or not 1 <= d <= MAX_DIGITS:
+        raise InputError(f"digits must be an integer in [1, {MAX_DIGITS}], got {digits}")
+    return int(d)

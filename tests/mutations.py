@@ -1198,6 +1198,11 @@ MUTATIONS = [
              "the closed form's e^eps factor dropped",
              _gaussian_profile_without_c,
              ("proofs_checks/test_proofs.py::test_check[gaussian.profile-closed-form]",)),
+    Mutation("poisson.rel-width-ignored", "search",
+             "the requested relative width ignored (the default target kept)",
+             lambda: _set("verifier.bounds.poisson:check_rel_width",
+                          lambda rel: __import__("fractions").Fraction(1, 1000)),
+             (PO + "test_rel_width_on_demand",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -223,10 +223,12 @@ def parse_poisson(sigma, sample_rate, steps) -> tuple:
     return parse_sigma(sigma), q, int(t)
 
 
-def poisson_epsilon(sigma, sample_rate, steps, delta):
+def poisson_epsilon(sigma, sample_rate, steps, delta, rel_width=None):
     """Certified bracket of epsilon(delta) of DP-SGD with Poisson subsampling: ``steps``
     (T, steps in all, Opacus's meaning) at rate ``sample_rate`` (q), noise multiplier
-    ``sigma``, add/remove adjacency, both directions (a ``PoissonEpsilon``).
+    ``sigma``, add/remove adjacency, both directions (a ``PoissonEpsilon``); ``rel_width``:
+    the lattice is refined until the bracket is at most this wide relative (default 0.001),
+    as far as 60000 lattice points per step allow.
 
     >>> import verifier
     >>> r = verifier.poisson_epsilon("1.1", "0.05", 20, "1e-5")
@@ -236,18 +238,20 @@ def poisson_epsilon(sigma, sample_rate, steps, delta):
     from verifier.bounds.poisson import epsilon_bracket
     if delta is None:
         raise InputError("poisson_epsilon(sigma, sample_rate, steps, delta): delta is required")
+    from verifier.bounds.poisson import check_rel_width
     s, q, t = parse_poisson(sigma, sample_rate, steps)
-    return epsilon_bracket(s, q, t, _parse_delta(delta))
+    return epsilon_bracket(s, q, t, _parse_delta(delta), check_rel_width(rel_width))
 
 
-def poisson_delta(sigma, sample_rate, steps, epsilon):
+def poisson_delta(sigma, sample_rate, steps, epsilon, rel_width=None):
     """Certified bracket of delta(epsilon) of T Poisson-subsampled steps (a
     ``PoissonDelta``): the larger of the remove and add directions, and each."""
     from verifier.bounds.poisson import delta_bracket
     if epsilon is None:
         raise InputError("poisson_delta(sigma, sample_rate, steps, epsilon): epsilon is required")
+    from verifier.bounds.poisson import check_rel_width
     s, q, t = parse_poisson(sigma, sample_rate, steps)
-    return delta_bracket(s, q, t, parse_epsilon(epsilon))
+    return delta_bracket(s, q, t, parse_epsilon(epsilon), rel_width=check_rel_width(rel_width))
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
                    f"{POISSON_HELP}.")
         _pair_args(pp)
         _sampling_args(pp)
+        pp.add_argument("--rel-width", dest="rel_width", metavar="W",
+                        help="with --sampling poisson: refine the lattice until the bracket is "
+                             "at most W wide relative (default 0.001; in [1e-9, 0.1])")
         pp.add_argument("--digits", metavar="D",
                         help="the Gaussian mechanism (--steps-per-epoch 1, or --sampling poisson "
                              "--sample-rate 1) to D significant digits from its closed form")

@@ -45,10 +45,21 @@ def _print_directions(r, what: str):
     print(f"  larger direction: {r.larger}" + (" (certified)" if r.larger != "undecided" else ""))
 
 
+def _unreached(args, iv):
+    """Say so when a requested --rel-width was not reached (the lattice's point limit)."""
+    if args.rel_width is None or iv is None or iv.lower <= 0:
+        return
+    from verifier.bounds.poisson import check_rel_width
+    w = check_rel_width(args.rel_width)
+    if iv.upper - iv.lower > w * iv.lower:
+        print(f"  the requested relative width {frac_str(w)} was not reached: the lattice stops "
+              "at 60000 points per step")
+
+
 def _epsilon_poisson(args) -> int:
     from verifier.api_profile import poisson_epsilon
     sigma, q, T = poisson_inputs(args)
-    r = poisson_epsilon(sigma, q, T, args.delta)
+    r = poisson_epsilon(sigma, q, T, args.delta, args.rel_width)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
@@ -59,13 +70,14 @@ def _epsilon_poisson(args) -> int:
     print(f"  epsilon   in {r.epsilon.short(8)}   ({_width(r.epsilon)})")
     _print_directions(r, "epsilon")
     print(_poisson_engine_line(r.info, r.seconds))
+    _unreached(args, r.epsilon)
     return EXIT_OK
 
 
 def _delta_poisson(args) -> int:
     from verifier.api_profile import poisson_delta
     sigma, q, T = poisson_inputs(args)
-    r = poisson_delta(sigma, q, T, args.epsilon)
+    r = poisson_delta(sigma, q, T, args.epsilon, args.rel_width)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK
@@ -73,6 +85,7 @@ def _delta_poisson(args) -> int:
     print(f"  delta     in {r.delta.short(8)}   ({_width(r.delta)})")
     _print_directions(r, "delta")
     print(_poisson_engine_line(r.info, r.seconds))
+    _unreached(args, r.delta)
     return EXIT_OK
 
 
@@ -129,8 +142,16 @@ def _digits(args, what: str) -> int:
     return EXIT_OK
 
 
+def _rel_width_only_poisson(args):
+    if args.rel_width is not None and args.sampling != "poisson":
+        from verifier.core.arith import InputError
+        raise InputError("--rel-width is for --sampling poisson (the random-allocation engine's "
+                         "width is fixed, about 0.01%-0.3%; --digits for the Gaussian mechanism)")
+
+
 def cmd_epsilon(args) -> int:
     from verifier.api_profile import epsilon
+    _rel_width_only_poisson(args)
     if args.digits is not None:
         return _digits(args, "epsilon")
     if args.sampling == "poisson":
@@ -157,6 +178,7 @@ def cmd_epsilon(args) -> int:
 
 def cmd_delta(args) -> int:
     from verifier.api_profile import delta
+    _rel_width_only_poisson(args)
     if args.digits is not None:
         return _digits(args, "delta")
     if args.sampling == "poisson":

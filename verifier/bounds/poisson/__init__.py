@@ -196,12 +196,25 @@ def refine(compute, eta: Fraction, target) -> tuple:
         eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
 
 
-def _eps_target(iv: Interval) -> Fraction:
-    return max(REL_TARGET * iv.lower, ABS_TARGET * min(1, 10 * iv.upper))
+def _eps_target(rel: Fraction):
+    def target(iv: Interval) -> Fraction:
+        return max(rel * iv.lower, ABS_TARGET * min(1, 10 * iv.upper) * rel / REL_TARGET)
+    return target
+
+
+def check_rel_width(rel) -> Fraction:
+    """A requested relative width in [1e-9, 1/10] (by the float policy); one line otherwise."""
+    from verifier.core.arith import InputError, parse_exact
+    if rel is None:
+        return REL_TARGET
+    w = parse_exact(rel, "rel-width")
+    if not Fraction(1, 10 ** 9) <= w <= Fraction(1, 10):
+        raise InputError(f"rel-width must be in [1e-9, 0.1], got {str(rel)[:40]}")
+    return w
 
 
 def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
-                  floor: float = 1e-13) -> PoissonDelta:
+                  floor: float = 1e-13, rel_width: Fraction = REL_TARGET) -> PoissonDelta:
     """Certified bracket of delta(eps) of T steps at sample rate q, and of each direction
     (refined to a relative width of REL_TARGET where the lattice allows)."""
     check_range(sigma, q, T, eps=eps)
@@ -214,13 +227,14 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
         rem, add = out["dirs"]
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
     both, P = refine(compute, lattice_step(sigma, q, T, float(eps)),
-                     lambda iv: max(REL_TARGET * iv.lower, Fraction(floor)))
+                     lambda iv: max(rel_width * iv.lower, Fraction(floor)))
     rem, add = out["dirs"]
     return PoissonDelta(sigma, q, T, eps, both, rem, add, larger_direction(rem, add),
                         time.perf_counter() - t, dict(P.laws.info))
 
 
-def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction) -> PoissonEpsilon:
+def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
+                    rel_width: Fraction = REL_TARGET) -> PoissonEpsilon:
     """Certified bracket of epsilon(delta) = the smallest eps >= 0 with delta(eps) <= delta,
     and of each direction's (refined to REL_TARGET, or ABS_TARGET where eps < 0.1)."""
     check_range(sigma, q, T, delta=delta)
@@ -233,7 +247,7 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction) -> Po
                                 delta, guess)
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
-    _, P = refine(compute, lattice_step(sigma, q, T, guess), _eps_target)
+    _, P = refine(compute, lattice_step(sigma, q, T, guess), _eps_target(rel_width))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,

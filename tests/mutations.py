@@ -790,6 +790,18 @@ def _gaussian_profile_without_c():
     GS.profile = wrong
 
 
+def _gaussian_uncertified_upper():
+    from fractions import Fraction
+    from verifier.bounds import gaussian as G
+    from verifier.core.arith import Interval
+    real = G.epsilon_interval
+
+    def wrong(mu2, delta, digits):            # the old fallback: 1e6 as an upper end
+        iv, n = real(mu2, delta, digits)
+        return (Interval(Fraction(0), Fraction(10 ** 6)) if iv is None else iv), n
+    G.epsilon_interval = wrong
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1203,6 +1215,10 @@ MUTATIONS = [
              lambda: _set("verifier.bounds.poisson:check_rel_width",
                           lambda rel: __import__("fractions").Fraction(1, 1000)),
              (PO + "test_rel_width_on_demand",)),
+    Mutation("gaussian.uncertified-upper-end", "search",
+             "epsilon's upper end 1e6 reported when no eps was certified to meet delta",
+             _gaussian_uncertified_upper,
+             ("tests/test_gaussian_digits.py::test_epsilon_without_a_certified_upper_end_is_inconclusive",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

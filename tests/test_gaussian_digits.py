@@ -92,3 +92,11 @@ def test_cli_digits_refused_for_other_pairs(capsys):
     rc, _, err = _cli(capsys, "epsilon", "--sigma", "1", "--steps-per-epoch", "10", "--delta",
                       "1e-5", "--digits", "10")
     assert rc == 2 and "Gaussian mechanism" in err
+
+
+def test_epsilon_without_a_certified_upper_end_is_inconclusive(monkeypatch):
+    """When no eps is certified to meet delta (here: every comparison undecided), the answer
+    is inconclusive, never an uncertified upper end."""
+    monkeypatch.setattr(G, "_compare", lambda mu2, eps, delta, prec: 0 if eps > 0 else 1)
+    iv, _ = G.epsilon_interval(F(1), F(1, 10 ** 5), 10)
+    assert iv is None

@@ -49,23 +49,34 @@ class RandomAllocationDpEvent(_ev.DpEvent):
     num_steps: int
 
 
-def _epochs_of(event, count: int):
-    """[(sigma, M, epochs)] of an event composed ``count`` times, "nonprivate", or an error
-    message (str) naming what cannot be certified."""
+def _walk(event, count: int, leaf):
+    """The leaves of a composed event as a list (``leaf(event, count)`` -> list or error str),
+    "nonprivate", or the first error message: NoOp adds nothing, SelfComposed multiplies the
+    count, Composed concatenates (dp_accounting's conventions)."""
     if isinstance(event, _ev.NoOpDpEvent):
         return []
     if isinstance(event, _ev.NonPrivateDpEvent):
         return "nonprivate"
     if isinstance(event, _ev.SelfComposedDpEvent):
-        return _epochs_of(event.event, count * event.count)
+        return _walk(event.event, count * event.count, leaf)
     if isinstance(event, _ev.ComposedDpEvent):
         out = []
         for e in event.events:
-            r = _epochs_of(e, count)
+            r = _walk(e, count, leaf)
             if isinstance(r, str):
                 return r
             out += r
         return out
+    return leaf(event, count)
+
+
+def _epochs_of(event, count: int):
+    """[(sigma, M, epochs)] of an event composed ``count`` times, "nonprivate", or an error
+    message (str) naming what cannot be certified."""
+    return _walk(event, count, _epoch_leaf)
+
+
+def _epoch_leaf(event, count: int):
     if type(event).__name__ == "RandomAllocationDpEvent":     # ours, or the port's
         inner = getattr(event, "event", None)
         if not isinstance(inner, _ev.GaussianDpEvent):
@@ -160,20 +171,10 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
 def _poisson_steps_of(event, count: int):
     """[(sigma, q, steps)] of an event composed ``count`` times (a ``GaussianDpEvent`` is
     q = 1), "nonprivate", or an error message (str)."""
-    if isinstance(event, _ev.NoOpDpEvent):
-        return []
-    if isinstance(event, _ev.NonPrivateDpEvent):
-        return "nonprivate"
-    if isinstance(event, _ev.SelfComposedDpEvent):
-        return _poisson_steps_of(event.event, count * event.count)
-    if isinstance(event, _ev.ComposedDpEvent):
-        out = []
-        for e in event.events:
-            r = _poisson_steps_of(e, count)
-            if isinstance(r, str):
-                return r
-            out += r
-        return out
+    return _walk(event, count, _poisson_leaf)
+
+
+def _poisson_leaf(event, count: int):
     q, inner = Fraction(1), event
     if isinstance(event, _ev.PoissonSampledDpEvent):
         inner = event.event

@@ -54,10 +54,11 @@ def _compare(mu2: Fraction, eps: Fraction, delta: Fraction, prec: int) -> int:
     return 0
 
 
-def epsilon_interval(mu2: Fraction, delta: Fraction, digits: int) -> tuple[Interval, int]:
+def epsilon_interval(mu2: Fraction, delta: Fraction, digits: int) -> tuple[Interval | None, int]:
     """(bracket of epsilon(delta) with width <= 10^-digits relative (10^-digits absolute
-    below eps 1), evaluations); [0, 0] when delta(0) <= delta.  Each end certified:
-    delta(lower) > delta (or lower = 0) and delta(upper) <= delta."""
+    below eps 1), evaluations); [0, 0] when delta(0) <= delta; None when no eps <= 1e6 is
+    certified to meet delta (inconclusive).  Each end certified: delta(lower) > delta (or
+    lower = 0) and delta(upper) <= delta."""
     prec = 64 + int(3.33 * digits) + 32
     n = 1
     if _compare(mu2, Fraction(0), delta, prec) <= 0:
@@ -69,7 +70,7 @@ def epsilon_interval(mu2: Fraction, delta: Fraction, digits: int) -> tuple[Inter
         if c < 0:
             break
         if c == 0 or hi > 10 ** 6:
-            return Interval(lo, hi if c < 0 else Fraction(10 ** 6)), n
+            return None, n                          # no certified upper end: inconclusive
         lo, hi = hi, hi * 2
     scale = Fraction(10) ** -digits
     while hi - lo > scale * max(hi, Fraction(1)):

@@ -125,6 +125,10 @@ def _digits(args, what: str) -> int:
     if what == "epsilon":
         at = parse_delta(args.delta)
         iv, n = G.epsilon_interval(mu2, at, digits)
+        if iv is None:
+            print(f"epsilon of the Gaussian mechanism: inconclusive (no epsilon <= 1e6 is "
+                  f"certified to meet delta = {frac_str(at)})")
+            return EXIT_INCONCLUSIVE
     else:
         from verifier.api_profile import parse_epsilon
         at = parse_epsilon(args.epsilon)

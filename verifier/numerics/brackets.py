@@ -126,3 +126,18 @@ def relative_width(iv: Interval) -> str:
     if iv.lower > 0:
         return decimal_str((iv.upper - iv.lower) / iv.lower, 6, "up")
     return "inf" if iv.upper > 0 else "0"
+
+
+def epsilon_json(epsilon: Interval | None, remove: Interval | None, add: Interval | None,
+                 larger: str) -> dict:
+    """The JSON of an epsilon(delta) answer of either engine: the bracket, its status, both
+    directions, the larger one, its widths."""
+    def d(iv):
+        return None if iv is None else {"epsilon": iv.to_json()}
+    e = epsilon
+    return {"epsilon": None if e is None else e.to_json(),
+            "status": "bracketed" if e is not None else "inconclusive",
+            "directions": {"remove": d(remove), "add": d(add)},
+            "larger_direction": larger,
+            "relative_width": None if e is None else relative_width(e),
+            "absolute_width": None if e is None else decimal_str(e.upper - e.lower, 6, "up")}

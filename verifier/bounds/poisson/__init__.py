@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.core.arith import Interval, decimal_str, frac_str
+from verifier.core.arith import Interval, frac_str
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
-from verifier.numerics.brackets import (both_directions, directions, epsilon_search,
-                                        larger_direction, relative_width)
+from verifier.numerics.brackets import (both_directions, directions, epsilon_json,
+                                        epsilon_search, larger_direction, relative_width)
 
 RANGE = Range("Poisson (epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
               steps=(1, 10 ** 7), epochs=None,
@@ -160,17 +160,8 @@ class PoissonEpsilon:
         return self.epsilon is not None
 
     def to_json(self) -> dict:
-        def d(iv):
-            return None if iv is None else {"epsilon": iv.to_json()}
-        e = self.epsilon
         return {**_common(self), "delta": frac_str(self.delta),
-                "epsilon": None if e is None else e.to_json(),
-                "status": "bracketed" if self.bracketed else "inconclusive",
-                "directions": {"remove": d(self.remove), "add": d(self.add)},
-                "larger_direction": self.larger,
-                "relative_width": None if e is None else relative_width(e),
-                "absolute_width": (None if e is None else
-                                   decimal_str(e.upper - e.lower, 6, "up")),
+                **epsilon_json(self.epsilon, self.remove, self.add, self.larger),
                 "certified": CERTIFIED, "seconds": round(self.seconds, 3),
                 "engine": _info(self.info)}
 

@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.core.arith import Interval, decimal_str, frac_str
+from verifier.core.arith import Interval, frac_str
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
-from verifier.numerics.brackets import (both_directions, directions, epsilon_search,
-                                        larger_direction, relative_width)
+from verifier.numerics.brackets import (both_directions, directions, epsilon_json,
+                                        epsilon_search, larger_direction, relative_width)
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -170,17 +170,9 @@ class EpsilonResult:
         return self.epsilon is not None
 
     def to_json(self) -> dict:
-        def d(iv):
-            return None if iv is None else {"epsilon": iv.to_json()}
         return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
                 "delta": frac_str(self.delta),
-                "epsilon": None if self.epsilon is None else self.epsilon.to_json(),
-                "status": "bracketed" if self.bracketed else "inconclusive",
-                "directions": {"remove": d(self.remove), "add": d(self.add)},
-                "larger_direction": self.larger,
-                "relative_width": None if self.epsilon is None else relative_width(self.epsilon),
-                "absolute_width": (None if self.epsilon is None else
-                                   decimal_str(self.epsilon.upper - self.epsilon.lower, 6, "up")),
+                **epsilon_json(self.epsilon, self.remove, self.add, self.larger),
                 "certified": CERTIFIED, "seconds": round(self.seconds, 3),
                 "engine": _info_json(self.info)}
 

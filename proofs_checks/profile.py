@@ -136,7 +136,7 @@ def add_moment_bound():
     ])
 
 
-FIRST_CELL_BOUND_M = 64      # the engine's _all_in_first_cell checked exactly for M = 1..64
+FIRST_CELL_BOUND_M = 64      # the engine's all_in_first_cell checked exactly for M = 1..64
 
 
 @check("profile.first-cell-split", "The add law's split on the first cell, and the engine's "
@@ -149,9 +149,9 @@ FIRST_CELL_BOUND_M = 64      # the engine's _all_in_first_cell checked exactly f
        ("M >= 1 (every M)", "r(0) = 0"),
        "for symbolic M: at z = 0, s(0) = a(0) since r(0) = 0, so s^M - a^M vanishes there "
        "(SymPy); the piece is the binomial theorem (cited), checked by expansion for M = 1..10; "
-       "the engine's _all_in_first_cell(wa, wb, M), evaluated in exact ball arithmetic at "
+       "the engine's all_in_first_cell(wa, wb, M), evaluated in exact ball arithmetic at "
        "dyadic wa, wb, returns exactly the M + 1 binomial terms for M = 1..64 (its code is one "
-       "expression in M)", SRC, binds=("verifier.bounds.profile.laws:_all_in_first_cell",))
+       "expression in M)", SRC, binds=("verifier.bounds.profile.first_cell:all_in_first_cell",))
 def first_cell_split():
     from fractions import Fraction
     from math import comb
@@ -168,7 +168,7 @@ def first_cell_split():
     parts.append(("every M: binomial piece", cite("the binomial theorem",
                                                    "e.g. Graham, Knuth & Patashnik, Concrete "
                                                    "Mathematics, (5.12)")))
-    f = bound("verifier.bounds.profile.laws:_all_in_first_cell")
+    f = bound("verifier.bounds.profile.first_cell:all_in_first_cell")
     qa, qb = Fraction(3, 8), Fraction(5, 16)
     bad = None
     with ctx.workprec(8 * FIRST_CELL_BOUND_M + 64):      # every term exact at this precision
@@ -180,7 +180,7 @@ def first_cell_split():
                     for g, w in zip(got, want)):
                 bad = M
                 break
-    parts.append((f"engine: _all_in_first_cell exact for M = 1..{FIRST_CELL_BOUND_M}",
+    parts.append((f"engine: all_in_first_cell exact for M = 1..{FIRST_CELL_BOUND_M}",
                   Outcome(PROVED, "every term equals C(M, k) wa^(M-k) wb^k exactly") if bad is None
                   else Outcome(REFUTED, f"differs from the binomial piece at M = {bad}")))
     return all_proved(parts)

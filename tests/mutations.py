@@ -47,6 +47,28 @@ def _get(path: str):
     return obj
 
 
+PROFILE_STAGES = ("spreads", "first_cell", "plan", "body", "upper", "statistic", "laws")
+
+
+def _get_profile(name: str):
+    """A function of the profile engine's stages (verifier/bounds/profile/), by name."""
+    for m in PROFILE_STAGES:
+        mod = importlib.import_module("verifier.bounds.profile." + m)
+        if name in vars(mod):
+            return vars(mod)[name]
+    raise KeyError(name)
+
+
+def _set_profile(name: str, value):
+    """Replace a function of the profile engine's stages wherever a stage looks it up (the
+    stage modules import each other's names, so the defining module and every importer)."""
+    real = _get_profile(name)
+    for m in PROFILE_STAGES:
+        mod = importlib.import_module("verifier.bounds.profile." + m)
+        if vars(mod).get(name) is real:
+            setattr(mod, name, value)
+
+
 def _const_arb(v):
     def f(*a, **k):
         from flint import arb
@@ -125,9 +147,8 @@ def _t6_exponent_26():
 
 
 def _first_cell_piece_short():
-    from verifier.bounds.profile import laws
-    real = laws._all_in_first_cell
-    laws._all_in_first_cell = lambda wa, wb, M: real(wa, wb, M)[:-1]
+    real = _get_profile("all_in_first_cell")
+    _set_profile("all_in_first_cell", lambda wa, wb, M: real(wa, wb, M)[:-1])
 
 
 def _egf_wrong_factorial():
@@ -219,9 +240,7 @@ def _search_off_by_one():
     def wrong(*a, **k):
         n, at, below, c = real(*a, **k)
         return n + 1, at, below, c                            # not the smallest
-    for site in ("verifier.bounds.theorem31_steps:smallest_int", "verifier.deploy.steps:smallest_int",
-                 "verifier.deploy.sigma:smallest_int"):
-        _set(site, wrong)
+    _set("verifier.core.search:smallest_int", wrong)    # the one calibration driver's search
 
 
 def _undecided_as_fails():
@@ -388,12 +407,12 @@ def _profile_spread_contracted():
     def contracted(q, m, a, b, ha):       # all of the cell's mass at its left end
         from flint import arb
         return q, arb(0)
-    _set("verifier.bounds.profile.laws:spread_cell", contracted)
+    _set_profile("spread_cell", contracted)
 
 
 def _profile_spread_log_flipped():
-    real = _get("verifier.bounds.profile.laws:spread_log")
-    _set("verifier.bounds.profile.laws:spread_log", lambda x, e, up: real(x, e, not up))
+    real = _get_profile("spread_log")
+    _set_profile("spread_log", lambda x, e, up: real(x, e, not up))
 
 
 def _profile_geometric_down():
@@ -408,17 +427,17 @@ def _profile_geometric_down():
             a = grid[bisect.bisect_right(grid, v) - 1]
             out[a] = out.get(a, 0) + c
         return out
-    _set("verifier.bounds.profile.laws:_geometric", down)
+    _set_profile("geometric", down)
 
 
 def _profile_collapse_flipped():
-    real = _get("verifier.bounds.profile.laws:_collapse")
-    _set("verifier.bounds.profile.laws:_collapse", lambda law, lo, hi, up: real(law, lo, hi, not up))
+    real = _get_profile("collapse")
+    _set_profile("collapse", lambda law, lo, hi, up: real(law, lo, hi, not up))
 
 
 def _profile_tilt_at_right_end():
     # the randomized labels' tilted split taken at the cell's right end, not E[Y | cell]
-    _set("verifier.bounds.profile.laws:_cell_mean", lambda q, m, lo, hi: hi)
+    _set_profile("cell_mean", lambda q, m, lo, hi: hi)
 
 
 def _profile_onto_lattice_down():
@@ -429,7 +448,7 @@ def _profile_onto_lattice_down():
             j = math.floor(v / g)
             out[j] = out[j] + c if j in out else c
         return out
-    _set("verifier.bounds.profile.laws:_onto_lattice", down)
+    _set_profile("onto_lattice", down)
 
 
 def _profile_coarse_down():
@@ -442,12 +461,12 @@ def _profile_coarse_down():
                 d[j] = d[j] + c if j in d else c
             outs.append(d)
         return outs if len(gs) > 1 else outs[0]
-    _set("verifier.bounds.profile.laws:_coarse", down)
+    _set_profile("coarse", down)
 
 
 def _profile_convolve_shifted():
-    real = _get("verifier.bounds.profile.laws:_convolve")
-    _set("verifier.bounds.profile.laws:_convolve",
+    real = _get_profile("convolve")
+    _set_profile("convolve",
          lambda a, ratio, b: {k - 1: v for k, v in real(a, ratio, b).items()})
 
 
@@ -470,38 +489,38 @@ def _profile_add_moment_low():
 
 
 def _profile_first_cell_charge_dropped():
-    real = _get("verifier.bounds.profile.laws:first_cell_levels")
+    real = _get_profile("first_cell_levels")
 
     def dropped(sigma, M, a, budget, first=None):  # the last level's piece (and the W = 0
         from flint import arb                          # balls) not charged
         return real(sigma, M, a, budget, first)[0], arb(0)
-    _set("verifier.bounds.profile.laws:first_cell_levels", dropped)
+    _set_profile("first_cell_levels", dropped)
 
 
 def _profile_first_cell_swapped():
-    real = _get("verifier.bounds.profile.laws:_all_in_first_cell")
-    _set("verifier.bounds.profile.laws:_all_in_first_cell", lambda wa, wb, M: real(wb, wa, M))
+    real = _get_profile("all_in_first_cell")
+    _set_profile("all_in_first_cell", lambda wa, wb, M: real(wb, wa, M))
 
 
 def _profile_first_cell_test_p1_low():
-    real = _get("verifier.bounds.profile.laws:first_cell_test")
-    _set("verifier.bounds.profile.laws:first_cell_test",
+    real = _get_profile("first_cell_test")
+    _set_profile("first_cell_test",
          lambda fine, M: [(p0, p1 / 2) for p0, p1 in real(fine, M)])
 
 
 def _profile_k_body_short():
     # the K = k >= 2 parts on the body law with the fewest items for every k (B_{M-3} at k = 2:
     # one body item short of B_{M-2}, a move down, not step (b))
-    _set("verifier.bounds.profile.laws:_k_body",
+    _set_profile("k_body",
          lambda k, body_k, first: first if k == 1 else body_k[max(body_k)])
 
 
 def _profile_keep_low_dropped():
-    real = _get("verifier.bounds.profile.laws:_coarse_keep_low")
+    real = _get_profile("coarse_keep_low")
 
     def dropped(c, g):               # the points in (0, g) left out
         return {v: x for v, x in real(c, g).items() if v == 0 or v >= g}
-    _set("verifier.bounds.profile.laws:_coarse_keep_low", dropped)
+    _set_profile("coarse_keep_low", dropped)
 
 
 def _profile_bisect_swapped():
@@ -802,6 +821,11 @@ def _gaussian_uncertified_upper():
     G.epsilon_interval = wrong
 
 
+def _profile_test_tilt_doubled():
+    real = _get_profile("tail_cells")
+    _set_profile("tail_cells", lambda B, P, merge: [(p, 2 * t) for p, t in real(B, P, merge)])
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -985,7 +1009,7 @@ MUTATIONS = [
     Mutation("profile.first-cell-levels-dropped", "spread",
              "the add law's all-in-the-first-cell piece left out (the atom at W = 0 subtracted, "
              "nothing put back)",
-             lambda: _set("verifier.bounds.profile.laws:first_cell_levels",
+             lambda: _set_profile("first_cell_levels",
                           lambda sigma, M, a, budget, first=None: ([], _const_arb(0)())),
              (P + "test_m2_against_quadrature",
               P + "test_first_cell_levels_account_for_the_mass")),
@@ -998,7 +1022,7 @@ MUTATIONS = [
                                            P + "test_m2_against_quadrature")),
     Mutation("profile.first-cell-split-never", "spread",
              "the add law never split on the first cell (its atom at W = 0 charged whole)",
-             lambda: _set("verifier.bounds.profile.laws:_split_first_cell",
+             lambda: _set_profile("split_first_cell",
                           lambda *a: False),
              (P + "test_m2_against_quadrature",
               P + "test_small_sigma_small_m_is_bracketed")),
@@ -1011,7 +1035,7 @@ MUTATIONS = [
     Mutation("profile.first-bucket-not-refined", "test",
              "the K = 0 test bucket keeps the all-in-the-first-cell outcomes that the refined "
              "outcomes count again (not a partition)",
-             lambda: _set("verifier.bounds.profile.laws:_refine_first_bucket",
+             lambda: _set_profile("refine_first_bucket",
                           lambda k0, BM, T1l: k0),
              (P + "test_m2_against_quadrature",)),
     Mutation("profile.keep-low-dropped", "spread",
@@ -1019,7 +1043,7 @@ MUTATIONS = [
              _profile_keep_low_dropped, (P + "test_coarse_keep_low_keeps_mass_mean_and_zero",)),
     Mutation("profile.tail-charge-dropped", "tail",
              "the union-bound charge for items above t_max and K > kmax replaced by 0",
-             lambda: _set("verifier.bounds.profile.laws:tail_charge", _const_arb(0)),
+             lambda: _set_profile("tail_charge", _const_arb(0)),
              (P + "test_large_floor_charges_the_truncated_tail",)),
     Mutation("profile.window-mass-dropped", "tail",
              "the Chernoff bound of the composed DFT window's outside mass replaced by 0",
@@ -1219,6 +1243,18 @@ MUTATIONS = [
              "epsilon's upper end 1e6 reported when no eps was certified to meet delta",
              _gaussian_uncertified_upper,
              ("tests/test_gaussian_digits.py::test_epsilon_without_a_certified_upper_end_is_inconclusive",)),
+    Mutation("profile.tail-parts-dropped", "spread",
+             "the remove law's K >= 1 parts (tail items with the coarse body) left out",
+             lambda: _set_profile("tail_parts", lambda *a: None),
+             ("tests/test_profile_stages.py::test_upper_laws_at_c_zero_are_at_least_one",)),
+    Mutation("profile.add-tail-items-dropped", "spread",
+             "the add law's K >= 1 part (W >= (B_(M-1) + T1)/M, step (d)) left out, uncharged",
+             lambda: _set_profile("add_tail_items", _const_arb(0)),
+             ("tests/test_profile_stages.py::test_upper_laws_at_c_zero_are_at_least_one",)),
+    Mutation("profile.test-tail-tilt-doubled", "test",
+             "the tests' tail cells carry twice their tilted mass E[Y; cell] under P1",
+             _profile_test_tilt_doubled,
+             ("tests/test_profile_stages.py::test_statistic_laws_are_sub_probabilities", P + "test_m2_against_quadrature")),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

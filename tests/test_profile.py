@@ -12,10 +12,12 @@ from flint import arb, ctx
 
 from verifier.bounds import profile as PR
 from verifier.bounds.profile import compose as C
-from verifier.bounds.profile import laws as LW
+from verifier.bounds.profile import first_cell as FC
+from verifier.bounds.profile import spreads as SP
+from verifier.bounds.profile import upper as UP
 from verifier.numerics import compose as NC
 from verifier.numerics.brackets import epsilon_direction
-from verifier.core.arith import Interval, Tri
+from verifier.core.arith import Interval, Tri, to_arb
 
 
 def _mp(q: F):
@@ -280,7 +282,7 @@ def test_spread_log_moves_in_the_stated_direction():
         eta_inv = arb(1000)
         for x in (arb("0.123456789"), arb(-2) / 7, arb(0)):
             for up in (True, False):
-                k, th = LW.spread_log(x, eta_inv, up)
+                k, th = SP.spread_log(x, eta_inv, up)
                 m = k + th                      # the spread's mean, in grid units
                 assert 0 <= th.mid() <= 1 or th == 0
                 if up:
@@ -292,14 +294,14 @@ def test_spread_log_moves_in_the_stated_direction():
 def test_geometric_and_collapse_contracts():
     with ctx.workprec(128):
         pts = {100: arb(1) / 4, 137: arb(1) / 4, 250: arb(1) / 2}
-        g = LW._geometric(pts, 100, 1 + 1 / 16)
+        g = SP.geometric(pts, 100, 1 + 1 / 16)
         tot = sum(g.values(), arb(0))
         mean = sum((k * v for k, v in g.items()), arb(0))
         assert abs(float(tot.mid()) - 1) < 1e-30
         assert abs(float(mean.mid()) - (100 / 4 + 137 / 4 + 250 / 2)) < 1e-20
         law = {0: arb(1), 5: arb(2), 10: arb(3)}
-        up = LW._collapse(law, 3, 7, True)
-        down = LW._collapse(law, 3, 7, False)
+        up = SP.collapse(law, 3, 7, True)
+        down = SP.collapse(law, 3, 7, False)
         assert set(up) == {3, 5, 10} and set(down) == {0, 5, 7}
 
 
@@ -337,14 +339,14 @@ def test_lattice_spreads_keep_mass_and_mean():
     from the finer ones agree with a direct spread."""
     with ctx.workprec(128):
         vals = {F(7): arb(1) / 4, F(23, 2): arb(1) / 4, F(40): arb(1) / 2}
-        out = LW._onto_lattice(vals, 6)
+        out = SP.onto_lattice(vals, 6)
         tot, mean = _mass_mean(out, 6)
         assert abs(float((tot - 1).mid())) < 1e-30
         assert abs(float(mean.mid()) - (7 / 4 + 23 / 8 + 20)) < 1e-12
         assert all(isinstance(k, int) for k in out)
-        law = LW._Window([arb(k + 1) / 100 for k in range(37)], 13)
-        fine, coarse = LW._coarse(law, 3, 12)
-        direct = LW._onto_lattice({F(13 + i): v for i, v in enumerate(law.c)}, 12)
+        law = SP.Window([arb(k + 1) / 100 for k in range(37)], 13)
+        fine, coarse = SP.coarse(law, 3, 12)
+        direct = SP.onto_lattice({F(13 + i): v for i, v in enumerate(law.c)}, 12)
         for g, out in ((3, fine), (12, coarse)):
             tot, mean = _mass_mean(out, g)
             assert abs(float((tot - sum(law.c, arb(0))).mid())) < 1e-25
@@ -360,7 +362,7 @@ def test_convolve_is_the_convolution():
     with ctx.workprec(128):
         a = {2: arb(1) / 3, 3: arb(1) / 6, 5: arb(1) / 2}
         b = {0: arb(1) / 5, 1: arb(2) / 5, 7: arb(2) / 5}
-        got = LW._convolve(a, 4, b)
+        got = SP.convolve(a, 4, b)
         want: dict = {}
         for j, u in a.items():
             for k, v in b.items():
@@ -374,9 +376,9 @@ def test_cell_mean_is_inside_the_cell():
     """E[Y | cell] = m/q cut to the cell; the whole cell when q is not certified positive."""
     with ctx.workprec(128):
         lo, hi = arb(1), arb(2)
-        r = LW._cell_mean(arb(1) / 2, arb(3) / 4, lo, hi)
+        r = SP.cell_mean(arb(1) / 2, arb(3) / 4, lo, hi)
         assert abs(float((r - arb(3) / 2).mid())) < 1e-30 and r.rad() < 1e-30
-        r = LW._cell_mean(arb(0, 1e-40), arb(0, 1e-40), lo, hi)
+        r = SP.cell_mean(arb(0, 1e-40), arb(0, 1e-40), lo, hi)
         assert r.lower() <= 1 and r.upper() >= 2 and r.upper() - r.lower() <= 1 + 1e-8
 
 
@@ -553,7 +555,7 @@ def test_k2_body_has_enough_items():
     M = 6
     body_k = {2: (M - 2, {0: arb(1)}), 3: (M - 3, {0: arb(1)})}
     for k in range(1, 6):
-        n, _ = LW._k_body(k, body_k, (M - 1, {0: arb(1)}))
+        n, _ = UP.k_body(k, body_k, (M - 1, {0: arb(1)}))
         assert n >= M - k, (k, n)
     P = PR.engine(F(4), 4, 1, 1e-13)
     for e in ("0.8", "0.9"):
@@ -577,8 +579,8 @@ def test_first_cell_levels_account_for_the_mass(M):
     is kept up to the last level's charged piece, and every W lies in (0, a]."""
     sigma, a = F(1, 2), F(9, 32)
     with ctx.workprec(256), mp.workdps(60):        # the ends read at the working precision
-        pts, charge = LW.first_cell_levels(sigma, M, a, 1e-18)
-        top = LW.to_arb(a) * (1 + arb(10) ** -60)
+        pts, charge = FC.first_cell_levels(sigma, M, a, 1e-18)
+        top = to_arb(a) * (1 + arb(10) ** -60)
         assert all(w > 0 and w.upper() <= top for w, _ in pts)
         mass = sum((c for _, c in pts), arb(0)) + charge
         first = sum((w * c for w, c in pts), arb(0))
@@ -599,7 +601,7 @@ def test_coarse_keep_low_keeps_mass_mean_and_zero():
     spread onto multiples of g; mass and mean kept."""
     with ctx.workprec(128):
         c = [arb(k + 1) / 100 for k in range(29)]
-        out = LW._coarse_keep_low(c, 4)
+        out = SP.coarse_keep_low(c, 4)
         assert all(v < 4 or v % 4 == 0 for v in out)
         assert abs(float((out[0] - c[0]).mid())) < 1e-30
         for v in (1, 2, 3):

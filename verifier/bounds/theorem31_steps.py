@@ -18,12 +18,8 @@ from verifier.bounds.theorem31 import (HYPOTHESES, TARGET_CONDITION, Check, chec
 from verifier.core.arith import (DEFAULT_MAX_PREC, MAX_SEARCH_STEPS, InputError, Interval, Tri,
                                  sign_ge0, to_arb)
 from verifier.core.decide import decide
-from verifier.core.search import SearchLimit, Undecided, smallest_int
+from verifier.core.search import CLOSED_FORM_BUDGET, calibrate
 from verifier.symbolic import derived as D
-
-# Largest number of predicate evaluations in one M_exact search.
-MAX_SEARCH_EVALUATIONS = 20000
-
 
 # ---------------------------------------------------------------------------
 # M_exact: certified bisection
@@ -171,15 +167,15 @@ def steps_exact(sigma: Fraction, delta: Fraction, coef: str = "simplified",
     # M >= M_BE: proof check interpretation.closed-form-lower-bound), so the search
     # starts there; the answer is certified only by direct evaluation at M_exact
     # and M_exact - 1.
-    try:
-        m, at, below, n = smallest_int(pred, max(3, math.floor(need)), 3, MAX_SEARCH_EVALUATIONS,
-                                       ceiling=MAX_SEARCH_STEPS)
-    except Undecided as u:
-        return result("inconclusive", at=u.ev, message=(
-            f"conditions at M = {u.n} undecided at the precision cap ({max_prec} bits)"))
-    except SearchLimit as e:
-        return result("beyond-range" if e.beyond else "inconclusive", message=f"search stopped: {e}")
-    return result("certified", m, at, below, evaluations=n)
+    s = calibrate(pred, max(3, math.floor(need)), 3, budget=CLOSED_FORM_BUDGET,
+                  ceiling=MAX_SEARCH_STEPS)
+    if s.status == "undecided":
+        return result("inconclusive", at=s.at, message=(
+            f"conditions at M = {s.undecided_at} undecided at the precision cap ({max_prec} bits)"))
+    if not s.found:
+        return result("beyond-range" if s.status == "beyond" else "inconclusive",
+                      message=f"search stopped: {s.reason}")
+    return result("certified", s.value, s.at, s.below, evaluations=s.evaluations)
 
 
 def min_samples(m_exact: int, sigma: Fraction, noise_level: Fraction = Fraction(1, 10)) -> int:

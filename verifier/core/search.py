@@ -18,6 +18,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifier.core.arith import Tri
+
+# The one budget policy of the certified integer searches: how many predicate evaluations
+# a calibration may spend, by what one evaluation costs.
+CLOSED_FORM_BUDGET = 20000      # a closed-form bound (Theorem 3.1, chi-square): milliseconds
+ENGINE_BUDGET = 200             # a certified engine (exact TV, privacy profile): 0.1-15 s
+
+
 class Undecided(Exception):
     def __init__(self, n, ev=None):
         super().__init__(n)
@@ -96,6 +103,42 @@ def smallest_int(pred, start: int, floor: int, max_evaluations: int = 20000, fir
         hi = crossing(P, lo, hi)
     below = seen[hi - 1][1] if hi > floor and (hi - 1) in seen else None
     return hi, seen[hi][1], below, count
+
+
+@dataclass(frozen=True)
+class Search:
+    """The outcome of one calibration (``calibrate``): ``status`` is "found" (``value`` is
+    the smallest n >= floor whose predicate holds, certified, and ``below`` the certified
+    evidence that n - 1 fails, or None when n is the floor), "undecided" (the search met a
+    point it could not decide, ``undecided_at``, with its evidence in ``at``), "limit" (the
+    evaluation budget ran out) or "beyond" (the ceiling itself certifiably fails)."""
+    status: str
+    value: int | None = None
+    at: object = None
+    below: object = None
+    evaluations: int = 0
+    undecided_at: int | None = None
+    reason: str = ""
+
+    @property
+    def found(self) -> bool:
+        return self.status == "found"
+
+
+def calibrate(pred, start: int, floor: int, *, budget: int = ENGINE_BUDGET, first_step=None,
+              ceiling: int | None = None) -> Search:
+    """The verifier's one calibration driver (in the shape of dp_accounting's
+    ``calibrate_dp_mechanism``): the smallest n >= floor with ``pred(n)`` certified to hold,
+    for a predicate that is false then true (the caller names the monotonicity it rests
+    on), by ``smallest_int``; its undecided points and limits become a ``Search`` status,
+    never an exception and never a guess.  Every calibration of the package calls it."""
+    try:
+        n, at, below, count = smallest_int(pred, start, floor, budget, first_step, ceiling)
+    except Undecided as u:
+        return Search("undecided", at=u.ev, undecided_at=u.n, reason=f"undecided at {u.n}")
+    except SearchLimit as e:
+        return Search("beyond" if e.beyond else "limit", reason=str(e))
+    return Search("found", n, at, below, count)
 
 
 def crossing(P, f: int, t: int) -> int:

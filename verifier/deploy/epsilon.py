@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from verifier.core.arith import InputError, Interval, Tri, frac_str, pct
-from verifier.core.search import SearchLimit, Undecided, smallest_int
+from verifier.core.search import ENGINE_BUDGET, calibrate
 
 MONOTONE = {"sigma": "delta(eps) does not increase with sigma (post-processing: rescale and add "
                      "independent Gaussian noise)",
@@ -72,7 +72,7 @@ class EpsCalibration:
 
 
 def _pred(make):
-    """A smallest_int predicate from parameters(n) -> (sigma, M, E, budget)."""
+    """A calibrate predicate from parameters(n) -> (sigma, M, E, budget)."""
     from verifier.bounds import profile as PR
 
     def pred(n):
@@ -231,17 +231,17 @@ def calibrate_sigma_eps(eps: Fraction, delta: Fraction, M: int, E: int,
     pred = _pred(lambda n: (n * resolution, M, E, None, eps, delta))
     g = _guess_sigma(float(eps), float(delta), M, E)
     start = min(hi_n, max(lo_n, int(g / float(resolution))))
-    try:
-        n, at, below, count = smallest_int(pred, start, lo_n, 400, first_step=max(1, start // 16),
-                                           ceiling=hi_n)
-    except Undecided as u:
-        why = ("the engine refused there" if u.ev is None else
-               f"delta({frac_str(eps)}) in {u.ev.short(6)} straddles delta")
+    s = calibrate(pred, start, lo_n, budget=ENGINE_BUDGET, first_step=max(1, start // 16),
+                  ceiling=hi_n)
+    if s.status == "undecided":
+        why = ("the engine refused there" if s.at is None else
+               f"delta({frac_str(eps)}) in {s.at.short(6)} straddles delta")
         return EpsCalibration("sigma", "inconclusive", None, eps, delta, fixed,
-                              message=f"undecided at sigma = {frac_str(u.n * resolution)}: {why}")
-    except SearchLimit as e:
-        return EpsCalibration("sigma", "beyond-range" if e.beyond else "inconclusive", None, eps,
-                              delta, fixed, message=str(e) + " (sigma <= 50 searched)")
+                              message=f"undecided at sigma = {frac_str(s.undecided_at * resolution)}: {why}")
+    if not s.found:
+        return EpsCalibration("sigma", "beyond-range" if s.status == "beyond" else "inconclusive",
+                              None, eps, delta, fixed, message=s.reason + " (sigma <= 50 searched)")
+    n, at, below, count = s.value, s.at, s.below, s.evaluations
     sigma = n * resolution
     msg = (f"sigma = {frac_str(sigma - resolution)} certified to fail (delta({frac_str(eps)}) > "
            f"{frac_str(delta)}), hence every sigma below it" if n > lo_n else
@@ -289,19 +289,19 @@ def calibrate_epochs_eps(eps: Fraction, delta: Fraction, sigma: Fraction, M: int
     if first[0] is Tri.UNDECIDED:
         return EpsCalibration("epochs", "inconclusive", None, eps, delta, fixed, evaluations=1,
                               message="undecided at E = 1")
-    try:
-        n, bad, good, count = smallest_int(fails, 2, 2, 200, ceiling=max_epochs)
-    except SearchLimit as e:
-        if e.beyond:
-            return EpsCalibration("epochs", "beyond-range", max_epochs, eps, delta, fixed,
-                                  message=f"every E <= {max_epochs} meets the target (E = "
-                                          f"{max_epochs} certified)")
-        return EpsCalibration("epochs", "inconclusive", None, eps, delta, fixed, message=str(e))
-    except Undecided as u:
+    s = calibrate(fails, 2, 2, budget=ENGINE_BUDGET, ceiling=max_epochs)
+    if s.status == "beyond":
+        return EpsCalibration("epochs", "beyond-range", max_epochs, eps, delta, fixed,
+                              message=f"every E <= {max_epochs} meets the target (E = "
+                                      f"{max_epochs} certified)")
+    if s.status == "undecided":
         return EpsCalibration("epochs", "inconclusive", None, eps, delta, fixed,
-                              message=f"undecided at E = {u.n}")
-    return EpsCalibration("epochs", "certified", n - 1, eps, delta, fixed, good, bad, count,
-                          f"E = {n} certified to fail, hence every larger E")
+                              message=f"undecided at E = {s.undecided_at}")
+    if not s.found:
+        return EpsCalibration("epochs", "inconclusive", None, eps, delta, fixed, message=s.reason)
+    n = s.value
+    return EpsCalibration("epochs", "certified", n - 1, eps, delta, fixed, s.below, s.at,
+                          s.evaluations, f"E = {n} certified to fail, hence every larger E")
 
 
 def calibrate_steps_eps(eps: Fraction, delta: Fraction, sigma: Fraction, E: int) -> EpsCalibration:
@@ -311,13 +311,13 @@ def calibrate_steps_eps(eps: Fraction, delta: Fraction, sigma: Fraction, E: int)
     check_range(sigma, 1, E, delta=delta, eps=eps)
     fixed = {"sigma": sigma, "epochs": E}
     pred = _pred(lambda n: (sigma, n, E, None, eps, delta))
-    try:
-        n, at, below, count = smallest_int(pred, 16, 1, 200, ceiling=MAX_STEPS)
-    except Undecided as u:
+    s = calibrate(pred, 16, 1, budget=ENGINE_BUDGET, ceiling=MAX_STEPS)
+    if s.status == "undecided":
         return EpsCalibration("steps", "inconclusive", None, eps, delta, fixed,
-                              message=f"undecided at M = {u.n}")
-    except SearchLimit as e:
-        return EpsCalibration("steps", "beyond-range" if e.beyond else "inconclusive", None,
-                              eps, delta, fixed, message=str(e) + " (M <= 1e7 searched)")
-    return EpsCalibration("steps", "certified", n, eps, delta, fixed, at, below, count,
+                              message=f"undecided at M = {s.undecided_at}")
+    if not s.found:
+        return EpsCalibration("steps", "beyond-range" if s.status == "beyond" else "inconclusive",
+                              None, eps, delta, fixed, message=s.reason + " (M <= 1e7 searched)")
+    n = s.value
+    return EpsCalibration("steps", "certified", n, eps, delta, fixed, s.at, s.below, s.evaluations,
                           (f"M = {n - 1} certified to fail; " if n > 1 else "") + MONOTONE["steps"])

@@ -15,7 +15,7 @@ from verifier.bounds.base import Bound, box_ball
 from verifier.core import search
 from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, decimal_str, frac_str,
                                  pct, to_arb)
-from verifier.core.search import Cover, SearchLimit, Undecided, cover, smallest_int
+from verifier.core.search import CLOSED_FORM_BUDGET, Cover, Undecided, calibrate, cover
 from verifier.deploy.evaluate import BoundEval, Target, evaluate, resolve
 
 MAX_BOXES = 20000
@@ -68,11 +68,11 @@ def _decreasing_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibra
     cf = Interval.of(star)
     pred = _grid_pred(bound, M, E, target, res, max_prec)
     start = max(1, math.ceil(cf.lower / res)) if cf.finite else 1
-    try:
-        k, at, below, _ = smallest_int(pred, start, 1)
-    except (Undecided, SearchLimit) as e:
+    s = calibrate(pred, start, 1, budget=CLOSED_FORM_BUDGET)
+    if not s.found:
         return SigmaCalibration(bound.name, "inconclusive", None, res, None, None,
-                                closed_form=cf, message=str(e))
+                                closed_form=cf, message=s.reason)
+    k, at, below = s.value, s.at, s.below
     sigma = k * res
     msg = ""
     # the closed-form inversion agrees: sigma* in (sigma - res, sigma]

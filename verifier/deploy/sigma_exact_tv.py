@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, frac_str, pct
-from verifier.core.search import SearchLimit, Undecided, smallest_int
+from verifier.core.search import ENGINE_BUDGET, calibrate
 from verifier.deploy.evaluate import Target
 from verifier.deploy.sigma import SigmaCalibration, calibrate_sigma
 
@@ -49,16 +49,17 @@ def calibrate_sigma_exact(steps: int, epochs: int, target: Target,
         return exact_verdict(r.tv, tau), r
 
     k_chi = int(chi.sigma / resolution)
-    try:   # TV decreases in sigma: the predicate is false, then true
-        k, _, _, n = smallest_int(pred, max(1, (k_chi * 19) // 20), 1, 200)
-    except Undecided as u:
-        why = ("the engine's range (sigma >= 0.1) ends there" if u.ev is None else
+    # TV decreases in sigma: the predicate is false, then true
+    s = calibrate(pred, max(1, (k_chi * 19) // 20), 1, budget=ENGINE_BUDGET)
+    if s.status == "undecided":
+        why = ("the engine's range (sigma >= 0.1) ends there" if s.at is None else
                "the exact bracket straddles the target there; a finer lattice would decide it")
         return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
-                                message=f"undecided at sigma = {u.n * resolution}: {why}")
-    except SearchLimit as e:
+                                message=f"undecided at sigma = {s.undecided_at * resolution}: {why}")
+    if not s.found:
         return SigmaCalibration(EXACT_TV.name, "inconclusive", None, resolution, None, None,
-                                message=str(e))
+                                message=s.reason)
+    k, n = s.value, s.evaluations
     saved = 1 - Fraction(k) * resolution / chi.sigma
     below = ("" if k == 1 else f"; sigma = {frac_str((k - 1) * resolution)} certified infeasible (the "
              "bracket's lower end exceeds the target), hence every sigma below it")

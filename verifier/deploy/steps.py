@@ -10,7 +10,7 @@ from flint import arb, ctx
 
 from verifier.bounds import theorem31_steps as TS
 from verifier.core.arith import DEFAULT_MAX_PREC, MAX_SEARCH_STEPS, Interval, decimal_str, to_arb
-from verifier.core.search import SearchLimit, Undecided, smallest_int
+from verifier.core.search import CLOSED_FORM_BUDGET, calibrate
 from verifier.deploy.evaluate import BoundEval, Target, evaluate, resolve
 
 
@@ -58,15 +58,16 @@ def calibrate_steps(sigma: Fraction, epochs: int, target: Target, bound: str,
         return StepsCalibration(b.name, "inconclusive", None, None, None, 0, cf, (
             "every feasible M exceeds the supported range M <= 1e40 (certified lower bound "
             + ("not finite" if need is None else f">= {decimal_str(need, 4, 'down')}") + ")"))
-    try:
-        m, at, below, n = smallest_int(pred, max(3, math.floor(need)), 3, ceiling=MAX_SEARCH_STEPS)
-    except Undecided as u:
-        return StepsCalibration(b.name, "inconclusive", None, u.ev, None, 0, cf,
-                                f"undecided at M = {u.n} at the precision cap")
-    except SearchLimit as e:
+    s = calibrate(pred, max(3, math.floor(need)), 3, budget=CLOSED_FORM_BUDGET,
+                  ceiling=MAX_SEARCH_STEPS)
+    if s.status == "undecided":
+        return StepsCalibration(b.name, "inconclusive", None, s.at, None, 0, cf,
+                                f"undecided at M = {s.undecided_at} at the precision cap")
+    if not s.found:
         return StepsCalibration(b.name, "inconclusive", None, None, None, 0, cf,
-                                ("no M <= 1e40 is feasible: " if e.beyond else "") + str(e))
-    return StepsCalibration(b.name, "certified", m, at, below, n, cf)
+                                ("no M <= 1e40 is feasible: " if s.status == "beyond" else "")
+                                + s.reason)
+    return StepsCalibration(b.name, "certified", s.value, s.at, s.below, s.evaluations, cf)
 
 
 def min_samples(sigma: Fraction, steps: int, clip: Fraction = Fraction(1),

@@ -1,7 +1,7 @@
 """The numerical kernel, part 2: the T-fold composition of one step's four lattice laws
 (remove and add upper laws, the test statistic under P0 and P1), two per complex DFT
 (x1 + i x2), and the privacy profile delta(eps) bracketed from them for any eps at O(1)
-cost.  A "step" is one epoch of random allocation (bounds/profile/laws.py) or one step of
+cost.  A "step" is one epoch of random allocation (bounds/profile/laws.py and its stages) or one step of
 Poisson subsampling (bounds/poisson/pair.py): any pair whose per-step laws have the shape
 of ``StepLaws``; the count of composed steps is called E below.
 

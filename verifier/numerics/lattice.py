@@ -244,6 +244,12 @@ class LatticeLaw:
     def prepare_tails(self):
         self._A = suffix_sums(self.c)          # A_i = sum_{j >= i} c_j
 
+    def suffix(self) -> list:
+        """The suffix sums A_i = sum_{j >= i} c_j of the window (computed once)."""
+        if self._A is None:
+            self.prepare_tails()
+        return self._A
+
     def _suffix_B(self):
         # B_i = sum_{j >= i} (j - o) c_j with o the window's centre (centred, so that
         # B_i - (k - start - o) A_i does not cancel large numbers); stop-loss values only

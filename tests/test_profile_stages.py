@@ -1,0 +1,96 @@
+"""The random-allocation profile engine's stages one by one (verifier/bounds/profile/: plan,
+body, upper, statistic; docs/THEORY.md section 9), each against an identity it must keep:
+the body cells' spread keeps the mass and mean of Y below T1; the upper laws at c = 0 (E[W]
+= 1 for remove, mu(W = 0) + E_nu[1/W] = 1 for add) are at least 1 and only just; the test
+statistic's laws are sub-probabilities dominated by what the blocks carry."""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+from flint import arb, ctx
+
+from verifier.bounds.profile import body as BO
+from verifier.bounds.profile import plan as PL
+from verifier.bounds.profile import statistic as ST
+from verifier.bounds.profile import upper as UP
+from verifier.bounds.profile.laws import assemble, epoch_laws
+from verifier.core.arith import to_arb
+
+PREC = 128
+CASES = [(F(2), 1, 1, 1e-2), (F(2), 2, 1, 1e-5), (F(2), 3, 1, 1e-5), (F(1), 10, 3, 1e-6),
+         (F(3, 10), 10, 1, 1e-5), (F(1, 2), 20, 2, 1e-8), (F(3, 5), 100, 1, 1e-5),
+         (F(1), 1000, 2, 1e-6)]
+
+
+def _stages(sigma, M, E, floor):
+    P = PL.plan(sigma, M, E, floor)
+    B = BO.body_laws(sigma, M, P, PREC)
+    G = UP.log_grid(B, P, M)
+    return P, B, G, UP.coarse_body(B, P, M)
+
+
+@pytest.mark.parametrize("sigma,M,E,floor", CASES)
+def test_body_spread_keeps_mass_and_mean(sigma, M, E, floor):
+    """Step (a): the spread of the body cells [0, T1) keeps P(Y < T1) = 1 - p and
+    E[Y; Y < T1] = 1 - tau (E[Y] = 1), the labels' laws are the same sub-probability."""
+    with ctx.workprec(PREC):
+        P = PL.plan(sigma, M, E, floor)
+        C = BO.cells(sigma, M, P)
+        mass = sum((v for _, v in C.spread), arb(0))
+        mean = sum((k * v for k, v in C.spread), arb(0)) * to_arb(P.h)
+        assert (mass - (1 - C.p)).contains(0) and abs(mass - (1 - C.p)) < 1e-20
+        assert (mean - (1 - C.tau)).contains(0) and abs(mean - (1 - C.tau)) < 1e-20
+        lab = sum((v for _, v in C.labels), arb(0))
+        assert abs(lab - (1 - C.p)) < 1e-20
+        tilted = sum((v for _, v in C.tilted), arb(0))
+        assert abs(tilted - (1 - C.tau)) < 1e-20
+
+
+@pytest.mark.parametrize("sigma,M,E,floor", CASES)
+def test_upper_laws_at_c_zero_are_at_least_one(sigma, M, E, floor):
+    """At c = 0 the remove integrand is W and E[W] = 1; the add bound reads mu(W = 0) +
+    E_nu[e^{-x}] = 1.  Every step of the upper laws (spreads, moves, union-bound charges)
+    can only raise these, so each law plus its charge is >= 1; and only by the grid's
+    convexity slack (a dropped part, e.g. the K >= 1 tail items of mass Mp or E[W; K >= 1]
+    = tau, would put it below 1; a double charge above 1 + 1e-3)."""
+    with ctx.workprec(PREC):
+        P, B, G, CB = _stages(sigma, M, E, floor)
+        eta = to_arb(G.eta)
+        rem, cR = UP.remove_law(B, G, CB, P, M)
+        add, cA, _ = UP.add_law(sigma, B, G, CB, P, M)
+        sR = sum((v * (k * eta).exp() for k, v in rem.items()), arb(0)) + cR
+        sA = sum((v * (-k * eta).exp() for k, v in add.items()), arb(0)) + cA
+        for s in (sR, sA):
+            assert s.upper() >= 1, (s, B.cells.tau, B.cells.p)
+            assert s.lower() < 1 + 1e-3, s
+
+
+@pytest.mark.parametrize("sigma,M,E,floor", CASES[:6])
+def test_statistic_laws_are_sub_probabilities(sigma, M, E, floor):
+    """The tests' outcomes partition the event space (less what is left out), so the
+    statistic's laws under P0 and P1 are sub-probabilities of total mass at most 1 and at
+    least 1 - (what the tests leave out: K >= 3, sums beyond their windows and buckets)."""
+    with ctx.workprec(PREC):
+        P, B, G, CB = _stages(sigma, M, E, floor)
+        _, _, fine = UP.add_law(sigma, B, G, CB, P, M)
+        t0, t1, eta_l = ST.statistic_laws(ST.test_blocks(B, P, M, CB.sd_b, fine))
+        for t in (t0, t1):
+            tot = sum(t.values(), arb(0))
+            assert tot.lower() <= 1 and tot.upper() > 1 - 1e-3, tot
+        assert eta_l > 0
+
+
+def test_assemble_is_epoch_laws():
+    """laws.assemble on a plan is the engine's epoch_laws (one assembly of the stages)."""
+    sigma, M, E, floor = F(1), 10, 3, 1e-6
+    a = epoch_laws(sigma, M, E, floor, PREC)
+    with ctx.workprec(PREC):
+        b = assemble(sigma, M, PL.plan(sigma, M, E, floor), PREC)
+    assert a.eta == b.eta and a.eta_l == b.eta_l and sorted(a.rem) == sorted(b.rem)
+    assert all(_same(a.rem[k], b.rem[k]) for k in a.rem)
+    assert _same(a.charge_R, b.charge_R) and _same(a.charge_A, b.charge_A)
+
+
+def _same(x: arb, y: arb) -> bool:
+    return bool(x.mid() == y.mid()) and bool(x.rad() == y.rad())

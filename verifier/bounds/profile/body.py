@@ -1,0 +1,203 @@
+"""Stage 1 of one epoch of random allocation: the body laws (docs/THEORY.md section 9,
+"Upper ends" steps (a) and "Lower ends (tests)").  The body cells [0, T1) of Y spread onto
+their end points (step (a)), the tests' labels and their tilted law, the tail cells' masses,
+the DFT windows and one set of ball DFT powers, read as the window laws of the sums of
+M, M - 1, M - 2, M - 3 items that the remove law, the add law and the tests use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import acb, arb
+
+from verifier.core.arith import InputError, decimal_str, to_arb
+from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
+from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
+from verifier.bounds.profile.plan import K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M, Plan
+from verifier.bounds.profile.spreads import RetryLaw, add_mass, cell_mean, sub_mean
+
+
+@dataclass(frozen=True)
+class Cells:
+    """One item's lattice laws: the body spread (upper ends), the tests' labels and their
+    tilted law (under P1), the first cell's spread weights, the tail cells' masses."""
+    q: list
+    m: list
+    p: arb                  # P(Y >= T1)
+    tau: arb                # E[Y; Y >= T1]
+    wa0: arb                # the first cell's spread weights (the add law's split)
+    wb0: arb
+    spread: list            # [(lattice point, mass)], sub-probability of mass 1 - p
+    labels: list
+    tilted: list
+    randomized: bool        # labels read from the spread (M >= RANDOM_LABELS_M)
+    Gt: list                # P(Y >= t_i), E[Y; Y >= t_i] at the tail cells' ends
+    Ht: list
+
+
+def cells(sigma: Fraction, M: int, P: Plan) -> Cells:
+    """The body cells spread onto their end points (step (a)).  The tests' labels: for
+    M >= RANDOM_LABELS_M the same spread read as a randomized label (end point a with
+    probability wa/q, b with wb/q, given the cell): under P0 their law is the spread, under
+    P1 (the cell's tilted mass m split in the same proportions) the tilted spread, and the
+    tests share the upper end's DFTs; below, the cells' left ends (a deterministic label:
+    more power, its own DFTs, cheap at small M)."""
+    h, bounds = P.h, P.bounds
+    ha = to_arb(h)
+    q, m, p, tau = cell_moments(sigma, h, bounds)
+    randomized = M >= RANDOM_LABELS_M
+    w: dict[int, arb] = {}
+    wt: dict[int, arb] = {}
+    for i in range(len(bounds) - 1):
+        wa, wb = spread_cell(q[i], m[i], bounds[i], bounds[i + 1], ha)
+        if i == 0:
+            wa0, wb0 = wa, wb
+        add_mass(w, bounds[i], wa)
+        add_mass(w, bounds[i + 1], wb)
+        if randomized:
+            r = cell_mean(q[i], m[i], bounds[i] * ha, bounds[i + 1] * ha)
+            add_mass(wt, bounds[i], wa * r)
+            add_mass(wt, bounds[i + 1], wb * r)
+    spread = sorted(w.items())
+    if randomized:
+        labels, tilted = spread, sorted(wt.items())
+    else:
+        L = len(bounds) - 1
+        labels, tilted = [(bounds[i], q[i]) for i in range(L)], [(bounds[i], m[i]) for i in range(L)]
+    Gt, Ht = upper_tails(sigma, h, P.tail)
+    return Cells(q, m, p, tau, wa0, wb0, spread, labels, tilted, randomized, Gt, Ht)
+
+
+@dataclass(frozen=True)
+class Windows:
+    """DFT lengths and placements (floats choose them; any window is valid, the mass outside
+    is bounded by Chernoff in Arb)."""
+    N: int                  # the spread's sums (upper ends)
+    NT: int                 # the labels' sums (tests)
+    lS: int | None          # left offsets of the windows below the mean (None: centred)
+    lB: int | None
+    lX: int | None
+    eps_t: float            # each window's target outside mass
+
+
+def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
+    """One length per DFT, each law its own placement (the sums with one tilted item have
+    the heavier right tail)."""
+    J1 = P.J1
+    eps_t = max(P.budget * 1e-2, 1e-300)
+    N, lS = window(C.spread, M, eps_t, J1)
+    if C.randomized:
+        NB, lB = N, lS
+    else:
+        NB, lB = window(C.labels, M, eps_t, J1)
+    NX, lX = window(C.labels, max(M - 1, 0), eps_t, J1, extra=(C.tilted, J1))
+    if C.randomized:
+        N = max(N, NX)
+    NT = max(NB, NX)
+
+    def placed(n, left, length):       # a window found for n, centred in one of length
+        return None if left is None else left + (length - n) // 2
+    lX = placed(NX, lX, NT)
+    lB = placed(NB, lB, NT)
+    lS = placed(NB, lS, N) if C.randomized else lS
+    if max(N, NT) > MAX_N:
+        raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
+                         f"{max(N, NT)} (more than {MAX_N})")
+    return Windows(N, NT, lS, lB, lX, eps_t)
+
+
+def k2_tests(sigma: Fraction, M: int) -> bool:
+    """Whether the tests use K = 2 outcomes: only where tail items move the likelihood ratio
+    (M < K2_TEST_M, or heavy tails at every M).  Leaving outcomes out of a test is always
+    valid; for large M it loses about P(K = 2) relative."""
+    return 2 <= M and (M < K2_TEST_M or sigma < LIGHT_TAILS)
+
+
+def _power(X, n, prec):
+    return [acb(1)] * len(X) if n == 0 else powers(X, n, prec)
+
+
+def _times(a, b):
+    return [x * y for x, y in zip(a, b)]
+
+
+def label_transforms(C: Cells, M: int, W: Windows, k2: bool, prec: int):
+    """(yB, yT, y2): inverse DFTs holding b^M and b^{M-1}; t b^{M-1} and t b^{M-2}; b^{M-2}
+    and t b^{M-3} (None without K = 2 tests), with b the labels' law and t the tilted one,
+    from one power b^{*(M-3)} multiplied up."""
+    XB, XT = two_dfts(C.labels, C.tilted, W.NT)
+    ones = [acb(1)] * len(XB)
+    zeros = [acb(0)] * len(XB)
+    PB3 = _power(XB, max(M - 3, 0), prec)
+    PB2 = _times(PB3, XB) if M >= 3 else (ones if M == 2 else None)
+    PB1 = _times(PB2, XB) if M >= 2 else ones
+    yB = two_inverse(_times(PB1, XB), PB1, W.NT)
+    yT = two_inverse(_times(PB1, XT), _times(PB2, XT) if M >= 2 else zeros, W.NT)
+    y2 = two_inverse(PB2, _times(PB3, XT) if M >= 3 else zeros, W.NT) if k2 else None
+    return yB, yT, y2
+
+
+def spread_transforms(C: Cells, M: int, W: Windows, kmax: int, prec: int):
+    """(yS, yS2): inverse DFTs holding s^M and s^{M-1}; s^{M-2} and s^{M-3} (for M >= 4
+    with K >= 2 parts, else None), s the spread body item (deterministic labels only: with
+    randomized labels the spread's sums are the labels' own)."""
+    XS = two_dfts(C.spread, [], W.N)[0]
+    yS2 = None
+    if M >= 4 and kmax >= 2:
+        PS3 = _power(XS, M - 3, prec)
+        PS2 = _times(PS3, XS)
+        yS2 = two_inverse(PS2, PS3, W.N)
+        PS = _times(PS2, XS)
+        del PS2, PS3
+    else:
+        PS = _power(XS, M - 1, prec)
+    return two_inverse(_times(PS, XS), PS, W.N), yS2
+
+
+@dataclass(frozen=True)
+class Body:
+    """The window laws of sums of body items (docs/THEORY.md section 9): S* of the spread
+    (upper ends), B* of the labels and T* with one tilted label (tests)."""
+    cells: Cells
+    win: Windows
+    SM: RetryLaw            # s^M
+    S1: RetryLaw            # s^{M-1}
+    S2: RetryLaw | None     # s^{M-2}, s^{M-3} (deterministic labels, M >= 4, kmax >= 2)
+    S3: RetryLaw | None
+    BM: RetryLaw            # b^M, b^{M-1}, b^{M-2}
+    B1: RetryLaw
+    B2: RetryLaw | None
+    T1l: RetryLaw           # t b^{M-1}, t b^{M-2}, t b^{M-3}
+    T2l: RetryLaw | None
+    T3l: RetryLaw | None
+
+
+def body_laws(sigma: Fraction, M: int, P: Plan, prec: int) -> Body:
+    C = cells(sigma, M, P)
+    W = windows(C, sigma, M, P)
+    J1, t = P.J1, W.eps_t
+    mu_s, mu_b, mu_t = sub_mean(C.spread), sub_mean(C.labels), sub_mean(C.tilted)
+    k2 = k2_tests(sigma, M)
+    yB, yT, y2 = label_transforms(C, M, W, k2, prec)
+    yS, yS2 = (yB, None) if C.randomized else spread_transforms(C, M, W, P.kmax, prec)
+
+    def law(y, part, n, NN, pts, mu, left, extra=None):
+        return RetryLaw(y, part, n, NN, pts, mu, J1, extra=extra, left=left, target=t)
+    SM = law(yS, "real", M, W.N, C.spread, mu_s, W.lS)
+    S1 = law(yS, "imag", M - 1, W.N, C.spread, mu_s, W.lS)
+    if C.randomized:
+        BM, B1 = SM, S1                # the tests' P0 laws of M and M - 1 labels
+    else:
+        BM = law(yB, "real", M, W.NT, C.labels, mu_b, W.lB)
+        B1 = law(yB, "imag", M - 1, W.NT, C.labels, mu_b, W.lB)
+    ex = (C.tilted, mu_t, J1)
+    T1l = law(yT, "real", M - 1, W.NT, C.labels, mu_b, W.lX, ex)
+    T2l = law(yT, "imag", M - 2, W.NT, C.labels, mu_b, W.lX, ex) if M >= 2 else None
+    B2 = law(y2, "real", M - 2, W.NT, C.labels, mu_b, W.lB) if k2 else None
+    T3l = law(y2, "imag", M - 3, W.NT, C.labels, mu_b, W.lX, ex) if k2 and M >= 3 else None
+    S2 = S3 = None
+    if yS2 is not None and M > 3:
+        S2 = law(yS2, "real", M - 2, W.N, C.spread, mu_s, W.lS)
+        S3 = law(yS2, "imag", M - 3, W.N, C.spread, mu_s, W.lS)
+    return Body(C, W, SM, S1, S2, S3, BM, B1, B2, T1l, T2l, T3l)

@@ -1,0 +1,112 @@
+"""The profile engine's free parameters for one epoch of random allocation: the lattice step
+h, the body threshold T1 and its cells, the tail cells up to t_max, kmax and the charge
+budget (docs/THEORY.md section 9, "Free parameters chosen from the target").  Floats choose
+them; any value leaves every bound of the stages valid (body.py, upper.py, statistic.py).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifier.core.arith import InputError, decimal_str
+from verifier.numerics.lattice import MAX_N, normal_sf_float
+from verifier.bounds.exact_tv.one_epoch import cell_boundaries
+
+LIGHT_TAILS = Fraction(3, 4)   # sigma >= 3/4: "light" lognormal tails (the T1, cell and K = 2
+                               # test choices below differ from the heavy-tail ones)
+R_SMALL, R_MID, R_LARGE = 24, 16, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
+K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
+# body threshold T1: M P(Y > T1) <= the expected number of tail items: 1e-3, or 1e-2 for
+# sigma < 0.75 (heavy tails: a higher T1 would widen the body's DFT).  Smaller values make the
+# events K >= 2 rarer, whose bounds (Jensen over pairs) are the loosest part for light tails
+TAIL_MASS = 1e-3
+TAIL_MASS_HEAVY = 1e-2
+TAIL_MASS_MIN = 1e-5
+CELL_FLOOR = 1e3      # body cells widen only where w^2 P(Y >= a) <= 4e-5 (s2/h^2) CELL_FLOOR floor
+K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M (heavy tails: at every M)
+K2_MERGE_LARGE = 16  # tail cells merged this many at a time in the K = 2 outcomes for M >= K2_TEST_M
+GRID_X = 24          # log-grid points per standard deviation of one epoch's log W (upper ends)
+GRID_L = 24          # grid points per standard deviation of the test statistic lambda
+TEST_MERGE = 1       # tail cells merged this many at a time in the K = 1 test outcomes
+BUCKET_SD = 8        # buckets per sd of the other labels' sum in the K = 1 test outcomes
+TAIL_STEP = 1 / 32     # tail cells: each this much wider (relative) than the one before
+TAIL_STEP_FINE = 1 / 128   # the same for light tails at 2 <= M <= FINE_TAIL_M (the tail items decide
+FINE_TAIL_M = 16           # a small delta there: W is large only through them)
+FIRST_CELL_LEVELS = 16  # at most this many levels (the rest charged: valid, only looser)
+FIRST_CELL_N = 1024      # lattice points per level of the add law's first-cell piece
+FIRST_CELL_SPLIT = 1e-2  # the add law is split on the first cell where its atom at 0 exceeds this times the budget
+PAIR_MERGE = 4       # the pair sums' tail cells merged this many at a time (1 for short tails)
+PAIR_MERGE_CELLS = 256   # ... where there are at most this many tail cells
+PAIR_STEP = 1 / 32   # the pair sums' geometric grid (relative step); FINE at M <= FINE_TAIL_M
+PAIR_STEP_FINE = 1 / 256
+FAR_B = 16           # the far tail parts meet B spread onto a lattice this many times coarser
+RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
+BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
+COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
+
+
+@dataclass
+class Plan:
+    """The free parameters (floats chose them; any value leaves every bound valid)."""
+    h: Fraction
+    J1: int
+    bounds: list                 # body cell boundaries, lattice units, 0 .. J1
+    tail: list                   # tail cell boundaries, lattice units, J1 .. t_max
+    kmax: int
+    budget: float                # each charge is kept below it (float target)
+
+
+def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
+    sf = float(sigma)
+    u = 1 / sf ** 2
+    s2 = math.expm1(u)
+    sd = math.sqrt(s2)
+    budget = 1e-4 * floor / E
+    x1 = 1.0
+    # light tails: at most TAIL_MASS, and small enough that E (Mp)^3 / 6 (about the
+    # probability of K >= 3 tail items in some epoch, bounded through Jensen over pairs, the
+    # loosest step for light tails) stays below 1e-5 floor (down to TAIL_MASS_MIN)
+    tail_mass = (min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3)))
+                 if sigma >= LIGHT_TAILS and M >= 3 else
+                 TAIL_MASS if sigma >= LIGHT_TAILS else TAIL_MASS_HEAVY)
+    while M * normal_sf_float(x1) > tail_mass:
+        x1 += 0.125
+    T1 = math.exp(x1 / sf - u / 2)
+    r = R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL
+    target = min(sd / r, T1 / 64)
+    e = math.floor(math.log2(target)) - 3
+    h = Fraction(math.floor(target / 2.0 ** e)) * Fraction(2) ** e
+    hf = float(h)
+    J1 = max(4, math.ceil(T1 / hf))
+    if J1 > MAX_N:
+        raise InputError(f"sigma = {decimal_str(sigma, 12)} needs a body of {J1} lattice cells "
+                         f"(more than {MAX_N}); not supported")
+    # body cells: for light tails width 1 while the mass above is at least about floor (the
+    # region a small delta resolves), then the exact-TV engine's doubling rule (heavy tails:
+    # that rule alone; their body reaches far and gains nothing from it)
+    light = sigma >= LIGHT_TAILS
+    bounds = cell_boundaries(sf, hf, J1, s2 * (min(1.0, CELL_FLOOR * floor) if light else 1.0))
+
+    def beyond(c):          # E[Y; Y >= t] + (M - 1) P(Y >= t), t = c h: the charge (e)
+        x = sf * (math.log(c * hf) + u / 2)
+        return normal_sf_float(x - 1 / sf) + (M - 1) * normal_sf_float(x)
+    tail = [J1]
+    step = TAIL_STEP_FINE if light and 2 <= M <= FINE_TAIL_M else TAIL_STEP
+    while beyond(tail[-1]) > budget:
+        tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + step))))
+        if len(tail) > 20000:
+            raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: the lognormal tail "
+                             f"needs more than 20000 cells at this delta; not supported")
+    mp = M * normal_sf_float(x1)
+    tauf = normal_sf_float(x1 - 1 / sf)
+    kmax = 1
+    while E * (tauf * mp ** kmax / math.factorial(kmax)
+               + mp ** (kmax + 1) / math.factorial(kmax + 1)) > budget:
+        kmax += 1
+        if kmax > 12:      # proofs_checks/profile.py checks the pair identity for k <= 12
+            raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: more than 12 tail "
+                             f"items would be needed at this delta; not supported")
+    return Plan(h, J1, bounds, tail, kmax, budget)
+
+

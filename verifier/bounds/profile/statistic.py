@@ -1,0 +1,153 @@
+"""Stage 5 of one epoch of random allocation: the test statistic (docs/THEORY.md section 9,
+"Lower ends (tests)").  delta_R(eps) >= P1(A) - e^eps P0(A) and delta_A(eps) >= P0(A') -
+e^eps P1(A') for every event (and randomized test): the outcome of an epoch is K = 0 with a
+bucket of the M labels' sum, K = 1 with the tail cell and a bucket of the other labels, or
+K = 2 with the two tail cells and a bucket; lambda a rounded float log-likelihood ratio of
+the outcome (any function of the outcome gives a valid test), with its laws under P0 and P1.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from flint import arb
+
+from verifier.bounds.profile.body import Body
+from verifier.bounds.profile.first_cell import first_cell_test, refine_first_bucket
+from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,
+                                         TEST_MERGE, Plan)
+from verifier.bounds.profile.spreads import add_mass
+
+
+def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
+    """[(mass of X, mass of Y)] over buckets of ``size`` consecutive sums of X's window within
+    ``reach`` standard deviations ``sd`` of its mean (Y's window must contain the bucket;
+    sums outside are left out of the tests)."""
+    A = X.suffix()
+    AY = None if Y is None else Y.suffix()
+    out = []
+    centre = float(X.mean.mid()) - X.start
+    first = max(0, int(centre - reach * sd))
+    last = min(len(X.c), int(centre + reach * sd) + 1)
+    for s_ in range(first, last, size):
+        e_ = min(last, s_ + size)
+        v0, v1 = X.start + s_, X.start + e_
+        r1 = A[s_] - A[e_]
+        if Y is not None:
+            lo_i, hi_i = v0 - Y.start, v1 - Y.start
+            if lo_i < 0 or hi_i > len(Y.c):
+                continue
+            r2 = AY[lo_i] - AY[hi_i]
+        else:
+            r2 = arb(0)
+        out.append((r1, r2))
+    return out
+
+
+def tail_cells(B: Body, P: Plan, merge: int) -> list:
+    """[(P(Y in cell), E[Y; Y in cell])] of the tail cells merged ``merge`` at a time, and of
+    the last one [t_max, inf)."""
+    tb, Gt, Ht = P.tail, B.cells.Gt, B.cells.Ht
+    idx = list(range(0, len(tb) - 1, merge)) + [len(tb) - 1]
+    return [(Gt[a] - Gt[b], Ht[a] - Ht[b]) for a, b in zip(idx, idx[1:])] + [(Gt[-1], Ht[-1])]
+
+
+def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
+    """The outcomes in blocks (alpha, beta, gamma, buckets), buckets [(r1, r2)], outcome
+    masses P0 = alpha r1, P1 = beta r1 + gamma r2.  ``fine``: the first cell's fine lattice
+    where the add law was split on it (the K = 0 outcome "label sum 0" is then refined)."""
+    Ma = arb(M)
+    # K = 0: buckets of consecutive sums r of the M labels, P0 = b^M, P1 = t b^{M-1}
+    k0 = bucketed(B.BM, B.T1l, max(1, int(sd / BUCKET_K0)), len(B.BM.c), sd)
+    blocks = [(arb(1), arb(0), arb(1), k0)]
+    if fine is not None and not B.cells.randomized and B.BM.start == 0 and B.T1l.start == 0 and k0:
+        # the label sum 0 (all items in the first cell: its label is 0, every other cell's
+        # is >= 1) taken out of the first bucket and refined by the first cell's fine labels
+        blocks = [(arb(1), arb(0), arb(1), refine_first_bucket(k0, B.BM, B.T1l)),
+                  (arb(1), arb(0), arb(1), first_cell_test(fine, M))]
+    # K = 1: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
+    buckets = bucketed(B.B1, B.T2l, max(1, int(sd / BUCKET_SD)), 12, sd)
+    for pi, ti in tail_cells(B, P, TEST_MERGE):
+        blocks.append((Ma * pi, ti, (M - 1) * pi, buckets))
+    # K = 2: the two tail items' cells (merged) and a coarse bucket of the other M - 2 labels:
+    #   P0 = M (M-1) p_a p_b b^{M-2}               (a != b; half of it for a = b)
+    #   P1 = (M-1)(tau_a p_b + tau_b p_a) b^{M-2} + (M-1)(M-2) p_a p_b (t b^{M-3})   (idem)
+    if B.B2 is not None:
+        t8 = tail_cells(B, P, 8 if M < K2_TEST_M else K2_MERGE_LARGE)
+        bk2 = bucketed(B.B2, B.T3l, max(1, int(sd / 3)), 10, sd)
+        for ia, (pa, ta) in enumerate(t8):
+            for ib in range(ia, len(t8)):
+                pb_, tb2 = t8[ib]
+                half = 1 if ia != ib else arb(1) / 2
+                blocks.append((M * (M - 1) * pa * pb_ * half, (M - 1) * (ta * pb_ + tb2 * pa) * half,
+                               (M - 1) * (M - 2) * pa * pb_ * half, bk2))
+    return blocks
+
+
+def alias_masses(B: Body, M: int) -> tuple[arb, arb]:
+    """(alias0, alias1): the outcomes' mass outside the windows under P0 and P1 (subtracted
+    from the probability that must be a lower bound and added to the other)."""
+    def out(Z):
+        return arb(0) if Z is None else Z.eps_lo + Z.eps_up
+    Ma, p, tau = arb(M), B.cells.p, B.cells.tau
+    mp2 = (Ma * p) ** 2 / 2
+    alias0 = out(B.BM) + Ma * p * out(B.B1) + mp2 * out(B.B2)
+    alias1 = (out(B.T1l) + tau * out(B.B1) + (M - 1) * p * out(B.T2l)
+              + Ma * tau * p * out(B.B2) + mp2 * out(B.T3l))
+    return alias0, alias1
+
+
+def statistic_laws(blocks):
+    """The statistic lambda (a rounded float log-likelihood ratio: any function of the
+    outcome gives a valid test) on a grid of step eta_l = sd(lambda) / GRID_L, and its laws
+    under P0 and P1: (test0, test1, eta_l).
+
+    Within a block lambda = log(beta/alpha + (gamma/alpha) r2/r1) is nondecreasing in
+    rho = r2/r1, so with the buckets sorted by rho (float) each grid value takes a run of
+    consecutive buckets.  The float statistic is made monotone
+    along the sorted buckets (a running maximum; buckets whose float masses underflow take
+    their predecessor's value, the first ones the lowest): still a function of the outcome."""
+    pre = {}                                  # id(buckets) -> (order, prefix sums, floats)
+    fl = []
+    for al, be, ga, bk in blocks:
+        if id(bk) not in pre:
+            r1 = np.array([float(x.mid()) for x, _ in bk])
+            r2 = np.array([float(y.mid()) for _, y in bk])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rho = np.where(r1 > 0, r2 / np.where(r1 > 0, r1, 1.0), np.inf)
+            order = np.argsort(rho, kind="stable")
+            pre[id(bk)] = (order, [bk[i] for i in order], r1[order], r2[order])
+        order, _, r1, r2 = pre[id(bk)]
+        f0 = float(al.mid()) * r1
+        f1 = float(be.mid()) * r1 + float(ga.mid()) * r2
+        ok = (f0 > 1e-300) & (f1 > 1e-300)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.where(ok, np.log(np.where(ok, f1, 1.0) / np.where(ok, f0, 1.0)), -np.inf)
+        fl.append((x, np.where(ok, f0, 0.0), ok))
+    xs = np.concatenate([x[ok] for x, _, ok in fl])
+    ws = np.concatenate([w[ok] for _, w, ok in fl])
+    ml = float(np.dot(xs, ws) / ws.sum())
+    sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
+    eta_l = Fraction(sl / GRID_L).limit_denominator(10 ** 12)
+    lo_cap = ml - 16 * sl
+    test0: dict[int, arb] = {}
+    test1: dict[int, arb] = {}
+    for (al, be, ga, bk), (x, _, _) in zip(blocks, fl):
+        sb = pre[id(bk)][1]
+        ks = np.round(np.maximum(np.maximum.accumulate(x), lo_cap)
+                      / float(eta_l)).astype(np.int64)
+        cuts = [0] + [int(i) + 1 for i in np.flatnonzero(np.diff(ks))] + [len(ks)]
+        for s_, e_ in zip(cuts, cuts[1:]):
+            # each run summed on its own (a difference of prefix sums would carry the radii
+            # of everything before the run)
+            s1 = s2 = arb(0)
+            for r1_, r2_ in sb[s_:e_]:
+                s1 += r1_
+                s2 += r2_
+            k = int(ks[s_])
+            add_mass(test0, k, al * s1)
+            add_mass(test1, k, be * s1 + ga * s2)
+    return test0, test1, eta_l
+
+

@@ -339,15 +339,15 @@ def _widen_rounding():
 
 
 def _at_most_on_lower_end():
-    from verifier.claims import audit as A
+    from verifier.claims import judges as J
     # the inequality flipped: value >= printed taken for value <= printed
-    A._at_most = lambda value, b: (A.CONFIRMED if value.lower >= b else
-                                   A.REFUTED if value.upper < b else None)
+    J.at_most = lambda value, b: (J.CONFIRMED if value.lower >= b else
+                                  J.REFUTED if value.upper < b else None)
 
 
 def _relative_confirms_loosely():
-    from verifier.claims import audit as A
-    A._relative = lambda value, ref, tol: A.CONFIRMED
+    from verifier.claims import judges as J
+    J.relative = lambda value, ref, tol: J.CONFIRMED
 
 
 def _proof(helper, verdict="proved"):
@@ -576,7 +576,7 @@ def _views_conversion_prefactor_flipped():
             if improved:
                 return to_arb(D) + (a / (a - 1)).log() - (d.log() + a.log()) / (a - 1)
             return to_arb(D) - d.log() / (a - 1)
-    RV._conv = conv
+    _set("verifier.views.conversions:_conv", conv)
 
 
 def _views_chord_without_left_weight():
@@ -587,14 +587,14 @@ CV = "tests/test_claims_v2.py::"
 
 
 def _truncated_as_rounded():
-    from verifier.claims import audit as A
-    A._truncated = lambda value, printed: A._within(value, A.rounding_interval(printed.rstrip(".")))
+    from verifier.claims import judges as J
+    J.truncated = lambda value, printed: J.within(value, J.rounding_interval(printed.rstrip(".")))
 
 
 def _between_upper_only():
-    from verifier.claims import audit as A
-    A._between = lambda value, low, high: (A.CONFIRMED if value.upper <= high else
-                                           A.REFUTED if value.lower > high else None)
+    from verifier.claims import judges as J
+    J.between = lambda value, low, high: (J.CONFIRMED if value.upper <= high else
+                                          J.REFUTED if value.lower > high else None)
 
 
 def _equals_numeric_proves():

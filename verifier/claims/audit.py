@@ -12,18 +12,19 @@ not-applicable if any case is, else confirmed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
-from fractions import Fraction
 
 from verifier.claims import quantities as Q
 from verifier.core.decide import decide
 from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, decimal_str, parse_exact
+from verifier.claims import judges as J
 from verifier.claims.format import Claim, ClaimsFile
-CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE = (
-    "confirmed", "refuted", "inconclusive", "not-applicable")
-VERDICTS = (CONFIRMED, REFUTED, INCONCLUSIVE, NOT_APPLICABLE)
+from verifier.claims.judges import (CONFIRMED, INCONCLUSIVE, NOT_APPLICABLE, REFUTED, VERDICTS,
+                                    rounding_interval, truncation_interval)
 
-
+__all__ = ["CONFIRMED", "REFUTED", "INCONCLUSIVE", "NOT_APPLICABLE", "VERDICTS", "CaseResult",
+           "ClaimResult", "rounding_interval", "truncation_interval", "judge_case",
+           "judge_case_expr", "judge", "audit", "summary", "exit_status", "describe_args",
+           "value_text", "figure_data"]
 @dataclass(frozen=True)
 class CaseResult:
     args: dict
@@ -63,94 +64,6 @@ class ClaimResult:
     cases: tuple
     reconstructed: bool
     source: str
-
-
-def rounding_interval(printed: str, digits: int | None = None) -> Interval:
-    """All values that round to ``printed`` (half a unit in the last printed digit).
-
-    '1.57e9' -> [1.565e9, 1.575e9]; '4.30e5' -> [4.295e5, 4.305e5].  Values on
-    an end point are accepted (they round to the printed value under
-    round-half-up or round-half-even, depending on the digit)."""
-    d = Decimal(printed.strip())
-    t = d.as_tuple()
-    exp = t.exponent
-    if digits is not None:
-        exp = d.adjusted() - digits + 1
-    v = parse_exact(printed, "printed")
-    h = Fraction(1, 2) * Fraction(10) ** exp
-    return Interval(v - h, v + h)
-
-
-def _within(value: Interval, acc: Interval) -> str | None:
-    if acc.lower <= value.lower and value.upper <= acc.upper:
-        return CONFIRMED
-    if value.upper < acc.lower or value.lower > acc.upper:
-        return REFUTED
-    return None
-
-
-def _at_most(value: Interval, b: Fraction) -> str | None:
-    """value <= b: confirmed if its upper end is, refuted if its lower end exceeds b."""
-    return CONFIRMED if value.upper <= b else REFUTED if value.lower > b else None
-
-
-def _at_least(value: Interval, b: Fraction) -> str | None:
-    return CONFIRMED if value.lower >= b else REFUTED if value.upper < b else None
-
-
-def _sub(a: Interval, b: Interval) -> Interval:
-    return Interval(a.lower - b.upper, a.upper - b.lower)
-
-
-def _abs_range(a: Interval):
-    lo = Fraction(0) if a.lower <= 0 <= a.upper else min(abs(a.lower), abs(a.upper))
-    return lo, max(abs(a.lower), abs(a.upper))
-
-
-def _relative(value: Interval, ref: Interval, tol: Fraction) -> str | None:
-    dmin, dmax = _abs_range(_sub(value, ref))
-    rmin, rmax = _abs_range(ref)
-    if dmax <= tol * rmin:
-        return CONFIRMED
-    if dmin > tol * rmax:
-        return REFUTED
-    return None
-
-
-def truncation_interval(printed: str) -> tuple:
-    """(p, p + ulp) for printed leading digits p ('1.36843...'): the value v has them when
-    p <= v < p + ulp (p >= 0), p - ulp < v <= p (p < 0)."""
-    core = printed.strip()
-    if core.endswith("..."):
-        core = core[:-3]
-    d = Decimal(core)
-    ulp = Fraction(10) ** d.as_tuple().exponent
-    p = parse_exact(core, "printed")
-    return (p, p + ulp) if p >= 0 else (p - ulp, p)
-
-
-def _truncated(value: Interval, printed: str) -> str | None:
-    lo, hi = truncation_interval(printed)
-    neg = parse_exact(printed.strip().rstrip("."), "printed") < 0
-    if not neg:
-        if lo <= value.lower and value.upper < hi:
-            return CONFIRMED
-        if value.upper < lo or value.lower >= hi:
-            return REFUTED
-    else:
-        if lo < value.lower and value.upper <= hi:
-            return CONFIRMED
-        if value.upper <= lo or value.lower > hi:
-            return REFUTED
-    return None
-
-
-def _between(value: Interval, low: Fraction, high: Fraction) -> str | None:
-    if low <= value.lower and value.upper <= high:
-        return CONFIRMED
-    if value.upper < low or value.lower > high:
-        return REFUTED
-    return None
 
 
 # the exact-algebra path of the equals judge is bounded in size and time; past either
@@ -281,17 +194,17 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
         if v.finite and (ref is None or ref.finite):
             j = claim.judge
             if j in ("rounded", "between"):
-                verdict = _within(v, acc) if j == "rounded" else _between(v, claim.low, claim.high)
+                verdict = J.within(v, acc) if j == "rounded" else J.between(v, claim.low, claim.high)
             elif j == "truncated":
-                verdict = _truncated(v, claim.printed)
+                verdict = J.truncated(v, claim.printed)
             elif j in ("at-most", "at-least", "approx"):
                 b = parse_exact(claim.printed, "printed")
-                verdict = (_at_most(v, b) if j == "at-most" else _at_least(v, b) if j == "at-least"
-                           else _relative(v, Interval(b, b), claim.tolerance))
+                verdict = (J.at_most(v, b) if j == "at-most" else J.at_least(v, b) if j == "at-least"
+                           else J.relative(v, Interval(b, b), claim.tolerance))
             elif j == "relative-difference":
-                verdict = _relative(v, ref, claim.tolerance)
+                verdict = J.relative(v, ref, claim.tolerance)
             elif j == "equals":
-                d = _sub(v, ref)
+                d = J.sub(v, ref)
                 verdict = REFUTED if (d.lower > 0 or d.upper < 0) else None
         if verdict is None and claim.judge == "equals" and p >= max_prec:
             note = (note + "; " if note else "") + "not proved by algebra" + (
@@ -324,11 +237,11 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
         verdict = None
         if ev.applicable is Tri.HOLDS and ev.value.finite:
             if claim.judge == "rounded":
-                verdict = _within(ev.value, acc)
+                verdict = J.within(ev.value, acc)
             elif claim.judge == "at-most":
-                verdict = _at_most(ev.value, b)
+                verdict = J.at_most(ev.value, b)
             elif claim.judge == "at-least":
-                verdict = _at_least(ev.value, b)
+                verdict = J.at_least(ev.value, b)
             else:
                 rq = Q.get(claim.reference)
                 rev = rq.evaluate(claim.reference_cases[idx], p, max_prec)
@@ -340,7 +253,7 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                                       rev.failed), True
                 if rev.applicable is Tri.HOLDS and rev.value.finite:
                     ref_iv = rev.value
-                    verdict = _relative(ev.value, ref_iv, claim.tolerance)
+                    verdict = J.relative(ev.value, ref_iv, claim.tolerance)
         return CaseResult(raw, verdict or INCONCLUSIVE, ev.value, ref_iv,
                           acc if claim.judge == "rounded" else None, p, ev.integer,
                           "" if verdict else f"undecided at the precision cap ({max_prec} bits)"

@@ -61,7 +61,7 @@ _TOP = {"format", "source", "defaults", "claims"}
 _SOURCE = {"paper", "arxiv", "version", "title", "authors", "url", "note"}
 _CLAIM = {"id", "where", "statement", "quantity", "args", "printed", "judge", "digits",
           "reference", "reference_args", "tolerance", "cases", "note"}
-_CLAIM2 = {"id", "where", "statement", "expr", "quantity", "args", "printed", "judge", "digits",
+CLAIM2_KEYS = {"id", "where", "statement", "expr", "quantity", "args", "printed", "judge", "digits",
            "reference", "reference_args", "tolerance", "cases", "note", "over", "extremum",
            "low", "high", "reading"}
 
@@ -109,7 +109,7 @@ def shipped_claims_files() -> list[str]:
     return sorted(str(p) for p in base.iterdir() if p.name.endswith(".toml"))
 
 
-def _text(v, what):
+def text_value(v, what):
     if not isinstance(v, str):
         raise InputError(f"{what} must be a string, got {type(v).__name__}")
     if len(v) > 4000:
@@ -117,7 +117,7 @@ def _text(v, what):
     return v
 
 
-def _table(v, what):
+def table_value(v, what):
     if not isinstance(v, dict):
         raise InputError(f"{what} must be a table, got {type(v).__name__}")
     for k, x in v.items():
@@ -139,7 +139,7 @@ class _Written(Decimal):
         return self.text
 
 
-def _printed(v, what):
+def printed_value(v, what):
     if isinstance(v, bool) or not isinstance(v, (str, int, Decimal)):
         raise InputError(f"{what} must be a string or a number, got {type(v).__name__}")
     return str(v)
@@ -187,11 +187,11 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
         try:
             if k not in _SOURCE:
                 raise InputError(f"{path}: unknown key source.{k}")
-            _text(v, f"{path}: source.{k}")
+            text_value(v, f"{path}: source.{k}")
         except InputError as e:
             errors.append(str(e))
     try:
-        defaults = _table(data.get("defaults", {}), f"{path}: defaults")
+        defaults = table_value(data.get("defaults", {}), f"{path}: defaults")
     except InputError as e:
         errors.append(str(e))
         defaults = {}
@@ -216,7 +216,8 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
         where = f"{path}: claim {cid!r}"
         try:
             if fmt == FORMAT2 and "quantity" not in c:
-                claims.append(_claim2(c, cid, defaults, where))
+                from verifier.claims.format2 import claim2
+                claims.append(claim2(c, cid, defaults, where))
             else:
                 claims.append(_claim(c, cid, defaults, where))
         except InputError as e:
@@ -227,7 +228,7 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
     return ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims), fmt, path)
 
 
-def _bind(raw: dict, where: str) -> dict:
+def bind_names(raw: dict, where: str) -> dict:
     """Names bound by args, cases and defaults: each value an exact number (a decimal, an
     integer, or an expression with an exact value such as 1/400) or a string."""
     from verifier.claims import expr as X
@@ -258,136 +259,20 @@ def _bind(raw: dict, where: str) -> dict:
     return out
 
 
-def _claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
-    """A format-2 claim: an expression, optionally an extremum over a box, and a judge."""
-    from verifier.claims import expr as X
-    for k in c:
-        if k not in _CLAIM2:
-            raise InputError(f"{where}: unknown key {k!r}")
-    for k in ("where", "expr", "judge"):
-        if k not in c:
-            raise InputError(f"{where}: missing key {k!r}")
-    text = _text(c["expr"], f"{where}: expr")
-    try:
-        node = X.parse(text)
-    except InputError as e:
-        raise InputError(f"{where}: expr: {e}") from None
-    judge = _text(c["judge"], f"{where}: judge")
-    if judge not in JUDGES2:
-        raise InputError(f"{where}: unknown judge {judge!r:.40} (expected one of "
-                         f"{', '.join(JUDGES2)})")
-    args = _table(c.get("args", {}), f"{where}: args")
-    cases = c.get("cases", [{}])
-    if not isinstance(cases, list) or not cases or len(cases) > 1000:
-        raise InputError(f"{where}: cases must be a non-empty list of tables")
-    over = {}
-    if "over" in c:
-        ov = c["over"]
-        if not isinstance(ov, dict) or not ov or len(ov) > 3:
-            raise InputError(f"{where}: over must be a table of 1 to 3 names, each [low, high]")
-        for k, v in ov.items():
-            if not isinstance(v, list) or len(v) != 2:
-                raise InputError(f"{where}: over.{k} must be [low, high]")
-            lo, hi = (parse_exact(x, f"over.{k}") for x in v)
-            if not lo < hi:
-                raise InputError(f"{where}: over.{k} must have low < high, got [{v[0]}, {v[1]}]")
-            over[k] = (lo, hi)
-    ext = c.get("extremum", "")
-    if ext not in ("", "min", "max"):
-        raise InputError(f"{where}: extremum must be 'min' or 'max', got {ext!r:.20}")
-    if bool(over) != bool(ext):
-        raise InputError(f"{where}: over and extremum go together")
-    env_cases, raw_cases = [], []
-    base = _bind({**defaults, **args}, where)
-    for j, case in enumerate(cases):
-        case = _table(case, f"{where}: cases[{j}]")
-        env = {**base, **_bind(case, where)}
-        missing = sorted(X.free_names(node) - set(env) - set(over))
-        if missing:
-            raise InputError(f"{where}: expr uses unbound name {missing[0]!r} (bind it in "
-                             "args, cases, defaults or over)")
-        env_cases.append(env)
-        shown = {k: (v if isinstance(v, str) else _canon_q(v)) for k, v in sorted(env.items())
-                 if k in X.free_names(node) or k in _kw_names(node)}
-        raw_cases.append(shown)
-    printed = ""
-    if "printed" in c:
-        printed = _printed(c["printed"], f"{where}: printed")
-    needs_printed = judge in ("rounded", "truncated", "approx", "at-most", "at-least")
-    if needs_printed and not printed:
-        raise InputError(f"{where}: judge {judge!r} needs printed")
-    if needs_printed:
-        core = printed.strip()[:-3] if judge == "truncated" and printed.strip().endswith("...") \
-            else printed.strip()
-        from verifier.core.arith import DECIMAL_RE
-        if judge in ("rounded", "truncated") and not DECIMAL_RE.fullmatch(core):
-            raise InputError(f"{where}: printed value {printed!r:.40} must be a decimal for "
-                             f"judge {judge!r} (its digits set the accuracy)")
-        try:
-            parse_exact(core, "printed")
-        except InputError:
-            raise InputError(f"{where}: printed value {printed!r:.40} is not a number") from None
-    tolerance = None
-    if judge in ("approx", "relative-difference"):
-        if "tolerance" not in c:
-            raise InputError(f"{where}: judge {judge!r} needs tolerance")
-        tolerance = parse_exact(c["tolerance"], f"{where}: tolerance")
-        if tolerance < 0:
-            raise InputError(f"{where}: tolerance must be >= 0")
-    low = high = None
-    if judge == "between":
-        if "low" not in c or "high" not in c:
-            raise InputError(f"{where}: judge 'between' needs low and high")
-        low, high = parse_exact(c["low"], f"{where}: low"), parse_exact(c["high"], f"{where}: high")
-        if low > high:
-            raise InputError(f"{where}: low must be <= high")
-    ref_node, ref_text = None, ""
-    if judge in ("relative-difference", "equals"):
-        if "reference" not in c:
-            raise InputError(f"{where}: judge {judge!r} needs reference (an expression)")
-        ref_text = _text(c["reference"], f"{where}: reference")
-        try:
-            ref_node = X.parse(ref_text)
-        except InputError as e:
-            raise InputError(f"{where}: reference: {e}") from None
-        missing = sorted(X.free_names(ref_node) - set(env_cases[0]) - set(over))
-        if missing:
-            raise InputError(f"{where}: reference uses unbound name {missing[0]!r}")
-    for label, nd in (("expr", node), ("reference", ref_node)):
-        for env in (env_cases if nd is not None else ()):
-            try:
-                X.check_sizes(nd, env)           # every exact sub-value within the limit
-            except InputError as e:
-                raise InputError(f"{where}: {label}: {e}") from None
-    digits = None
-    if "digits" in c:
-        if not isinstance(c["digits"], int) or isinstance(c["digits"], bool) or not 1 <= c["digits"] <= 60:
-            raise InputError(f"{where}: digits must be an integer from 1 to 60")
-        digits = c["digits"]
-    return Claim(cid, _text(c["where"], f"{where}: where"),
-                 _text(c.get("statement", ""), f"{where}: statement"), "", (), tuple(raw_cases),
-                 printed, judge, digits, None, (), tolerance,
-                 _text(c.get("note", ""), f"{where}: note"),
-                 expr=node, expr_text=text, env_cases=tuple(env_cases),
-                 over=tuple(sorted(over.items())), extremum=ext, low=low, high=high,
-                 reference_expr=ref_node, reference_text=ref_text,
-                 reading=_text(c.get("reading", ""), f"{where}: reading"))
-
-
-def _kw_names(node) -> set:
+def keyword_names(node) -> set:
     out = set()
     if node.kind == "call":
         from verifier.claims import quantities as Q
         if node.value in Q.QUANTITIES:
             out |= set(Q.QUANTITIES[node.value].all_args())
     for a in node.args:
-        out |= _kw_names(a)
+        out |= keyword_names(a)
     for _, a in node.kwargs:
-        out |= _kw_names(a)
+        out |= keyword_names(a)
     return out
 
 
-def _canon_q(q) -> str:
+def canon_exact(q) -> str:
     from verifier.core.arith import frac_str
     return frac_str(q)
 
@@ -400,14 +285,14 @@ def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
         if k not in c:
             raise InputError(f"{where}: missing key {k!r}")
     try:
-        q = Q.get(_text(c["quantity"], f"{where}: quantity"))
+        q = Q.get(text_value(c["quantity"], f"{where}: quantity"))
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
-    judge = _text(c["judge"], f"{where}: judge")
+    judge = text_value(c["judge"], f"{where}: judge")
     if judge not in JUDGES:
         raise InputError(f"{where}: unknown judge {judge!r:.40} (expected one of {', '.join(JUDGES)})")
-    printed = _printed(c["printed"], f"{where}: printed")
-    args = _table(c.get("args", {}), f"{where}: args")
+    printed = printed_value(c["printed"], f"{where}: printed")
+    args = table_value(c.get("args", {}), f"{where}: args")
     cases = c.get("cases", [{}])
     if not isinstance(cases, list) or not cases or len(cases) > 1000:
         raise InputError(f"{where}: cases must be a non-empty list of tables")
@@ -416,10 +301,10 @@ def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
     if judge == "relative-difference":
         if "reference" not in c or "tolerance" not in c:
             raise InputError(f"{where}: judge 'relative-difference' needs reference and tolerance")
-        ref = Q.get(_text(c["reference"], f"{where}: reference"))
-    ref_args = _table(c.get("reference_args", {}), f"{where}: reference_args")
+        ref = Q.get(text_value(c["reference"], f"{where}: reference"))
+    ref_args = table_value(c.get("reference_args", {}), f"{where}: reference_args")
     for j, case in enumerate(cases):
-        case = _table(case, f"{where}: cases[{j}]")
+        case = table_value(case, f"{where}: cases[{j}]")
         merged = {**args, **case}
         applicable_defaults = {k: v for k, v in defaults.items()
                                if k in q.args or k in q.defaults}
@@ -452,7 +337,7 @@ def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:
         if not DECIMAL_RE.fullmatch(printed.strip()):
             raise InputError(f"{where}: printed value {printed!r:.40} must be a decimal for "
                              "judge 'rounded' (its digits set the rounding)")
-    return Claim(cid, _text(c["where"], f"{where}: where"),
-                 _text(c.get("statement", ""), f"{where}: statement"), q.name, tuple(parsed),
+    return Claim(cid, text_value(c["where"], f"{where}: where"),
+                 text_value(c.get("statement", ""), f"{where}: statement"), q.name, tuple(parsed),
                  tuple(raw_cases), printed, judge, digits, ref.name if ref else None,
-                 tuple(ref_parsed), tolerance, _text(c.get("note", ""), f"{where}: note"))
+                 tuple(ref_parsed), tolerance, text_value(c.get("note", ""), f"{where}: note"))

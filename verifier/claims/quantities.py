@@ -20,99 +20,8 @@ from flint import ctx
 from verifier.symbolic import derived as D
 from verifier.bounds import theorem31 as T
 from verifier.bounds import theorem31_steps as TS
-from verifier.core.arith import (DEFAULT_MAX_PREC, InputError, Interval, Tri, parse_delta, parse_epochs,
-                    parse_exact, parse_sigma, parse_steps, to_arb)
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    value: Interval
-    applicable: Tri = Tri.HOLDS
-    integer: bool = False      # the value is an integer, known exactly
-    precision: int = 0
-    details: dict = field(default_factory=dict)
-    failed: str = ""          # why not applicable / not computed
-    status: str = "ok"        # "ok" | "inconclusive" | "not-applicable"
-
-
-def _coef_arg(v):
-    if not isinstance(v, str):
-        raise InputError(f"coef must be 'simplified' or 'rho3', got {v!r:.40}")
-    return T.check_coef(v)
-
-
-def _term_arg(v):
-    if v not in T.TERM_NAMES:
-        raise InputError(f"term must be one of {', '.join(T.TERM_NAMES)}, got {v!r:.40}")
-    return v
-
-
-def _level_arg(v):
-    q = parse_exact(v, "noise_level")
-    if q <= 0:
-        raise InputError(f"noise_level must be > 0, got {v}")
-    return q
-
-
-def _positive(name):
-    def parse(v):
-        q = parse_exact(v, name)
-        if q <= 0:
-            raise InputError(f"{name} must be > 0, got {v}")
-        return q
-    return parse
-
-
-def _alpha_arg(v):
-    q = parse_exact(v, "alpha")
-    if not 1 < q <= 1024:
-        raise InputError(f"alpha must be in (1, 1024], got {v}")
-    return q
-
-
-def _eps_arg(v):
-    q = parse_exact(v, "epsilon")
-    if q < 0:
-        raise InputError(f"epsilon must be >= 0, got {v}")
-    return q
-
-
-def _direction_arg(v):
-    if v not in ("remove", "add"):
-        raise InputError(f"direction must be 'remove' or 'add', got {v!r:.40}")
-    return v
-
-
-def _epochs_any(v):
-    from verifier.bounds.profile import MAX_EPOCHS
-    return parse_epochs(v, MAX_EPOCHS)
-
-
-ARG_PARSERS: dict[str, Callable] = {
-    "sigma": parse_sigma,
-    "steps": parse_steps,
-    "delta": parse_delta,
-    "epochs": parse_epochs,
-    "coef": _coef_arg,
-    "term": _term_arg,
-    "noise_level": _level_arg,
-    "bound": lambda v: _bound_arg(v),
-    "reference": lambda v: _bound_arg(v),
-    "resolution": _positive("resolution"),
-    "alpha": _alpha_arg,
-    "epsilon": _eps_arg,
-    "direction": _direction_arg,
-    "pair_steps": lambda v: parse_steps(v, "steps", minimum=1),
-    "pair_epochs": _epochs_any,
-}
-
-
-def _bound_arg(v):
-    """A registry bound by name (verifier.bounds.REGISTRY)."""
-    from verifier.deploy.evaluate import resolve
-    if not isinstance(v, str):
-        raise InputError(f"bound must be a name, got {v!r:.40}")
-    return resolve(v).name
+from verifier.claims.values import ARG_PARSERS, Evaluation
+from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, to_arb
 
 
 @dataclass(frozen=True)
@@ -368,34 +277,6 @@ def _renyi(a, prec, max_prec=None):
     need_profile = a["direction"] == "add" or al.denominator != 1
     c = renyi_curve(a["sigma"], a["steps"], a["epochs"], orders=[al], with_profile=need_profile)
     return Evaluation(getattr(c.at(al), a["direction"]))
-
-
-def _a_arg(v):
-    q = parse_exact(v, "a")
-    if not 0 <= q <= 1:
-        raise InputError(f"a must be in [0, 1], got {v}")
-    return q
-
-
-ARG_PARSERS["a"] = _a_arg
-
-
-def _rate_arg(v):
-    q = parse_exact(v, "sample_rate")
-    if not 0 < q <= 1:
-        raise InputError(f"sample_rate must be in (0, 1], got {v}")
-    return q
-
-
-def _total_steps_arg(v):
-    t = parse_exact(v, "total_steps")
-    if t.denominator != 1 or t < 1:
-        raise InputError(f"total_steps must be an integer >= 1, got {v}")
-    return int(t)
-
-
-ARG_PARSERS["sample_rate"] = _rate_arg
-ARG_PARSERS["total_steps"] = _total_steps_arg
 
 
 def _poisson_epsilon(a, prec, max_prec=None):

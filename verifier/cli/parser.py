@@ -109,24 +109,40 @@ def _sampling_args(sp, total: bool = False):
 SAMPLINGS = ("random-allocation", "poisson")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="verifier",
-        description="Certified (Arb interval arithmetic) checks of Theorem 3.1 of "
-                    "van Dijk & Ertan, arXiv 2605.06259 v1 (as reconstructed in docs/THEORY.md): "
-                    "DP-SGD with random-allocation sampling; the certified (epsilon, delta) of "
-                    "random allocation and of Poisson subsampling (--sampling poisson).",
-        epilog="Exit status: 0 ok; 1 refuted / hypothesis fails / infeasible; 2 bad input; "
-               "3 inconclusive at the precision cap; 4 internal error.")
-    p.add_argument("--version", action="version", version=f"verifier {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+def _common(sp):
+    """--json and --max-prec."""
+    sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
+                    help=f"precision cap in bits (default {DEFAULT_MAX_PREC}); past it an "
+                         "undecided comparison is reported as inconclusive")
 
-    def common(sp):
-        sp.add_argument("--json", action="store_true", help="print one JSON object")
-        sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
-                        help=f"precision cap in bits (default {DEFAULT_MAX_PREC}); past it an "
-                             "undecided comparison is reported as inconclusive")
 
+def _deploy_inputs(sp):
+    """The deployed parameters and targets of certify and calibrate."""
+    sp.add_argument("--sigma", metavar="S", help="noise multiplier (exact decimal)")
+    _steps_flag(sp, 3)
+    sp.add_argument("--samples", metavar="N", help="dataset size N")
+    sp.add_argument("--batch-size", metavar="b", dest="batch_size",
+                    help="expected batch size; M = N / b (must divide N)")
+    sp.add_argument("--epochs", metavar="E", help="epochs (default 1)")
+    sp.add_argument("--clip", metavar="C", help="clipping norm C (default 1)")
+    sp.add_argument("--delta", metavar="D", help="target: f >= 1 - a - D over all epochs")
+    sp.add_argument("--target-accuracy", metavar="A", dest="target_accuracy",
+                    help="target: membership-inference accuracy <= A (equal priors)")
+    sp.add_argument("--target-epsilon", metavar="EPS", dest="target_epsilon",
+                    help="with --delta D: the (epsilon, delta) target, certified by the "
+                         "privacy profile (verifier epsilon); the TV bounds meet it when "
+                         "delta_E <= D")
+    sp.add_argument("--bound", metavar="NAME",
+                    help="all (default), theorem31-simplified, theorem31-rho3, chi-square; calibrate sigma also takes exact-tv")
+    sp.add_argument("--config", metavar="FILE", help="TOML or JSON file with the same keys")
+    sp.add_argument("--json", action="store_true", help="print one JSON object")
+    sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
+                    help=f"precision cap in bits (default {DEFAULT_MAX_PREC})")
+
+
+def _add_audit(sub):
+    """verifier audit."""
     a = sub.add_parser("audit", help="judge every claim of claims files; write reports",
                        description="Recompute every claim of each claims file with certified "
                                    "error bounds; write OUT/<name>.json and OUT/<name>.md. "
@@ -134,8 +150,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "(Table 1 of arXiv 2605.06259).")
     a.add_argument("files", nargs="*", metavar="CLAIMS_FILE", help="TOML claims files")
     a.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
-    common(a)
+    _common(a)
 
+
+def _add_bound(sub):
+    """verifier bound."""
     b = sub.add_parser("bound", help="enclose delta_rhs(M, sigma) and check the hypotheses",
                        description="Certified delta_rhs of Theorem 3.1 with every term, "
                                    "delta_E over E epochs and each hypothesis verdict.")
@@ -148,8 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="target over all epochs: also check delta_E <= D (delta_rhs <= D when "
                         "E = 1); condition (2) is always checked at delta = delta_rhs, the "
                         "reading the theorem supports (docs/THEORY.md section 3)")
-    common(b)
+    _common(b)
 
+
+def _add_steps(sub):
+    """verifier steps."""
     s = sub.add_parser("steps", help="M_BE, certified M_exact and min N for a target delta",
                        description="Closed form M_BE, the certified smallest M (M_exact) with "
                                    "its certificate, and the minimum dataset size N.")
@@ -159,30 +181,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Berry-Esseen factor (default simplified)")
     s.add_argument("--noise-level", default="0.1", metavar="L",
                    help="per-round noise level sigma M / N for min N (default 0.1)")
-    common(s)
+    _common(s)
 
-    def deploy_inputs(sp, what):
-        sp.add_argument("--sigma", metavar="S", help="noise multiplier (exact decimal)")
-        _steps_flag(sp, 3)
-        sp.add_argument("--samples", metavar="N", help="dataset size N")
-        sp.add_argument("--batch-size", metavar="b", dest="batch_size",
-                        help="expected batch size; M = N / b (must divide N)")
-        sp.add_argument("--epochs", metavar="E", help="epochs (default 1)")
-        sp.add_argument("--clip", metavar="C", help="clipping norm C (default 1)")
-        sp.add_argument("--delta", metavar="D", help="target: f >= 1 - a - D over all epochs")
-        sp.add_argument("--target-accuracy", metavar="A", dest="target_accuracy",
-                        help="target: membership-inference accuracy <= A (equal priors)")
-        sp.add_argument("--target-epsilon", metavar="EPS", dest="target_epsilon",
-                        help="with --delta D: the (epsilon, delta) target, certified by the "
-                             "privacy profile (verifier epsilon); the TV bounds meet it when "
-                             "delta_E <= D")
-        sp.add_argument("--bound", metavar="NAME",
-                        help="all (default), theorem31-simplified, theorem31-rho3, chi-square; calibrate sigma also takes exact-tv")
-        sp.add_argument("--config", metavar="FILE", help="TOML or JSON file with the same keys")
-        sp.add_argument("--json", action="store_true", help="print one JSON object")
-        sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
-                        help=f"precision cap in bits (default {DEFAULT_MAX_PREC})")
 
+def _add_certify(sub):
+    """verifier certify."""
     ce = sub.add_parser("certify", help="certify deployed parameters against a target",
                         description="Every applicable bound (Theorem 3.1 with both factors, the "
                                     "chi-square bound) over E epochs, certified; the target is "
@@ -190,11 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
                                     "OUT/certificate.json and OUT/certificate.md.",
                         epilog="Exit status: 0 certified; 1 not certified; 2 bad input; "
                                "3 inconclusive.")
-    deploy_inputs(ce, "certify")
+    _deploy_inputs(ce)
     ce.add_argument("--out", default=None, metavar="DIR",
                     help="write the certificate files (JSON, Markdown, HTML, figures) into DIR; "
                          "without it nothing is written")
 
+
+def _add_calibrate(sub):
+    """verifier calibrate."""
     ca = sub.add_parser("calibrate", help="smallest sigma, steps M or samples N for a target",
                         description="The inverse questions, certified: the smallest M (certified "
                                     "minimal), the smallest sigma on a grid (feasible there, "
@@ -203,12 +209,15 @@ def build_parser() -> argparse.ArgumentParser:
                         epilog="Exit status: 0 found; 1 infeasible; 2 bad input; 3 inconclusive.")
     ca.add_argument("what", choices=["sigma", "steps", "samples", "epochs"],
                     help="what to calibrate (epochs: the largest E, with --target-epsilon)")
-    deploy_inputs(ca, "calibrate")
+    _deploy_inputs(ca)
     _sampling_args(ca, total=True)
     ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
     ca.add_argument("--noise-level", metavar="L", dest="noise_level",
                     help="per-round noise level C sigma M / N for samples (default 0.1)")
 
+
+def _add_exact(sub):
+    """verifier exact."""
     ex = sub.add_parser("exact", help="rigorous bracket of the exact total variation (attack accuracy)",
                         description="Two-sided rigorous bracket lower <= TV <= upper of the "
                                     "random-allocation pair (E = 1: E|Ybar_M - 1|/2) by lattice "
@@ -220,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--epochs", default="1", metavar="E")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _add_compare(sub):
+    """verifier compare."""
     co = sub.add_parser("compare", help="Theorem 3.1, chi-square and the exact bracket side by side",
                         description="One table for the same inputs: each bound on delta_E (TV) "
                                     "and its ratio to the upper end of the exact bracket.")
@@ -228,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--epochs", default="1", metavar="E")
     co.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _add_profile(sub):
+    """verifier epsilon and verifier delta."""
     from verifier.bounds.poisson import RANGE_HELP as POISSON_HELP
     from verifier.bounds.profile import RANGE_HELP
     for name, key, hlp in (("epsilon", "delta", "target delta D"),
@@ -255,6 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
         pp.add_argument(f"--{key}", required=True, metavar=key[0].upper(), help=hlp)
         pp.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _add_compare_samplers(sub):
+    """verifier compare-samplers."""
+    from verifier.bounds.poisson import RANGE_HELP as POISSON_HELP
+    from verifier.bounds.profile import RANGE_HELP
     cs = sub.add_parser(
         "compare-samplers", help="random allocation and Poisson subsampling side by side, "
                                  "both certified",
@@ -269,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also the noise multiplier each sampler needs for (EPS, D)")
     cs.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _add_rdp(sub):
+    """verifier rdp."""
+    from verifier.bounds.profile import RANGE_HELP
     from verifier.views.renyi import MAX_ORDER
     r = sub.add_parser(
         "rdp", help="certified Rényi curve of both directions, zCDP, and conversions to (eps, delta)",
@@ -287,6 +311,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                "and improved), zCDP, and the exact epsilon(D)")
     r.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _add_tradeoff(sub):
+    """verifier tradeoff."""
+    from verifier.bounds.profile import RANGE_HELP
     t = sub.add_parser(
         "tradeoff", help="certified trade-off curves T(P0^E, P1^E) and the reversed pair",
         description="Rigorous band of the trade-off function f(a) = T(P0^E, P1^E)(a) and of "
@@ -301,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     tg.add_argument("--at", metavar="A1,A2,...", help="the type I errors a (exact decimals)")
     t.add_argument("--json", action="store_true", help="print one JSON object")
 
+
+def _add_check_proofs(sub):
+    """verifier check-proofs."""
     c = sub.add_parser("check-proofs", help="re-derive / re-check every identity, constant and "
                                             "monotonicity step behind Theorem 3.1",
                        description="Run the proof-consistency checks (proofs_checks/): each "
@@ -313,6 +344,24 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--timings", action="store_true",
                    help="also write wall times into the reports (then not byte-reproducible)")
     c.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="verifier",
+        description="Certified (Arb interval arithmetic) checks of Theorem 3.1 of "
+                    "van Dijk & Ertan, arXiv 2605.06259 v1 (as reconstructed in docs/THEORY.md): "
+                    "DP-SGD with random-allocation sampling; the certified (epsilon, delta) of "
+                    "random allocation and of Poisson subsampling (--sampling poisson).",
+        epilog="Exit status: 0 ok; 1 refuted / hypothesis fails / infeasible; 2 bad input; "
+               "3 inconclusive at the precision cap; 4 internal error.")
+    p.add_argument("--version", action="version", version=f"verifier {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    for add in (_add_audit, _add_bound, _add_steps, _add_certify, _add_calibrate, _add_exact,
+                _add_compare, _add_profile, _add_compare_samplers, _add_rdp, _add_tradeoff,
+                _add_check_proofs):
+        add(sub)
     p.epilog = f"{p.epilog} {LIMITS_HELP}"
     for name, sp_ in sub.choices.items():
         # the (epsilon, delta) engine's commands state its own range (RANGE_HELP) in place of

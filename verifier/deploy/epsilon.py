@@ -130,6 +130,29 @@ def short_decimal_between(lo: Fraction, hi: Fraction) -> Fraction:
     return mid
 
 
+def _engine_for(eps: Fraction, delta: Fraction, M: int, E: int, poisson: tuple | None):
+    """(fixed parameters, float start, meets(sigma, eps)) of the sampler that ran: random
+    allocation of M steps per epoch over E epochs, or Poisson subsampling (q, T); the
+    engine's range checked at its smallest sigma."""
+    from verifier.bounds import profile as PR
+    lo_edge = PR.SIGMA_RANGE[0]
+    if poisson is None:
+        PR.check_range(lo_edge, M, E, delta=delta, eps=eps)
+
+        def engine_meets(s, e):
+            return PR.meets(s, M, E, e, delta)
+        return ({"steps": M, "epochs": E}, Fraction(_guess_sigma(float(eps), float(delta), M, E)),
+                engine_meets)
+    from verifier.bounds import poisson as PO
+    q, T = poisson
+    PO.check_range(lo_edge, q, T, delta=delta, eps=eps)
+
+    def engine_meets(s, e):
+        return PO.meets(s, q, T, e, delta)
+    return ({"sampling": "poisson", "sample_rate": q, "total_steps": T},
+            Fraction(_guess_sigma_poisson(float(eps), float(delta), float(q), T)), engine_meets)
+
+
 def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
                               tolerance: Fraction, max_evaluations: int = 60,
                               poisson: tuple | None = None) -> EpsCalibration:
@@ -141,22 +164,7 @@ def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
     Poisson subsampling at rate q for T steps in all (bounds.poisson; M, E unused)."""
     from verifier.bounds import profile as PR
     lo_edge, hi_edge = PR.SIGMA_RANGE
-    if poisson is None:
-        PR.check_range(lo_edge, M, E, delta=delta, eps=eps)
-        fixed = {"steps": M, "epochs": E}
-        g = Fraction(_guess_sigma(float(eps), float(delta), M, E))
-
-        def engine_meets(s, e):
-            return PR.meets(s, M, E, e, delta)
-    else:
-        from verifier.bounds import poisson as PO
-        q, T = poisson
-        PO.check_range(lo_edge, q, T, delta=delta, eps=eps)
-        fixed = {"sampling": "poisson", "sample_rate": q, "total_steps": T}
-        g = Fraction(_guess_sigma_poisson(float(eps), float(delta), float(q), T))
-
-        def engine_meets(s, e):
-            return PO.meets(s, q, T, e, delta)
+    fixed, g, engine_meets = _engine_for(eps, delta, M, E, poisson)
     count = 0
 
     def meets(s, e):

@@ -149,6 +149,61 @@ def _prove_infeasible(bound, M, E, target, lo: Fraction, hi: Fraction, res: Frac
     return Infeasibility(cv, grid_ok, tuple(feasible), witness)
 
 
+def _no_feasible_grid(inf, L, U, gname, hyp_note) -> tuple[str, str]:
+    """(message, status) when the scan found no feasible grid sigma and the branch and bound
+    over [L, U] (``inf``: None when it had nothing to do) found none either."""
+    grid_ok = inf is None or inf.grid_failed
+    if inf is None or inf.continuum:
+        return (f"no sigma meets the target: every sigma > 0 certified infeasible "
+                f"({hyp_note}; branch and bound on the rest: "
+                f"{inf.cover.boxes if inf else 0} boxes)", "infeasible")
+    if not grid_ok:
+        return ("no grid sigma found feasible, but not every grid sigma in "
+                f"[{_dn(L)}, {_up(U)}] is certified infeasible", "inconclusive")
+    wit = (f"; sigma = {frac_str(inf.witness)} (off the grid) is certified feasible: use a finer "
+           "--resolution" if inf.witness is not None else
+           "; infeasibility between grid points not proved")
+    return (f"no grid sigma ({gname}) meets the target (each certified: the "
+            f"branch and bound covers {pct(inf.cover.fraction, 'down')} of "
+            f"[{_dn(L)}, {_up(U)}], the grid points it leaves evaluated one by "
+            f"one){wit}", "infeasible")
+
+
+def _u_shaped_statement(icv, k_lo, k_hi, res, gname, hyp_note, L, low, gap, high) -> str:
+    """The certified feasible grid range [k_lo, k_hi] res in words, each statement worded
+    by what proves it (grid evaluations; complete covers for the continuum)."""
+    parts = [f"grid ({gname}): sigma = {frac_str(k_lo * res)} .. {frac_str(k_hi * res)} certified feasible at both "
+             f"ends, the grid neighbours "
+             + (f"{frac_str((k_lo - 1) * res)} and " if k_lo > 1 else "") + f"{frac_str((k_hi + 1) * res)} certified "
+             "infeasible, and so is every grid sigma beyond them",
+             f"between the ends, the branch and bound certifies >= {pct(icv.fraction, 'down')} "
+             f"of [{frac_str(k_lo * res)}, {frac_str(k_hi * res)}] feasible box by box ({icv.boxes} boxes)"]
+    cont_lo = k_lo == 1 or (low is not None and low.continuum) or low is None
+    cont_hi = high is None or high.continuum
+    lo_end = (k_lo - 1) * res
+    if k_lo == 1:
+        cont = (f"below the first grid point: every sigma < {_dn(L)} infeasible (hypothesis 2)"
+                + ("" if gap is None else
+                   f"; [{_dn(L)}, {frac_str(res)}) " + ("certified infeasible" if gap.continuum else
+                                             "not proved infeasible"
+                                             + (f" (sigma = {frac_str(gap.witness)} certified feasible)"
+                                                if gap.witness is not None else ""))))
+        parts.append(cont)
+    elif cont_lo:
+        parts.append(f"every sigma in (0, {frac_str(lo_end)}] certified infeasible")
+    else:
+        parts.append(f"sigma in (0, {frac_str(lo_end)}]: not every sigma proved infeasible (continuum "
+                     f"covered {pct(low.cover.fraction, 'down')})")
+    if cont_hi:
+        parts.append(f"every sigma >= {frac_str((k_hi + 1) * res)} certified infeasible")
+    else:
+        parts.append(f"sigma >= {frac_str((k_hi + 1) * res)}: not every sigma proved infeasible")
+    notes = [hyp_note] + [f"{n}: {x.cover.boxes} boxes" for n, x in (("below", low), ("above", high))
+                          if x is not None]
+    return ("U-shaped bound: the reported sigma is the lower end of the feasible grid range; "
+            + "; ".join(parts) + " (" + "; ".join(notes) + ")")
+
+
 def _u_shaped_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibration:
     """Theorem 3.1 is U-shaped in sigma.  The line (0, inf) is covered by three proofs:
     sigma < L fails hypothesis 2, sigma >= U fails condition (2) (``_sigma_range``), and
@@ -193,25 +248,10 @@ def _u_shaped_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibrati
         feas = [k for k in scan if P(k)]
         if not feas:
             inf = infeasible_between(L, U, res / 64)
-            if inf is not None and inf.grid_feasible:
-                feas = [inf.grid_feasible[0]]
-                scan = sorted(set(scan) | {feas[0]})
-            else:
-                grid_ok = inf is None or inf.grid_failed
-                if inf is None or inf.continuum:
-                    return fail(f"no sigma meets the target: every sigma > 0 certified infeasible "
-                                f"({hyp_note}; branch and bound on the rest: "
-                                f"{inf.cover.boxes if inf else 0} boxes)", "infeasible")
-                if not grid_ok:
-                    return fail("no grid sigma found feasible, but not every grid sigma in "
-                                f"[{_dn(L)}, {_up(U)}] is certified infeasible")
-                wit = (f"; sigma = {frac_str(inf.witness)} (off the grid) is certified feasible: use a finer "
-                       "--resolution" if inf.witness is not None else
-                       "; infeasibility between grid points not proved")
-                return fail(f"no grid sigma ({gname}) meets the target (each certified: the "
-                            f"branch and bound covers {pct(inf.cover.fraction, 'down')} of "
-                            f"[{_dn(L)}, {_up(U)}], the grid points it leaves evaluated one by "
-                            f"one){wit}", "infeasible")
+            if inf is None or not inf.grid_feasible:
+                return fail(*_no_feasible_grid(inf, L, U, gname, hyp_note))
+            feas = [inf.grid_feasible[0]]
+            scan = sorted(set(scan) | {feas[0]})
         first, last = feas[0], feas[-1]
         i, j = scan.index(first), scan.index(last)
         k_lo = search.crossing(P, scan[i - 1], first) if i > 0 else first
@@ -238,36 +278,7 @@ def _u_shaped_sigma(bound: Bound, M, E, target, res, max_prec) -> SigmaCalibrati
                                         "certified infeasible")
     icv = cover(lambda a, b: _box_holds(bound, M, E, target, a, b), k_lo * res, k_hi * res,
                 res / 8, 2000)
-    parts = [f"grid ({gname}): sigma = {frac_str(k_lo * res)} .. {frac_str(k_hi * res)} certified feasible at both "
-             f"ends, the grid neighbours "
-             + (f"{frac_str((k_lo - 1) * res)} and " if k_lo > 1 else "") + f"{frac_str((k_hi + 1) * res)} certified "
-             "infeasible, and so is every grid sigma beyond them",
-             f"between the ends, the branch and bound certifies >= {pct(icv.fraction, 'down')} "
-             f"of [{frac_str(k_lo * res)}, {frac_str(k_hi * res)}] feasible box by box ({icv.boxes} boxes)"]
-    cont_lo = k_lo == 1 or (low is not None and low.continuum) or low is None
-    cont_hi = high is None or high.continuum
-    lo_end = (k_lo - 1) * res
-    if k_lo == 1:
-        cont = (f"below the first grid point: every sigma < {_dn(L)} infeasible (hypothesis 2)"
-                + ("" if gap is None else
-                   f"; [{_dn(L)}, {frac_str(res)}) " + ("certified infeasible" if gap.continuum else
-                                             "not proved infeasible"
-                                             + (f" (sigma = {frac_str(gap.witness)} certified feasible)"
-                                                if gap.witness is not None else ""))))
-        parts.append(cont)
-    elif cont_lo:
-        parts.append(f"every sigma in (0, {frac_str(lo_end)}] certified infeasible")
-    else:
-        parts.append(f"sigma in (0, {frac_str(lo_end)}]: not every sigma proved infeasible (continuum "
-                     f"covered {pct(low.cover.fraction, 'down')})")
-    if cont_hi:
-        parts.append(f"every sigma >= {frac_str((k_hi + 1) * res)} certified infeasible")
-    else:
-        parts.append(f"sigma >= {frac_str((k_hi + 1) * res)}: not every sigma proved infeasible")
-    notes = [hyp_note] + [f"{n}: {x.cover.boxes} boxes" for n, x in (("below", low), ("above", high))
-                          if x is not None]
-    branch = ("U-shaped bound: the reported sigma is the lower end of the feasible grid range; "
-              + "; ".join(parts) + " (" + "; ".join(notes) + ")")
+    branch = _u_shaped_statement(icv, k_lo, k_hi, res, gname, hyp_note, L, low, gap, high)
     return SigmaCalibration(bound.name, "certified", k_lo * res, res, at, below, k_hi * res, above,
                             branch)
 

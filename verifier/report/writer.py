@@ -206,6 +206,26 @@ def audit_markdown(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) ->
                      f"**{r.verdict}**{mark} |")
     lines += ["", "(R): rests on a reconstructed statement, see below.", "",
               "## Claims with several cases", ""]
+    lines += _several_cases(results)
+    lines += ["## Notes", "",
+              f"- Reconstructed statements: {RECONSTRUCTED_NOTE}",
+              "- Certified values are enclosures computed in Arb ball arithmetic (python-flint); "
+              "a verdict is given only when the enclosure decides it, after raising the working "
+              "precision up to the cap.",
+              "- A printed value v with last digit at 10^e is confirmed when the certified value "
+              "lies in [v - 10^e/2, v + 10^e/2].", ""]
+    notes = [(r.claim.id, x.note) for r in results for x in r.cases if x.note]
+    for cid, note in notes:
+        lines.append(f"- `{cid}`: {note}")
+    if notes:
+        lines.append("")
+    lines += _as_stated(results)
+    return "\n".join(lines)
+
+
+def _several_cases(results) -> list:
+    """The Markdown of the claims with several cases, one table each."""
+    lines = []
     for r in results:
         if len(r.cases) == 1:
             continue
@@ -226,18 +246,12 @@ def audit_markdown(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) ->
             lines.append(f"| {describe_args(x.args)} | {value_text(x)} | {ref} | "
                          f"{rel_text(x).replace('rel. diff. ', '') or '-'} | {x.verdict} |")
         lines.append("")
-    lines += ["## Notes", "",
-              f"- Reconstructed statements: {RECONSTRUCTED_NOTE}",
-              "- Certified values are enclosures computed in Arb ball arithmetic (python-flint); "
-              "a verdict is given only when the enclosure decides it, after raising the working "
-              "precision up to the cap.",
-              "- A printed value v with last digit at 10^e is confirmed when the certified value "
-              "lies in [v - 10^e/2, v + 10^e/2].", ""]
-    notes = [(r.claim.id, x.note) for r in results for x in r.cases if x.note]
-    for cid, note in notes:
-        lines.append(f"- `{cid}`: {note}")
-    if notes:
-        lines.append("")
+    return lines
+
+
+def _as_stated(results) -> list:
+    """The Markdown section "Claims, as stated" (statements, expressions, readings, notes)."""
+    lines = []
     detail = [r for r in results if r.claim.statement or r.claim.note or r.claim.reading
               or r.claim.expr is not None]
     if detail:
@@ -253,7 +267,7 @@ def audit_markdown(cf: ClaimsFile, results: list[ClaimResult], max_prec: int) ->
             if c.note:
                 lines.append(f"  - note: {_md_escape(c.note)}")
         lines.append("")
-    return "\n".join(lines)
+    return lines
 
 
 def _relation(c) -> str:

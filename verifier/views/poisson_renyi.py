@@ -36,7 +36,8 @@ from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, frac_str, to_arb
 from verifier.core.arith import ball_bounds
-from verifier.views.renyi import MAX_ORDER, Conversion, RenyiOrder, convert, zcdp_convert
+from verifier.views.conversions import Conversion, convert, zcdp_convert
+from verifier.views.renyi import MAX_ORDER, RenyiOrder
 
 PREC = 128
 Z_MARGIN = 14            # the integration window: 14 standard deviations beyond the peak

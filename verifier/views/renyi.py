@@ -46,6 +46,7 @@ from fractions import Fraction
 from flint import arb, arb_mat, ctx
 
 from verifier.core.arith import InputError, Interval, decimal_str, frac_str, to_arb
+from verifier.views.conversions import Conversion, ball_down as _dn, ball_up as _up, convert, zcdp_convert
 from verifier.views.grid import PREC, ProfileGrid, cs_arb
 from verifier.bounds.moments import chernoff_k, integer_moments
 
@@ -59,16 +60,6 @@ MOMENT_ORDER_SLACK = 3
 MAX_MOMENT_ORDER = MAX_ORDER + MOMENT_ORDER_SLACK
 
 
-def _up(x: arb) -> Fraction:
-    from verifier.core.arith import ball_bounds
-    return ball_bounds(x)[1]
-
-
-def _dn(x: arb) -> Fraction:
-    from verifier.core.arith import ball_bounds
-    return ball_bounds(x)[0]
-
-
 @dataclass(frozen=True)
 class RenyiOrder:
     alpha: Fraction
@@ -79,20 +70,6 @@ class RenyiOrder:
     def to_json(self) -> dict:
         return {"alpha": frac_str(self.alpha), "remove": self.remove.to_json(),
                 "add": self.add.to_json(), "method": self.method}
-
-
-@dataclass(frozen=True)
-class Conversion:
-    """An (epsilon, delta) upper bound from the Rényi curve: ``epsilon`` is the bracket of
-    the conversion's value (its upper end the certified guarantee), ``alpha`` the order."""
-    name: str
-    epsilon: Interval
-    alpha: Fraction
-    direction: str
-
-    def to_json(self) -> dict:
-        return {"name": self.name, "epsilon": self.epsilon.to_json(),
-                "alpha": frac_str(self.alpha), "direction": self.direction}
 
 
 @dataclass(frozen=True)
@@ -408,55 +385,3 @@ def _scaled(rows, E: int):
     E_ = Fraction(E)
     return [RenyiOrder(a, Interval(E_ * r[0], E_ * r[1]), Interval(E_ * d[0], E_ * d[1]), m)
             for a, r, d, m in rows]
-
-
-# ---------------------------------------------------------------- conversions
-def _conv(D: Fraction, alpha: Fraction, delta: Fraction, improved: bool, prec=PREC) -> arb:
-    with ctx.workprec(prec):
-        a, d = to_arb(alpha), to_arb(delta)
-        if improved:
-            return to_arb(D) + ((a - 1) / a).log() - (d.log() + a.log()) / (a - 1)
-        return to_arb(D) - d.log() / (a - 1)
-
-
-def convert(orders, delta: Fraction, improved: bool = True) -> Conversion:
-    """min over the orders of each direction's conversion; the larger direction."""
-    best = {}
-    for which in ("remove", "add"):
-        cand = []
-        for o in orders:
-            iv = getattr(o, which)
-            lo, hi = _conv(iv.lower, o.alpha, delta, improved), _conv(iv.upper, o.alpha, delta,
-                                                                       improved)
-            cand.append((_up(hi), _dn(lo), o.alpha))
-        up, _, alpha = min(cand)
-        best[which] = (max(min(c[1] for c in cand), Fraction(0)), up, alpha)
-    which = "remove" if best["remove"][1] >= best["add"][1] else "add"
-    lo = max(best["remove"][0], best["add"][0])
-    up = best[which][1]
-    name = "improved (Balle et al. 2020)" if improved else "classical (Mironov 2017)"
-    return Conversion(name, Interval(max(lo, Fraction(0)), max(up, Fraction(0))), best[which][2],
-                      which)
-
-
-def zcdp_convert(rho: Interval, delta: Fraction, improved: bool = True) -> Conversion:
-    """(epsilon, delta) from rho-zCDP: the same conversion applied to D_a = rho a, at the
-    float-optimal real order (any order is valid); classical: rho + 2 sqrt(rho log(1/delta))
-    (Bun & Steinke 2016, Proposition 1.3)."""
-    r = float(rho.upper)
-    ld = -math.log(float(delta))
-    if not improved:
-        with ctx.workprec(PREC):
-            lo = to_arb(rho.lower) + 2 * (to_arb(rho.lower) * -to_arb(delta).log()).sqrt()
-            hi = to_arb(rho.upper) + 2 * (to_arb(rho.upper) * -to_arb(delta).log()).sqrt()
-        a = Fraction(1 + math.sqrt(ld / r)).limit_denominator(10 ** 6) if r > 0 else Fraction(2)
-        return Conversion("classical (Bun & Steinke 2016)", Interval(_dn(lo), _up(hi)), a, "zcdp")
-
-    def f(a):
-        return r * a + math.log((a - 1) / a) - (math.log(float(delta)) + math.log(a)) / (a - 1)
-    a0 = 1 + math.sqrt(ld / r) if r > 0 else 2.0
-    grid = [1 + (a0 - 1) * 2.0 ** (k / 64) for k in range(-256, 257)]
-    a = Fraction(min(grid, key=f)).limit_denominator(10 ** 6)
-    lo, hi = _conv(rho.lower * a, a, delta, True), _conv(rho.upper * a, a, delta, True)
-    return Conversion("improved (Balle et al. 2020)", Interval(max(_dn(lo), Fraction(0)),
-                                                               max(_up(hi), Fraction(0))), a, "zcdp")

@@ -1,0 +1,130 @@
+"""What a claims quantity (quantities.py) evaluates to (``Evaluation``), and the argument
+parsers: each turns a claims file's string or number into an exact value or refuses in one
+line."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from verifier.bounds import theorem31 as T
+from verifier.core.arith import (InputError, Interval, Tri, parse_delta, parse_epochs, parse_exact,
+                                 parse_sigma, parse_steps)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    value: Interval
+    applicable: Tri = Tri.HOLDS
+    integer: bool = False      # the value is an integer, known exactly
+    precision: int = 0
+    details: dict = field(default_factory=dict)
+    failed: str = ""          # why not applicable / not computed
+    status: str = "ok"        # "ok" | "inconclusive" | "not-applicable"
+
+
+def coef_arg(v):
+    if not isinstance(v, str):
+        raise InputError(f"coef must be 'simplified' or 'rho3', got {v!r:.40}")
+    return T.check_coef(v)
+
+
+def term_arg(v):
+    if v not in T.TERM_NAMES:
+        raise InputError(f"term must be one of {', '.join(T.TERM_NAMES)}, got {v!r:.40}")
+    return v
+
+
+def level_arg(v):
+    q = parse_exact(v, "noise_level")
+    if q <= 0:
+        raise InputError(f"noise_level must be > 0, got {v}")
+    return q
+
+
+def positive(name):
+    def parse(v):
+        q = parse_exact(v, name)
+        if q <= 0:
+            raise InputError(f"{name} must be > 0, got {v}")
+        return q
+    return parse
+
+
+def alpha_arg(v):
+    q = parse_exact(v, "alpha")
+    if not 1 < q <= 1024:
+        raise InputError(f"alpha must be in (1, 1024], got {v}")
+    return q
+
+
+def eps_arg(v):
+    q = parse_exact(v, "epsilon")
+    if q < 0:
+        raise InputError(f"epsilon must be >= 0, got {v}")
+    return q
+
+
+def direction_arg(v):
+    if v not in ("remove", "add"):
+        raise InputError(f"direction must be 'remove' or 'add', got {v!r:.40}")
+    return v
+
+
+def epochs_any(v):
+    from verifier.bounds.profile import MAX_EPOCHS
+    return parse_epochs(v, MAX_EPOCHS)
+
+
+ARG_PARSERS: dict[str, Callable] = {
+    "sigma": parse_sigma,
+    "steps": parse_steps,
+    "delta": parse_delta,
+    "epochs": parse_epochs,
+    "coef": coef_arg,
+    "term": term_arg,
+    "noise_level": level_arg,
+    "bound": lambda v: bound_arg(v),
+    "reference": lambda v: bound_arg(v),
+    "resolution": positive("resolution"),
+    "alpha": alpha_arg,
+    "epsilon": eps_arg,
+    "direction": direction_arg,
+    "pair_steps": lambda v: parse_steps(v, "steps", minimum=1),
+    "pair_epochs": epochs_any,
+}
+
+
+def bound_arg(v):
+    """A registry bound by name (verifier.bounds.REGISTRY)."""
+    from verifier.deploy.evaluate import resolve
+    if not isinstance(v, str):
+        raise InputError(f"bound must be a name, got {v!r:.40}")
+    return resolve(v).name
+
+
+def a_arg(v):
+    q = parse_exact(v, "a")
+    if not 0 <= q <= 1:
+        raise InputError(f"a must be in [0, 1], got {v}")
+    return q
+
+
+ARG_PARSERS["a"] = a_arg
+
+
+def rate_arg(v):
+    q = parse_exact(v, "sample_rate")
+    if not 0 < q <= 1:
+        raise InputError(f"sample_rate must be in (0, 1], got {v}")
+    return q
+
+
+def total_steps_arg(v):
+    t = parse_exact(v, "total_steps")
+    if t.denominator != 1 or t < 1:
+        raise InputError(f"total_steps must be an integer >= 1, got {v}")
+    return int(t)
+
+
+ARG_PARSERS["sample_rate"] = rate_arg
+ARG_PARSERS["total_steps"] = total_steps_arg

@@ -50,11 +50,11 @@ def test_opacus_conventions_and_state():
 def test_get_epsilon_is_the_certified_upper_end():
     acc = RandomAllocationAccountant(steps_per_epoch=10)
     _run(acc, 2.0, 25, 10)               # a partial third epoch counts as a whole one
-    r = verifier.epsilon(F(2), 10, 3, "1e-6")
+    r = verifier.epsilon(F(2), 10, 3, delta="1e-6")
     e = acc.get_epsilon(1e-6)
     assert F(e) >= r.epsilon.upper and e - float(r.epsilon.upper) < 1e-12
     br = acc.get_epsilon_bracket(1e-6)
-    assert br.epsilon == verifier.epsilon(F(2), 10, 3, F(1e-6)).epsilon
+    assert br.epsilon == verifier.epsilon(F(2), 10, 3, delta=F(1e-6)).epsilon
 
 
 def test_refusals():
@@ -78,7 +78,7 @@ def test_noise_change_at_an_epoch_boundary_uses_the_smallest_sigma():
     _run(acc, 3.0, 4, 4)
     _run(acc, 2.0, 4, 4)
     assert acc.sigma() == F(2) and acc.epochs() == 2
-    assert acc.get_epsilon(1e-5) >= float(verifier.epsilon(F(2), 4, 2, "1e-5").epsilon.upper)
+    assert acc.get_epsilon(1e-5) >= float(verifier.epsilon(F(2), 4, 2, delta="1e-5").epsilon.upper)
 
 
 def test_sampler_allocates_every_record_once_and_is_reproducible():
@@ -186,13 +186,13 @@ def test_a_planned_history_is_answered_for_random_allocation():
     # Opacus's get_noise_multiplier assigns history = [(sigma, sample_rate, steps)]
     acc = RandomAllocationAccountant()
     acc.history = [(1.1, 0.05, 60)]
-    r = verifier.epsilon("1.1", 20, 3, "1e-5")
+    r = verifier.epsilon("1.1", 20, 3, delta="1e-5")
     assert acc.get_epsilon(1e-5) == _up_float_of(r.epsilon.upper)
     assert acc.steps_per_epoch == 20 and acc.epochs() == 3
     acc.history = [(0.15625, 0.05, 60)]          # below the engine's range: no guarantee
     assert acc.get_epsilon(1e-5) == math.inf
     acc.history = [(80.0, 0.05, 60)]             # above: the answer at 50 is an upper bound
-    assert acc.get_epsilon(1e-5) == _up_float_of(verifier.epsilon(50, 20, 3, "1e-5").epsilon.upper)
+    assert acc.get_epsilon(1e-5) == _up_float_of(verifier.epsilon(50, 20, 3, delta="1e-5").epsilon.upper)
 
 
 def _up_float_of(q):
@@ -236,7 +236,7 @@ def test_resume_from_a_checkpoint():
     assert new.epochs() == 3 and new.get_epsilon(1e-6) == acc.get_epsilon(1e-6)
     _run(new, 2.0, 10, 10)                           # a new sampler: one more allocation
     assert len(new) == 35 and new.epochs() == 4
-    r = verifier.epsilon("2", 10, 4, "1e-6")
+    r = verifier.epsilon("2", 10, 4, delta="1e-6")
     assert F(new.get_epsilon(1e-6)) >= r.epsilon.upper
     # a run that could not be certified stays refused after a checkpoint
     from verifier.accountants import UncertifiedSampler

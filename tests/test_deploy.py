@@ -98,10 +98,11 @@ def test_min_samples():
 
 
 def test_api_doctests():
-    res = doctest.testmod(verifier)
+    import verifier.api.tv as tv
+    res = doctest.testmod(tv)
     assert res.attempted >= 10 and res.failed == 0
     import importlib
-    res = doctest.testmod(importlib.import_module("verifier.api_profile"))
+    res = doctest.testmod(importlib.import_module("verifier.api.profile"))
     assert res.attempted >= 3 and res.failed == 0
 
 

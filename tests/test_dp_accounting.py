@@ -29,11 +29,11 @@ def test_is_a_dp_accounting_accountant_and_certifies_the_composed_epochs():
     assert acc.get_epsilon(1e-5) == 0.0 and acc.get_delta(1) == 0.0
     assert acc.compose(_epoch(), 2) is acc
     acc.compose(dp_accounting.SelfComposedDpEvent(_epoch(), 1))
-    r = verifier.epsilon("1.1", 20, 3, "1e-5").epsilon
+    r = verifier.epsilon("1.1", 20, 3, delta="1e-5").epsilon
     e = acc.get_epsilon(1e-5)
     assert F(e) >= r.upper and e - float(r.upper) < 1e-12
     assert acc.get_epsilon_bracket(1e-5).epsilon == r
-    d = verifier.delta("1.1", 20, 3, "1").delta
+    d = verifier.delta("1.1", 20, 3, epsilon="1").delta
     assert F(acc.get_delta(1.0)) >= d.upper and acc.get_delta(1.0) - float(d.upper) < 1e-12
     assert acc.sigma == F(11, 10) and acc.epochs == 3      # 1.1 read as 11/10
     # the same by one ComposedDpEvent, NoOp events changing nothing
@@ -45,7 +45,7 @@ def test_is_a_dp_accounting_accountant_and_certifies_the_composed_epochs():
 def test_smaller_sigma_in_a_later_epoch_is_accounted_at_the_smallest():
     acc = CertifiedRandomAllocationAccountant().compose(_epoch(2.0)).compose(_epoch(1.5))
     assert acc.sigma == F(3, 2)
-    assert acc.get_epsilon(1e-5) >= float(verifier.epsilon("1.5", 20, 2, "1e-5").epsilon.upper)
+    assert acc.get_epsilon(1e-5) >= float(verifier.epsilon("1.5", 20, 2, delta="1e-5").epsilon.upper)
 
 
 def test_unsupported_events_are_refused_not_guessed():
@@ -78,7 +78,7 @@ def test_nonprivate_and_out_of_range():
 def test_from_dp_event_returns_exact_inputs_a_user_can_pass_on():
     s, M, E = from_dp_event(G(1.1), num_steps=20)
     assert (s, M, E) == (F(11, 10), 20, 1)
-    assert verifier.epsilon(s, M, E, 1e-5).epsilon == verifier.epsilon("1.1", 20, 1, "1e-5").epsilon
+    assert verifier.epsilon(s, M, E, delta=1e-5).epsilon == verifier.epsilon("1.1", 20, 1, delta="1e-5").epsilon
 
 
 # ---- Poisson subsampling against dp_accounting's float accountants (issue #25) -------------
@@ -96,7 +96,7 @@ def test_poisson_brackets_meet_dp_accounting_pld_and_lie_below_rdp(sigma, q, T, 
     above the certified upper end."""
     import logging
     from dp_accounting.pld import privacy_loss_distribution as pld
-    r = verifier.poisson_epsilon(sigma, q, T, delta)
+    r = verifier.poisson_epsilon(sigma, q, T, delta=delta)
     e = r.epsilon
     assert e is not None and e.upper - e.lower <= F(1, 1000) * e.lower
     logging.disable(logging.WARNING)
@@ -124,11 +124,11 @@ def test_certified_poisson_dp_accountant():
     assert acc.get_epsilon(1e-5) == 0.0
     step = dp_accounting.PoissonSampledDpEvent(0.05, G(1.1))
     acc.compose(dp_accounting.SelfComposedDpEvent(step, 15)).compose(step, 5)
-    r = verifier.poisson_epsilon("1.1", "0.05", 20, "1e-5").epsilon
+    r = verifier.poisson_epsilon("1.1", "0.05", 20, delta="1e-5").epsilon
     e = acc.get_epsilon(1e-5)
     assert F(e) >= r.upper and e - float(r.upper) < 1e-12
     assert acc.sigma == F(11, 10) and acc.sample_rate == F(1, 20) and acc.steps == 20
-    d = verifier.poisson_delta("1.1", "0.05", 20, "1").delta
+    d = verifier.poisson_delta("1.1", "0.05", 20, epsilon="1").delta
     assert F(acc.get_delta(1.0)) >= d.upper
     # mixed steps at the worst parameters; other events refused
     acc.compose(dp_accounting.PoissonSampledDpEvent(0.1, G(1.3)))

@@ -107,7 +107,7 @@ def test_make_private_with_epsilon_meets_the_target_certified():
     engine, opt, steps, _ = _train(random_allocation_loader(_data(), 20, seed=1), epochs=2,
                                    target_epsilon=2.0)
     sigma = F(repr(opt.noise_multiplier))
-    r = verifier.epsilon(sigma, 20, 2, "1e-5")
+    r = verifier.epsilon(sigma, 20, 2, delta="1e-5")
     assert r.epsilon.upper <= 2 and engine.get_epsilon(1e-5) <= 2.0
     assert r.epsilon.upper > F("1.98")                # Opacus's epsilon_tolerance = 0.01
     with pytest.raises(UncertifiedSampler, match="poisson_sampling=True"):
@@ -184,7 +184,7 @@ def test_checkpoint_and_resume_through_opacus(tmp_path):
         torch.nn.functional.cross_entropy(m2(xb), yb).backward()
         o2.step()
     assert e2.accountant.epochs() == 3 and len(e2.accountant) == 60
-    r = verifier.epsilon("1.1", 20, 3, "1e-5")
+    r = verifier.epsilon("1.1", 20, 3, delta="1e-5")
     assert F(e2.get_epsilon(1e-5)) >= r.epsilon.upper
 
 

@@ -187,9 +187,9 @@ def test_cli_epsilon_poisson_json_names_the_sampler_and_its_parameters(capsys):
     assert rc == 0 and j2["epsilon"] == j["epsilon"]
 
 
-def verifier_poisson(*a):
+def verifier_poisson(sigma, q, T, delta):
     import verifier
-    return verifier.poisson_epsilon(*a).epsilon
+    return verifier.poisson_epsilon(sigma, q, T, delta=delta).epsilon
 
 
 def test_cli_delta_poisson_text(capsys):
@@ -337,8 +337,8 @@ def test_certificate_compares_with_poisson_certified(capsys):
     rc, j, _ = _cli(capsys, "certify", "--sigma", "1", "--steps-per-epoch", "100", "--epochs",
                     "10", "--target-epsilon", "2", "--delta", "1e-5", "--json")
     pc = j["privacy_profile"]["poisson_comparison"]
-    po = verifier.poisson_epsilon("1", "0.01", 1000, "1e-5").epsilon
-    ra = verifier.epsilon("1", 100, 10, "1e-5").epsilon
+    po = verifier.poisson_epsilon("1", "0.01", 1000, delta="1e-5").epsilon
+    ra = verifier.epsilon("1", 100, 10, delta="1e-5").epsilon
     assert pc["poisson"]["sample_rate"] == "0.01" and pc["poisson"]["total_steps"] == 1000
     assert pc["verdict"] == "random allocation's epsilon is lower (certified)"
     assert po.lower > ra.upper

@@ -234,7 +234,7 @@ def test_get_noise_multiplier_api():
     import pickle
     import numpy as np
     import verifier
-    from verifier.api_profile import NoCertifiedSigma, NoiseMultiplier
+    from verifier.api.profile import NoCertifiedSigma, NoiseMultiplier
     s = verifier.get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
                                       epochs=10, epsilon_tolerance=0.05)
     assert isinstance(s, NoiseMultiplier) and isinstance(s, float)
@@ -242,7 +242,7 @@ def test_get_noise_multiplier_api():
     assert s.calibration.delta == F(1, 10 ** 5) and s.calibration.target_epsilon == 2
     # certified: epsilon(1e-5) <= 2 at the answer, and > 2 - 0.05 (the tolerance)
     assert s.calibration.at.upper <= F(1, 10 ** 5) < s.calibration.within.lower
-    r = verifier.epsilon(s, 100, 10, 1e-5)            # the float read back exactly
+    r = verifier.epsilon(s, 100, 10, delta=1e-5)            # the float read back exactly
     assert F("1.95") < r.epsilon.lower and r.epsilon.upper <= 2
     # the same answer from numpy scalars, steps_per_epoch and total steps
     t = verifier.get_noise_multiplier(target_epsilon=np.float64(2.0), target_delta=np.float32(1e-5),

@@ -58,11 +58,11 @@ def engine_sigma(sigma: Fraction) -> Fraction | None:
 def epsilon_upper_float(sigma: Fraction, M: int, E: int, delta: Fraction) -> float:
     """The certified upper end of epsilon(delta) as a float rounded up, at engine_sigma;
     inf without a guarantee (sigma below the range, or no epsilon <= 60 certified)."""
-    from verifier.api_profile import epsilon
+    from verifier.api.profile import epsilon
     s = engine_sigma(sigma)
     if s is None:
         return math.inf
-    r = epsilon(s, M, E, delta)
+    r = epsilon(s, M, E, delta=delta)
     return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
 
 
@@ -265,10 +265,10 @@ class RandomAllocationAccountant(_Base):
 
     def get_epsilon_bracket(self, delta):
         """The certified bracket [lower, upper] of epsilon(delta) (an ``EpsilonResult``)."""
-        from verifier.api_profile import epsilon
+        from verifier.api.profile import epsilon
         d = parse_exact(delta, "delta")
         self._check_run()
-        return epsilon(self.sigma(), self.steps_per_epoch, self.epochs(), d)
+        return epsilon(self.sigma(), self.steps_per_epoch, self.epochs(), delta=d)
 
     def get_epsilon(self, delta, **kwargs) -> float:
         """The certified upper end of epsilon(delta) as a float rounded up (Opacus's

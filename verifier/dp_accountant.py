@@ -135,11 +135,11 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
 
     def get_epsilon_bracket(self, target_delta):
         """The certified bracket of epsilon(target_delta) (an ``EpsilonResult``)."""
-        from verifier.api_profile import epsilon
+        from verifier.api.profile import epsilon
         if self.nonprivate or not self.epochs:
             raise InputError("no random-allocation epoch composed" if not self.epochs else
                              "a NonPrivateDpEvent was composed: no guarantee")
-        return epsilon(self.sigma, self.steps_per_epoch, self.epochs, target_delta)
+        return epsilon(self.sigma, self.steps_per_epoch, self.epochs, delta=target_delta)
 
     def get_epsilon(self, target_delta) -> float:
         """Certified upper end of epsilon(target_delta), a float rounded up; 0 before any
@@ -153,7 +153,7 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
 
     def get_delta(self, target_epsilon) -> float:
         """Certified upper end of delta(target_epsilon), a float rounded up."""
-        from verifier.api_profile import delta
+        from verifier.api.profile import delta
         from verifier.bounds.profile import RANGE
         eps = parse_exact(target_epsilon, "target_epsilon")
         RANGE.check(None, None, None, eps=eps)
@@ -164,7 +164,7 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
         s = engine_sigma(self.sigma)
         if s is None:
             return 1.0
-        return min(1.0, up_float(delta(s, self.steps_per_epoch, self.epochs, eps).delta.upper))
+        return min(1.0, up_float(delta(s, self.steps_per_epoch, self.epochs, epsilon=eps).delta.upper))
 
 
 # ---- Poisson subsampling ---------------------------------------------------------------
@@ -232,7 +232,7 @@ class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
 
     def get_epsilon_bracket(self, target_delta):
         """The certified bracket of epsilon(target_delta) (a ``PoissonEpsilon``)."""
-        from verifier.api_profile import poisson_epsilon
+        from verifier.api.profile import poisson_epsilon
         if self.nonprivate or not self.steps:
             raise InputError("no Poisson-subsampled step composed" if not self.steps else
                              "a NonPrivateDpEvent was composed: no guarantee")
@@ -242,7 +242,7 @@ class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
         """Certified upper end of epsilon(target_delta), a float rounded up; 0 before any
         step, inf for a NonPrivateDpEvent, a sigma below the engine's range, or no epsilon
         <= 60 certified; above its range (50) the answer at 50 (an upper bound)."""
-        from verifier.api_profile import poisson_epsilon
+        from verifier.api.profile import poisson_epsilon
         from verifier.bounds.poisson import RANGE
         d = parse_exact(target_delta, "target_delta")
         RANGE.check(None, None, None, delta=d)
@@ -253,12 +253,12 @@ class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
         s = engine_sigma(self.sigma)
         if s is None:
             return math.inf
-        e = poisson_epsilon(s, self.sample_rate, self.steps, d).epsilon
+        e = poisson_epsilon(s, self.sample_rate, self.steps, delta=d).epsilon
         return math.inf if e is None else up_float(e.upper)
 
     def get_delta(self, target_epsilon) -> float:
         """Certified upper end of delta(target_epsilon), a float rounded up."""
-        from verifier.api_profile import poisson_delta
+        from verifier.api.profile import poisson_delta
         from verifier.bounds.poisson import RANGE
         eps = parse_exact(target_epsilon, "target_epsilon")
         RANGE.check(None, None, None, eps=eps)
@@ -269,4 +269,4 @@ class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
         s = engine_sigma(self.sigma)
         if s is None:
             return 1.0
-        return min(1.0, up_float(poisson_delta(s, self.sample_rate, self.steps, eps).delta.upper))
+        return min(1.0, up_float(poisson_delta(s, self.sample_rate, self.steps, epsilon=eps).delta.upper))

@@ -131,12 +131,12 @@ class CertifiedPoissonAccountant(_Base):
 
     def get_epsilon_bracket(self, delta):
         """The certified bracket of epsilon(delta) (a ``PoissonEpsilon``)."""
-        from verifier.api_profile import poisson_epsilon
+        from verifier.api.profile import poisson_epsilon
         from verifier.bounds.poisson import RANGE
         d = parse_exact(delta, "delta")
         RANGE.check(None, None, None, delta=d)
         self._check_run()
-        return poisson_epsilon(*self.parameters(), d)
+        return poisson_epsilon(*self.parameters(), delta=d)
 
     def get_epsilon(self, delta, **kwargs) -> float:
         """The certified upper end of epsilon(delta) as a float rounded up; ``inf`` when
@@ -144,7 +144,7 @@ class CertifiedPoissonAccountant(_Base):
         range (50) the answer at 50 (a valid upper bound: epsilon does not increase with
         sigma)."""
         import math
-        from verifier.api_profile import poisson_epsilon
+        from verifier.api.profile import poisson_epsilon
         from verifier.bounds.poisson import RANGE
         d = parse_exact(delta, "delta")
         RANGE.check(None, None, None, delta=d)
@@ -153,7 +153,7 @@ class CertifiedPoissonAccountant(_Base):
         lo, hi = RANGE.sigma
         if sigma < lo:
             return math.inf
-        r = poisson_epsilon(min(sigma, hi), q, T, d)
+        r = poisson_epsilon(min(sigma, hi), q, T, delta=d)
         return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
 
     def state_dict(self, destination=None) -> dict:

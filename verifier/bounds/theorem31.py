@@ -13,7 +13,7 @@ delta >= delta_rhs(M, sigma) = T1 + ... + T6, one epoch is f_{0,delta}-DP.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from flint import arb, ctx
@@ -92,6 +92,7 @@ class BoundResult:
     hypotheses: tuple       # Check per hypothesis
     precision: int          # bits of the final evaluation
     accuracy_bits: int      # relative accuracy of delta and delta_E (bits)
+    target: Fraction | None = None   # a target delta over all epochs (``meets``), if given
 
     @property
     def applicable(self) -> Tri:
@@ -106,6 +107,42 @@ class BoundResult:
         """Is the E-epoch value certified <= target (delta_rhs itself when E = 1)?  The
         target of every command is over all epochs (one meaning of --delta)."""
         return self.delta_epochs.at_most(target)
+
+    # the attributes behind the JSON keys
+    source = SOURCE
+    reconstructed = RECONSTRUCTED_NOTE
+
+    @property
+    def precision_bits(self) -> int:
+        return self.precision
+
+    @property
+    def hypothesis_margins(self) -> dict:
+        return {h.name: h.value for h in self.hypotheses}
+
+    @property
+    def target_delta(self) -> Fraction | None:
+        return self.target
+
+    @property
+    def meets_target(self) -> Tri | None:
+        return None if self.target is None else self.meets(self.target)
+
+    def to_json(self) -> dict:
+        from verifier.core.arith import frac_str
+        out = {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
+               "coef": self.coef, "delta": self.delta.to_json(),
+               "delta_epochs": self.delta_epochs.to_json(),
+               "terms": {n: t.to_json() for n, t in zip(TERM_NAMES, self.terms)},
+               "coef_value": self.coef_value.to_json(),
+               "hypotheses": {h.name: h.verdict.value for h in self.hypotheses},
+               "hypothesis_margins": {k: v.to_json() for k, v in self.hypothesis_margins.items()},
+               "applicable": self.applicable.value, "precision_bits": self.precision_bits,
+               "source": self.source, "reconstructed": self.reconstructed}
+        if self.target is not None:
+            out["target_delta"] = frac_str(self.target)
+            out["meets_target"] = self.meets_target.value
+        return out
 
 
 def _rel_bits(x: arb) -> int:
@@ -170,7 +207,8 @@ def bound(sigma: Fraction, steps: int, coef: str = "simplified", epochs: int = 1
     def settled(r):
         decided = all(h.verdict is not Tri.UNDECIDED for h in r.hypotheses)
         return decided and (r.accuracy_bits >= REPORT_ACCURACY_BITS or r.applicable is Tri.FAILS)
-    return decide(lambda p: bound_at(sigma, steps, coef, epochs, None, p), settled, max_prec)
+    r = decide(lambda p: bound_at(sigma, steps, coef, epochs, None, p), settled, max_prec)
+    return r if delta is None else replace(r, target=delta)
 
 
 def bound_at(sigma: Fraction, steps: int, coef: str, epochs: int, delta: Fraction | None,

@@ -64,8 +64,19 @@ class StepsResult:
     message: str = ""
     reading: str = "table1"
 
+    @property
+    def value(self) -> int | None:
+        return self.m_exact
+
+    @property
+    def certificate(self) -> dict:
+        """The evidence: every condition at M (holds) and at M - 1 (fails), the evaluations."""
+        return {"at_m": self.at_m, "at_m_minus_1": self.below, "evaluations": self.evaluations}
+
+    min_n = None    # the minimum dataset size needs a noise level: min_samples(), to_json(min_n)
+
     def to_json(self, min_n: int | None = None) -> dict:
-        return {"status": self.status, "value": self.m_exact, "reading": self.reading,
+        return {"status": self.status, "value": self.value, "reading": self.reading,
                 "min_n": min_n,
                 "certificate": {"at_m": self.at_m.to_json() if self.at_m else None,
                                 "at_m_minus_1": self.below.to_json() if self.below else None,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from verifier.core.arith import Tri, parse_delta, parse_epochs, parse_sigma, parse_steps
-from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, iv_json, print_json, run_shape
+from verifier.cli.common import EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, print_json, run_shape
 
 
 def cmd_bound(args) -> int:
@@ -22,19 +22,7 @@ def cmd_bound(args) -> int:
     elif meets is Tri.UNDECIDED and status == EXIT_OK:
         status = EXIT_INCONCLUSIVE
     if args.json:
-        obj = {
-            "sigma": frac_str(sigma), "steps": steps, "epochs": epochs, "coef": coef,
-            "delta": iv_json(r.delta), "delta_epochs": iv_json(r.delta_epochs),
-            "terms": {n: iv_json(t) for n, t in zip(T.TERM_NAMES, r.terms)},
-            "coef_value": iv_json(r.coef_value),
-            "hypotheses": {h.name: h.verdict.value for h in r.hypotheses},
-            "hypothesis_margins": {h.name: iv_json(h.value) for h in r.hypotheses},
-            "applicable": app.value, "precision_bits": r.precision,
-            "source": T.SOURCE, "reconstructed": T.RECONSTRUCTED_NOTE,
-        }
-        if delta is not None:
-            obj["target_delta"] = frac_str(delta)
-            obj["meets_target"] = meets.value
+        obj = r.to_json()
         print_json(obj)
         return status
     print(f"{T.SOURCE} (reconstructed), coef = {coef}")

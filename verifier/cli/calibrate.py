@@ -12,7 +12,7 @@ from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, depl
 def _calibrate_poisson(args) -> int:
     """calibrate sigma --sampling poisson --target-epsilon EPS --delta D: Opacus's tolerance
     search (get_noise_multiplier's contract), certified by the Poisson engine."""
-    from verifier.api_profile import parse_poisson, parse_epsilon
+    from verifier.api.profile import parse_poisson, parse_epsilon
     from verifier.core.arith import InputError, frac_str, parse_delta, parse_epochs, parse_steps
     from verifier.deploy.epsilon import calibrate_sigma_tolerance
     if args.what != "sigma" or args.target_epsilon is None or args.delta is None:

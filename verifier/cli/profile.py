@@ -20,7 +20,7 @@ def _inputs(args):
 def poisson_inputs(args) -> tuple:
     """(sigma, q, T) of --sampling poisson: q = --sample-rate (default 1/M), T = M E (the
     steps in all, --total-steps T resolved into M and E by the parser)."""
-    from verifier.api_profile import parse_poisson
+    from verifier.api.profile import parse_poisson
     from verifier.core.arith import parse_epochs, parse_steps
     m = parse_steps(args.steps, name="steps per epoch", minimum=1)
     e = parse_epochs(args.epochs if args.epochs is not None else 1, 10 ** 7)
@@ -57,9 +57,9 @@ def _unreached(args, iv):
 
 
 def _epsilon_poisson(args) -> int:
-    from verifier.api_profile import poisson_epsilon
+    from verifier.api.profile import poisson_epsilon
     sigma, q, T = poisson_inputs(args)
-    r = poisson_epsilon(sigma, q, T, args.delta, args.rel_width)
+    r = poisson_epsilon(sigma, q, T, delta=args.delta, rel_width=args.rel_width)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
@@ -75,9 +75,9 @@ def _epsilon_poisson(args) -> int:
 
 
 def _delta_poisson(args) -> int:
-    from verifier.api_profile import poisson_delta
+    from verifier.api.profile import poisson_delta
     sigma, q, T = poisson_inputs(args)
-    r = poisson_delta(sigma, q, T, args.epsilon, args.rel_width)
+    r = poisson_delta(sigma, q, T, epsilon=args.epsilon, rel_width=args.rel_width)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK
@@ -130,7 +130,7 @@ def _digits(args, what: str) -> int:
                   f"certified to meet delta = {frac_str(at)})")
             return EXIT_INCONCLUSIVE
     else:
-        from verifier.api_profile import parse_epsilon
+        from verifier.api.profile import parse_epsilon
         at = parse_epsilon(args.epsilon)
         iv, n = G.delta_interval(mu2, at, digits), 1
     ans = G.GaussianAnswer(what, mu2, at, iv, digits, n)
@@ -154,14 +154,14 @@ def _rel_width_only_poisson(args):
 
 
 def cmd_epsilon(args) -> int:
-    from verifier.api_profile import epsilon
+    from verifier.api.profile import epsilon
     _rel_width_only_poisson(args)
     if args.digits is not None:
         return _digits(args, "epsilon")
     if args.sampling == "poisson":
         return _epsilon_poisson(args)
     sigma, steps, epochs = _inputs(args)
-    r = epsilon(sigma, steps, epochs, args.delta)
+    r = epsilon(sigma, steps, epochs, delta=args.delta)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
@@ -181,14 +181,14 @@ def cmd_epsilon(args) -> int:
 
 
 def cmd_delta(args) -> int:
-    from verifier.api_profile import delta
+    from verifier.api.profile import delta
     _rel_width_only_poisson(args)
     if args.digits is not None:
         return _digits(args, "delta")
     if args.sampling == "poisson":
         return _delta_poisson(args)
     sigma, steps, epochs = _inputs(args)
-    r = delta(sigma, steps, epochs, args.epsilon)
+    r = delta(sigma, steps, epochs, epsilon=args.epsilon)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK
@@ -203,9 +203,9 @@ def cmd_delta(args) -> int:
 
 
 def cmd_compare_samplers(args) -> int:
-    from verifier.api_profile import compare_samplers
+    from verifier.api.profile import compare_samplers
     sigma, M, E = _inputs(args)
-    c = compare_samplers(sigma, M, E, args.delta, args.target_epsilon)
+    c = compare_samplers(sigma, M, E, delta=args.delta, target_epsilon=args.target_epsilon)
     if args.json:
         print_json(c.to_json())
     else:

@@ -9,16 +9,16 @@ from verifier.cli.common import EXIT_OK, print_json, run_shape
 
 
 def _rdp_poisson(args) -> int:
-    from verifier.api_views import poisson_rdp
+    from verifier.api.views import poisson_rdp
     from verifier.cli.profile import poisson_inputs
     sigma, q, T = poisson_inputs(args)
     c = poisson_rdp(sigma, q, T, orders=args.orders, alpha_max=args.alpha_max)
     delta = exact = None
     if args.delta is not None:
-        from verifier.api_profile import poisson_epsilon
+        from verifier.api.profile import poisson_epsilon
         from verifier.core.arith import parse_delta
         delta = parse_delta(args.delta)
-        exact = poisson_epsilon(sigma, q, T, delta)
+        exact = poisson_epsilon(sigma, q, T, delta=delta)
     if args.json:
         out = c.to_json(delta)
         if exact is not None:
@@ -46,7 +46,7 @@ def _rdp_poisson(args) -> int:
 
 
 def cmd_rdp(args) -> int:
-    from verifier.api_views import rdp
+    from verifier.api.views import rdp
     if getattr(args, "sampling", "random-allocation") == "poisson":
         return _rdp_poisson(args)
     if getattr(args, "sample_rate", None) is not None:
@@ -101,7 +101,7 @@ def cmd_rdp(args) -> int:
 
 
 def cmd_tradeoff(args) -> int:
-    from verifier.api_views import tradeoff
+    from verifier.api.views import tradeoff
     c = tradeoff(args.sigma, args.steps, args.epochs,
                  points=args.points if args.points is not None else 21, at=args.at)
     if args.json:

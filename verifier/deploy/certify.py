@@ -38,6 +38,58 @@ class Certificate:
     def certified(self) -> bool:
         return self.status == "certified"
 
+    # the attributes behind the JSON keys
+    certificate = "DP-SGD with random allocation: privacy certificate"
+
+    @property
+    def inputs(self) -> dict:
+        out = {"sigma": self.sigma, "steps": self.steps, "epochs": self.epochs, "clip": self.clip}
+        if self.samples:
+            out["samples"] = self.samples
+        return out
+
+    @property
+    def generated_by(self) -> dict:
+        from verifier.core.provenance import versions
+        return versions("sympy", "mpmath")
+
+    @property
+    def sources(self) -> dict:
+        from verifier.bounds import REGISTRY
+        return {**{n: b.source for n, b in REGISTRY.items()},
+                "mu_poisson": "Bu et al. 2019; Theorem 4.2 of arXiv 2605.06259 v1",
+                "mu_uniform": "Dong, Roth & Su 2019, Corollary 5.4"}
+
+    @property
+    def privacy_profile(self):
+        return self.privacy
+
+    def to_json(self) -> dict:
+        from verifier.core.arith import frac_str
+        inputs = {k: (frac_str(v) if isinstance(v, Fraction) else v)
+                  for k, v in self.inputs.items()}
+        out = {
+            "certificate": self.certificate,
+            "inputs": inputs,
+            "target": {"kind": self.target.kind, "value": frac_str(self.target.value),
+                       "delta_epochs_at_most": frac_str(self.target.delta)},
+            "certified": self.certified,
+            "status": self.status,
+            "bounds": {name: ev.to_json() for name, ev in self.bounds.items()},
+            "comparisons": ({
+                "note": "asymptotic / comparative (docs/THEORY.md section 5): NOT certified bounds "
+                        "for random allocation, though evaluated in ball arithmetic",
+                **{k: v.to_json() for k, v in self.comparisons.items()},
+            } if self.comparisons else {}),
+            "generated_by": self.generated_by,
+            "sources": self.sources,
+        }
+        if self.noise_per_round is not None:
+            out["noise_per_round"] = frac_str(self.noise_per_round)
+        if self.privacy is not None:
+            out["privacy_profile"] = self.privacy.to_json()
+        return out
+
 
 @dataclass(frozen=True)
 class PrivacyStatement:

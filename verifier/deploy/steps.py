@@ -87,6 +87,14 @@ class Calibration:
     status: str               # certified | infeasible | inconclusive
     per_bound: dict
 
+    def to_json(self) -> dict:
+        from verifier.core.arith import frac_str
+        v = self.value
+        return {"what": self.what,
+                "value": frac_str(v) if isinstance(v, Fraction) else v,
+                "status": self.status,
+                "per_bound": {b: r.to_json() for b, r in self.per_bound.items()}}
+
 
 def combine(what: str, results: dict) -> Calibration:
     vals = [getattr(r, what) for r in results.values() if r.status == "certified"]

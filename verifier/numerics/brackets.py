@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from verifier.core.arith import Interval, decimal_str
+from verifier.core.arith import Interval, decimal_str, frac_str
 
 EPS_MAX = Fraction(60)     # the engines' largest eps (their Range objects say the same)
 
@@ -141,3 +141,67 @@ def epsilon_json(epsilon: Interval | None, remove: Interval | None, add: Interva
             "larger_direction": larger,
             "relative_width": None if e is None else relative_width(e),
             "absolute_width": None if e is None else decimal_str(e.upper - e.lower, 6, "up")}
+
+class Answer:
+    """What the epsilon and delta answers of every engine share (a mixin of frozen result
+    dataclasses with fields remove, add, larger, info and a class attribute CERTIFIED): the
+    attributes behind their JSON keys, so that ``to_json()`` keys are attribute names."""
+
+    @property
+    def larger_direction(self) -> str:
+        return self.larger
+
+    @property
+    def certified(self) -> str:
+        return self.CERTIFIED
+
+    @property
+    def engine(self) -> dict:
+        return {k: (frac_str(v) if isinstance(v, Fraction) else v) for k, v in self.info.items()}
+
+
+class EpsilonAnswer(Answer):
+    """An epsilon(delta) answer: ``epsilon`` an Interval or None (inconclusive)."""
+
+    @property
+    def status(self) -> str:
+        return "bracketed" if self.epsilon is not None else "inconclusive"
+
+    @property
+    def directions(self) -> dict:
+        return {"remove": self.remove, "add": self.add}
+
+    @property
+    def relative_width(self) -> str | None:
+        return None if self.epsilon is None else relative_width(self.epsilon)
+
+    @property
+    def absolute_width(self) -> str | None:
+        e = self.epsilon
+        return None if e is None else decimal_str(e.upper - e.lower, 6, "up")
+
+    def answer_json(self) -> dict:
+        return {**epsilon_json(self.epsilon, self.remove, self.add, self.larger),
+                "certified": self.certified, "seconds": round(self.seconds, 3),
+                "engine": self.engine}
+
+
+class DeltaAnswer(Answer):
+    """A delta(eps) answer: ``delta`` the larger direction's Interval."""
+
+    @property
+    def directions(self) -> dict:
+        return {"remove": self.remove, "add": self.add}
+
+    @property
+    def relative_width(self) -> str:
+        return relative_width(self.delta)
+
+    def answer_json(self) -> dict:
+        return {"delta": self.delta.to_json(),
+                "directions": {"remove": {"delta": self.remove.to_json()},
+                               "add": {"delta": self.add.to_json()}},
+                "larger_direction": self.larger, "relative_width": self.relative_width,
+                "certified": self.certified, "seconds": round(self.seconds, 3),
+                "engine": self.engine}
+

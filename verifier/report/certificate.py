@@ -14,32 +14,8 @@ def _fs(q) -> str:
 
 
 def certificate_json(c: Certificate) -> dict:
-    inputs = {"sigma": _fs(c.sigma), "steps": c.steps, "epochs": c.epochs, "clip": _fs(c.clip)}
-    if c.samples:
-        inputs["samples"] = c.samples
-    out = {
-        "certificate": "DP-SGD with random allocation: privacy certificate",
-        "inputs": inputs,
-        "target": {"kind": c.target.kind, "value": _fs(c.target.value),
-                   "delta_epochs_at_most": _fs(c.target.delta)},
-        "certified": c.certified,
-        "status": c.status,
-        "bounds": {name: ev.to_json() for name, ev in c.bounds.items()},
-        "comparisons": ({
-            "note": "asymptotic / comparative (docs/THEORY.md section 5): NOT certified bounds for "
-                    "random allocation, though evaluated in ball arithmetic",
-            **{k: v.to_json() for k, v in c.comparisons.items()},
-        } if c.comparisons else {}),
-        "generated_by": versions("sympy", "mpmath"),
-        "sources": {**{n: b.source for n, b in REGISTRY.items()},
-                    "mu_poisson": "Bu et al. 2019; Theorem 4.2 of arXiv 2605.06259 v1",
-                    "mu_uniform": "Dong, Roth & Su 2019, Corollary 5.4"},
-    }
-    if c.noise_per_round is not None:
-        out["noise_per_round"] = _fs(c.noise_per_round)
-    if c.privacy is not None:
-        out["privacy_profile"] = c.privacy.to_json()
-    return out
+    """The certificate's JSON file: the result's own JSON (Certificate.to_json)."""
+    return c.to_json()
 
 
 def _iv(x: Interval) -> str:

@@ -12,28 +12,11 @@ import re
 import os
 import tempfile
 
-from verifier import __version__
+from verifier.core.provenance import versions
 from verifier.core.arith import InputError, frac_str
 from verifier.claims.audit import VERDICTS, ClaimResult, describe_args, summary, value_text
 from verifier.claims.format import ClaimsFile
 from verifier.bounds.theorem31 import RECONSTRUCTED_NOTE
-def versions(*extra: str) -> dict:
-    """The provenance every report records: the verifier and python-flint, plus the named
-    packages (their installed versions; 'not installed' if absent).  The one version
-    function (audit, proof checks, certificates)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    import flint
-
-    out = {"verifier": __version__, "python-flint": flint.__version__}
-    for name in extra:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:  # pragma: no cover
-            out[name] = "not installed"
-    return out
-
-
 def write_atomic(files: dict[str, str]) -> None:
     """Write {path: text} so that each path holds either its old or its new
     content, never a part: temporary files in the same directory, fsync,

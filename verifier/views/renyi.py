@@ -103,14 +103,26 @@ class RenyiCurve:
     def zcdp_epsilon(self, delta, improved: bool = True) -> Conversion:
         return zcdp_convert(self.rho, _delta(delta), improved)
 
+    @property
+    def zcdp(self) -> dict:
+        """The zCDP parameter of each direction and of the pair."""
+        return {"remove": self.zcdp_remove, "add": self.zcdp_add, "rho": self.rho}
+
+    @property
+    def certified(self) -> str:
+        return CERTIFIED
+
+    @property
+    def engine(self) -> dict:
+        return dict(self.info)
+
     def to_json(self, delta: Fraction | None = None) -> dict:
         out = {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
                "orders": [o.to_json() for o in self.orders],
-               "zcdp": {"remove": self.zcdp_remove.to_json(), "add": self.zcdp_add.to_json(),
-                        "rho": self.rho.to_json(),
+               "zcdp": {**{k: v.to_json() for k, v in self.zcdp.items()},
                         "note": "remove: rho = E u / 2 exactly (Jensen above, one term of the "
                                 "partition sum below, a -> inf); add: a cover of all orders"},
-               "certified": CERTIFIED, "engine": dict(self.info)}
+               "certified": self.certified, "engine": self.engine}
         if delta is not None:
             out["conversions"] = conversions_json(self, delta)
         return out

@@ -49,11 +49,23 @@ class TradeoffCurve:
     closest: Interval                   # max over the grid of a of 1 - a - f(a), both ends
     info: dict = field(default_factory=dict)
 
+    @property
+    def distance_to_diagonal(self) -> Interval:
+        return self.closest
+
+    @property
+    def certified(self) -> str:
+        return CERTIFIED
+
+    @property
+    def engine(self) -> dict:
+        return dict(self.info)
+
     def to_json(self) -> dict:
         return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
                 "points": [p.to_json() for p in self.points], "tv": self.tv.to_json(),
-                "distance_to_diagonal": self.closest.to_json(),
-                "certified": CERTIFIED, "engine": dict(self.info)}
+                "distance_to_diagonal": self.distance_to_diagonal.to_json(),
+                "certified": self.certified, "engine": self.engine}
 
 
 CERTIFIED = ("rigorous band on the grid of a: lower ends from the certified privacy profile's "

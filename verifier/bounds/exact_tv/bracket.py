@@ -41,11 +41,13 @@ class ExactResult:
                 "tv": self.tv.to_json(), "accuracy": self.accuracy.to_json(),
                 "relative_width": ("inf" if self.relative_width is None
                                    else decimal_str(self.relative_width, 6, "up")),
-                "certified": "rigorous bracket: every approximation step is one-sided and every "
-                             "number an Arb ball (DFTs included)",
+                "certified": self.certified,
                 "lattice_step": frac_str(self.lattice_step),
                 "cells": self.cells, "dft_length": self.dft_length,
                 "seconds": round(self.seconds, 3)}
+
+    certified = ("rigorous bracket: every approximation step is one-sided and every number an "
+                 "Arb ball (DFTs included)")
 
     def ratio(self, bound: Interval) -> Interval | None:
         """bound / TV, outward: [bound lower / TV upper, bound upper / TV lower]; the upper end

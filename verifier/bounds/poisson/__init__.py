@@ -18,8 +18,8 @@ from fractions import Fraction
 from verifier.core.arith import Interval, frac_str
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
-from verifier.numerics.brackets import (both_directions, directions, epsilon_json,
-                                        epsilon_search, larger_direction, relative_width)
+from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
+                                        epsilon_search, larger_direction)
 
 RANGE = Range("Poisson (epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
               steps=(1, 10 ** 7), epochs=None,
@@ -119,8 +119,21 @@ def _common(self) -> dict:
             "sample_rate": frac_str(self.sample_rate), "total_steps": self.steps}
 
 
+class _PoissonRun:
+    """The run's attributes behind the JSON keys of both Poisson answers."""
+    sampling = "poisson"
+
+    @property
+    def total_steps(self) -> int:
+        return self.steps
+
+    @property
+    def CERTIFIED(self) -> str:
+        return CERTIFIED
+
+
 @dataclass(frozen=True)
-class PoissonDelta:
+class PoissonDelta(_PoissonRun, DeltaAnswer):
     sigma: Fraction
     sample_rate: Fraction
     steps: int                   # T, steps in all
@@ -133,17 +146,11 @@ class PoissonDelta:
     info: dict
 
     def to_json(self) -> dict:
-        return {**_common(self), "epsilon": frac_str(self.epsilon),
-                "delta": self.delta.to_json(),
-                "directions": {"remove": {"delta": self.remove.to_json()},
-                               "add": {"delta": self.add.to_json()}},
-                "larger_direction": self.larger, "relative_width": relative_width(self.delta),
-                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
-                "engine": _info(self.info)}
+        return {**_common(self), "epsilon": frac_str(self.epsilon), **self.answer_json()}
 
 
 @dataclass(frozen=True)
-class PoissonEpsilon:
+class PoissonEpsilon(_PoissonRun, EpsilonAnswer):
     sigma: Fraction
     sample_rate: Fraction
     steps: int
@@ -160,14 +167,7 @@ class PoissonEpsilon:
         return self.epsilon is not None
 
     def to_json(self) -> dict:
-        return {**_common(self), "delta": frac_str(self.delta),
-                **epsilon_json(self.epsilon, self.remove, self.add, self.larger),
-                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
-                "engine": _info(self.info)}
-
-
-def _info(info: dict) -> dict:
-    return {k: (frac_str(v) if isinstance(v, Fraction) else v) for k, v in info.items()}
+        return {**_common(self), "delta": frac_str(self.delta), **self.answer_json()}
 
 
 def refine(compute, eta: Fraction, target) -> tuple:

@@ -16,8 +16,8 @@ from fractions import Fraction
 from verifier.core.arith import Interval, frac_str
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
-from verifier.numerics.brackets import (both_directions, directions, epsilon_json,
-                                        epsilon_search, larger_direction, relative_width)
+from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
+                                        epsilon_search, larger_direction)
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -129,7 +129,7 @@ def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,
 
 
 @dataclass(frozen=True)
-class DeltaResult:
+class DeltaResult(DeltaAnswer):
     sigma: Fraction
     steps: int
     epochs: int
@@ -141,19 +141,17 @@ class DeltaResult:
     seconds: float
     info: dict
 
+    @property
+    def CERTIFIED(self) -> str:
+        return CERTIFIED
+
     def to_json(self) -> dict:
         return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
-                "epsilon": frac_str(self.epsilon), "delta": self.delta.to_json(),
-                "directions": {"remove": {"delta": self.remove.to_json()},
-                               "add": {"delta": self.add.to_json()}},
-                "larger_direction": self.larger,
-                "relative_width": relative_width(self.delta),
-                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
-                "engine": _info_json(self.info)}
+                "epsilon": frac_str(self.epsilon), **self.answer_json()}
 
 
 @dataclass(frozen=True)
-class EpsilonResult:
+class EpsilonResult(EpsilonAnswer):
     sigma: Fraction
     steps: int
     epochs: int
@@ -169,22 +167,19 @@ class EpsilonResult:
     def bracketed(self) -> bool:
         return self.epsilon is not None
 
+    @property
+    def CERTIFIED(self) -> str:
+        return CERTIFIED
+
     def to_json(self) -> dict:
         return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
-                "delta": frac_str(self.delta),
-                **epsilon_json(self.epsilon, self.remove, self.add, self.larger),
-                "certified": CERTIFIED, "seconds": round(self.seconds, 3),
-                "engine": _info_json(self.info)}
+                "delta": frac_str(self.delta), **self.answer_json()}
 
 
 CERTIFIED = ("rigorous bracket: upper ends by convex-order spreads and monotone moves of each "
              "epoch's law (charges for what is left out), lower ends by explicit tests; every "
              "number an Arb ball (DFTs included); epsilon by certified bisection "
              "(docs/THEORY.md section 9)")
-
-
-def _info_json(info: dict) -> dict:
-    return {k: (frac_str(v) if isinstance(v, Fraction) else v) for k, v in info.items()}
 
 
 def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction,

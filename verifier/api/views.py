@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from verifier.api.keywords import keywords_after
 from verifier.core.arith import InputError, parse_exact
 
 
@@ -38,7 +39,8 @@ def parse_orders(orders=None, alpha_max=None):
     return out
 
 
-def rdp(sigma, steps, epochs=1, orders=None, alpha_max=None, delta=None):
+@keywords_after(3, "orders", "alpha_max", "delta")
+def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None):
     """The certified Rényi curve of E epochs of M steps (a ``RenyiCurve``): per order the
     remove D_a(P1 || P0) and add D_a(P0 || P1) brackets, the zCDP parameter of each direction,
     and with ``delta`` the orders refined near the best (epsilon, delta) conversion
@@ -60,7 +62,8 @@ def rdp(sigma, steps, epochs=1, orders=None, alpha_max=None, delta=None):
     return renyi_curve(s, m, e, parse_orders(orders, alpha_max), refine_delta=d)
 
 
-def tradeoff(sigma, steps, epochs=1, points=21, at=None):
+@keywords_after(3, "points", "at")
+def tradeoff(sigma, steps, epochs=1, *, points=21, at=None):
     """The certified trade-off band of E epochs of M steps (a ``TradeoffCurve``): at each a,
     f = T(P0^E, P1^E)(a) and the reversed pair's, each an Interval; ``tv`` the exact TV from
     the same profile."""
@@ -80,10 +83,11 @@ def tradeoff(sigma, steps, epochs=1, points=21, at=None):
     return tradeoff_curve(s, m, e, at=at, points=points)
 
 
-def poisson_rdp(sigma, sample_rate, steps, orders=None, alpha_max=None):
+@keywords_after(3, "orders", "alpha_max")
+def poisson_rdp(sigma, sample_rate, steps, *, orders=None, alpha_max=None):
     """Certified Rényi divergences of both directions of T = ``steps`` Poisson-subsampled
     steps at rate ``sample_rate`` (a ``PoissonRenyi``; its ``to_epsilon(delta)`` converts)."""
-    from verifier.api_profile import parse_poisson
+    from verifier.api.profile import parse_poisson
     from verifier.views.poisson_renyi import poisson_renyi
     from verifier.views.renyi import DEFAULT_ORDERS
     s, q, t = parse_poisson(sigma, sample_rate, steps)

@@ -1,4 +1,4 @@
-"""The (epsilon, delta) face of the API: ``epsilon``, ``delta``, ``privacy_profile`` and
+"""The (epsilon, delta) face of the API (arguments after the sampler's triple by keyword): ``epsilon``, ``delta``, ``privacy_profile`` and
 ``get_noise_multiplier`` (Opacus's signature); decimal strings, ints, Fractions, or floats
 and numpy scalars read as the decimals they print as (``parse_exact``)."""
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from verifier.api.keywords import keywords_after
 from verifier.core.arith import InputError, Interval, frac_str, parse_exact
 
 
@@ -26,28 +27,30 @@ def parse_epsilon(e) -> Fraction:
     return q
 
 
-def epsilon(sigma, steps, epochs=1, delta=None):
+@keywords_after(3, "delta")
+def epsilon(sigma, steps, epochs=1, *, delta=None):
     """Certified bracket of epsilon(delta) of E epochs of M steps (an ``EpsilonResult``:
     ``epsilon`` an Interval or None when inconclusive, ``remove``/``add`` per direction).
 
     >>> import verifier
-    >>> r = verifier.epsilon("2", 10, 10, "1e-6")
+    >>> r = verifier.epsilon("2", 10, 10, delta="1e-6")
     >>> Fraction("2.42") <= r.epsilon.lower <= r.epsilon.upper <= Fraction("2.43")
     True
     """
     from verifier.bounds.profile import epsilon_bracket
     if delta is None:          # a certified number is about the delta the user signs off with
-        raise InputError("epsilon(sigma, steps, epochs, delta): delta is required")
+        raise InputError("epsilon(sigma, steps, epochs, delta=D): delta is required")
     s, m, e = _parse(sigma, steps, epochs)
     return epsilon_bracket(s, m, e, _parse_delta(delta))
 
 
-def delta(sigma, steps, epochs=1, epsilon=None):
+@keywords_after(3, "epsilon")
+def delta(sigma, steps, epochs=1, *, epsilon=None):
     """Certified bracket of delta(epsilon) = max of the remove and add directions (a
     ``DeltaResult``)."""
     from verifier.bounds.profile import delta_bracket
     if epsilon is None:
-        raise InputError("delta(sigma, steps, epochs, epsilon): epsilon is required")
+        raise InputError("delta(sigma, steps, epochs, epsilon=EPS): epsilon is required")
     s, m, e = _parse(sigma, steps, epochs)
     return delta_bracket(s, m, e, parse_epsilon(epsilon))
 
@@ -79,7 +82,9 @@ class PrivacyProfile:
                 "points": [p.to_json() for p in self.points]}
 
 
-def privacy_profile(sigma, steps, epochs=1, eps_grid=("0", "0.5", "1", "2", "4")):
+@keywords_after(3, "eps_grid")
+def privacy_profile(sigma, steps, epochs=1, *, eps_grid=("0", "0.5", "1", "2", "4")):
+    """The certified privacy profile (a ``PrivacyProfile``) on a grid of eps, both directions."""
     from verifier.bounds.profile import delta_bracket
     s, m, e = _parse(sigma, steps, epochs)
     pts = []
@@ -223,7 +228,8 @@ def parse_poisson(sigma, sample_rate, steps) -> tuple:
     return parse_sigma(sigma), q, int(t)
 
 
-def poisson_epsilon(sigma, sample_rate, steps, delta, rel_width=None):
+@keywords_after(3, "delta", "rel_width")
+def poisson_epsilon(sigma, sample_rate, steps, *, delta=None, rel_width=None):
     """Certified bracket of epsilon(delta) of DP-SGD with Poisson subsampling: ``steps``
     (T, steps in all, Opacus's meaning) at rate ``sample_rate`` (q), noise multiplier
     ``sigma``, add/remove adjacency, both directions (a ``PoissonEpsilon``); ``rel_width``:
@@ -231,24 +237,25 @@ def poisson_epsilon(sigma, sample_rate, steps, delta, rel_width=None):
     as far as 60000 lattice points per step allow.
 
     >>> import verifier
-    >>> r = verifier.poisson_epsilon("1.1", "0.05", 20, "1e-5")
+    >>> r = verifier.poisson_epsilon("1.1", "0.05", 20, delta="1e-5")
     >>> Fraction("1.589") <= r.epsilon.lower <= r.epsilon.upper <= Fraction("1.591")
     True
     """
     from verifier.bounds.poisson import epsilon_bracket
     if delta is None:
-        raise InputError("poisson_epsilon(sigma, sample_rate, steps, delta): delta is required")
+        raise InputError("poisson_epsilon(sigma, sample_rate, steps, delta=D): delta is required")
     from verifier.bounds.poisson import check_rel_width
     s, q, t = parse_poisson(sigma, sample_rate, steps)
     return epsilon_bracket(s, q, t, _parse_delta(delta), check_rel_width(rel_width))
 
 
-def poisson_delta(sigma, sample_rate, steps, epsilon, rel_width=None):
+@keywords_after(3, "epsilon", "rel_width")
+def poisson_delta(sigma, sample_rate, steps, *, epsilon=None, rel_width=None):
     """Certified bracket of delta(epsilon) of T Poisson-subsampled steps (a
     ``PoissonDelta``): the larger of the remove and add directions, and each."""
     from verifier.bounds.poisson import delta_bracket
     if epsilon is None:
-        raise InputError("poisson_delta(sigma, sample_rate, steps, epsilon): epsilon is required")
+        raise InputError("poisson_delta(sigma, sample_rate, steps, epsilon=EPS): epsilon is required")
     from verifier.bounds.poisson import check_rel_width
     s, q, t = parse_poisson(sigma, sample_rate, steps)
     return delta_bracket(s, q, t, parse_epsilon(epsilon), rel_width=check_rel_width(rel_width))
@@ -271,10 +278,18 @@ class SamplerComparison:
     target_epsilon: Fraction | None = None
     sigma_needed: dict | None = None   # sampler -> EpsCalibration
 
+    @property
+    def total_steps(self) -> int:
+        return self.steps_per_epoch * self.epochs
+
+    @property
+    def sample_rate(self) -> Fraction:
+        return Fraction(1, self.steps_per_epoch)
+
     def to_json(self) -> dict:
         out = {"sigma": frac_str(self.sigma), "steps_per_epoch": self.steps_per_epoch,
-               "epochs": self.epochs, "total_steps": self.steps_per_epoch * self.epochs,
-               "sample_rate": frac_str(Fraction(1, self.steps_per_epoch)),
+               "epochs": self.epochs, "total_steps": self.total_steps,
+               "sample_rate": frac_str(self.sample_rate),
                "delta": frac_str(self.delta),
                "random_allocation": self.random_allocation.to_json(),
                "poisson": self.poisson.to_json(),
@@ -286,7 +301,8 @@ class SamplerComparison:
         return out
 
 
-def compare_samplers(sigma, steps_per_epoch, epochs=1, delta=None, target_epsilon=None,
+@keywords_after(3, "delta", "target_epsilon", "epsilon_tolerance")
+def compare_samplers(sigma, steps_per_epoch, epochs=1, *, delta=None, target_epsilon=None,
                      epsilon_tolerance="0.01") -> SamplerComparison:
     """Random allocation and Poisson subsampling (q = 1/M, T = M E) side by side, both
     certified: which needs the smaller epsilon at this sigma (only when the brackets
@@ -296,7 +312,7 @@ def compare_samplers(sigma, steps_per_epoch, epochs=1, delta=None, target_epsilo
     from verifier.bounds.profile import epsilon_bracket as ra
     from verifier.deploy.epsilon import calibrate_sigma_tolerance
     if delta is None:
-        raise InputError("compare_samplers(sigma, steps_per_epoch, epochs, delta): delta is "
+        raise InputError("compare_samplers(sigma, steps_per_epoch, epochs, delta=D): delta is "
                          "required")
     s, m, e = _parse(sigma, steps_per_epoch, epochs)
     d = _parse_delta(delta)

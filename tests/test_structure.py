@@ -116,3 +116,15 @@ def test_public_face_is_complete():
                  "poisson_delta", "compare_samplers", "get_noise_multiplier", "privacy_profile",
                  "exact_tv", "calibrate_sigma", "calibrate_steps", "InputError"):
         assert must in verifier.__all__, must
+
+
+def test_one_precision_loop():
+    """Raising the working precision is core.decide's job alone: no other module doubles a
+    precision in a loop of its own."""
+    import re
+    pat = re.compile(r"\bprec\w*\s*(\*=\s*2|<<=\s*1|=\s*\w*prec\w*\s*\*\s*2)")
+    users = [p.relative_to(ROOT).as_posix() for p in _modules()
+             if pat.search(p.read_text(encoding="utf-8"))]
+    assert not users, users
+    callers = [p.relative_to(ROOT).as_posix() for p in _modules() if "precisions" in _names_used(p)]
+    assert set(callers) <= {"verifier/core/decide.py", "verifier/core/arith.py"}, callers

@@ -16,6 +16,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from verifier.core.arith import Interval, ball_bounds, decimal_str, frac_str, to_arb
+from verifier.core.decide import decide
 from verifier.symbolic import derived as D
 
 MAX_DIGITS = 1000
@@ -29,29 +30,31 @@ def _delta_ball(mu2: Fraction, eps: Fraction) -> arb:
 def delta_interval(mu2: Fraction, eps: Fraction, digits: int) -> Interval:
     """delta(eps) with relative width <= 10^-digits (absolute below 10^-(digits + 300)), the
     precision raised until it is reached (the last bracket at the cap otherwise)."""
-    want = Fraction(1, 10 ** digits)
-    prec = 64 + int(3.33 * digits) + 32
-    while True:
-        with ctx.workprec(prec):
+    want, tiny = Fraction(1, 10 ** digits), Fraction(1, 10 ** (digits + 300))
+
+    def at(p):
+        with ctx.workprec(p):
             lo, hi = ball_bounds(_delta_ball(mu2, eps))
-        lo, hi = max(lo, Fraction(0)), min(hi, Fraction(1))
-        if hi - lo <= want * lo or hi <= Fraction(1, 10 ** (digits + 300)) or prec >= PREC_CAP:
-            return Interval(lo, hi)
-        prec *= 2
+        return Interval(max(lo, Fraction(0)), min(hi, Fraction(1)))
+
+    def settled(iv):
+        return iv.upper - iv.lower <= want * iv.lower or iv.upper <= tiny
+    return decide(at, settled, PREC_CAP, _start(digits))
 
 
 def _compare(mu2: Fraction, eps: Fraction, delta: Fraction, prec: int) -> int:
     """+1: delta(eps) > delta certified; -1: <= delta certified; 0 undecided at the cap."""
-    while prec <= PREC_CAP:
-        with ctx.workprec(prec):
+    def at(p):
+        with ctx.workprec(p):
             d = to_arb(delta)                     # at this precision (1/10^5 is not dyadic)
             v = _delta_ball(mu2, eps)
-            if v > d:
-                return 1
-            if v <= d:
-                return -1
-        prec *= 2
-    return 0
+            return 1 if v > d else -1 if v <= d else 0
+    return decide(at, lambda c: c != 0, PREC_CAP, prec)
+
+
+def _start(digits: int) -> int:
+    """The first working precision for D digits (about 3.33 bits a digit, with guard bits)."""
+    return 64 + int(3.33 * digits) + 32
 
 
 def epsilon_interval(mu2: Fraction, delta: Fraction, digits: int) -> tuple[Interval | None, int]:
@@ -59,7 +62,7 @@ def epsilon_interval(mu2: Fraction, delta: Fraction, digits: int) -> tuple[Inter
     below eps 1), evaluations); [0, 0] when delta(0) <= delta; None when no eps <= 1e6 is
     certified to meet delta (inconclusive).  Each end certified: delta(lower) > delta (or
     lower = 0) and delta(upper) <= delta."""
-    prec = 64 + int(3.33 * digits) + 32
+    prec = _start(digits)
     n = 1
     if _compare(mu2, Fraction(0), delta, prec) <= 0:
         return Interval(Fraction(0), Fraction(0)), n

@@ -1255,6 +1255,13 @@ MUTATIONS = [
              "the tests' tail cells carry twice their tilted mass E[Y; cell] under P1",
              _profile_test_tilt_doubled,
              ("tests/test_profile_stages.py::test_statistic_laws_are_sub_probabilities", P + "test_m2_against_quadrature")),
+    Mutation("profile.refinement-stops-at-level-one", "search",
+             "a requested width's refinement loop returns the first level's bracket whatever "
+             "its width (the stopping rule dropped)",
+             lambda: _set("verifier.bounds.profile:refine",
+                          lambda compute, wide, **k: (compute(1)[1], None)),
+             ("tests/test_rel_width.py::test_requested_width_is_met_and_meets_the_default_bracket",
+              "tests/test_rel_width.py::test_refine_loop_stops_at_the_first_level_that_is_narrow_enough")),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

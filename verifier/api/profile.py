@@ -28,9 +28,11 @@ def parse_epsilon(e) -> Fraction:
 
 
 @keywords_after(3, "delta")
-def epsilon(sigma, steps, epochs=1, *, delta=None):
+def epsilon(sigma, steps, epochs=1, *, delta=None, rel_width=None):
     """Certified bracket of epsilon(delta) of E epochs of M steps (an ``EpsilonResult``:
-    ``epsilon`` an Interval or None when inconclusive, ``remove``/``add`` per direction).
+    ``epsilon`` an Interval or None when inconclusive, ``remove``/``add`` per direction);
+    ``rel_width``: refined until the bracket is at most that wide relative, or as far as the
+    engine gets (``info["refinement_limit"]`` says what stopped it).
 
     >>> import verifier
     >>> r = verifier.epsilon("2", 10, 10, delta="1e-6")
@@ -40,19 +42,21 @@ def epsilon(sigma, steps, epochs=1, *, delta=None):
     from verifier.bounds.profile import epsilon_bracket
     if delta is None:          # a certified number is about the delta the user signs off with
         raise InputError("epsilon(sigma, steps, epochs, delta=D): delta is required")
+    from verifier.numerics.brackets import check_rel_width
     s, m, e = _parse(sigma, steps, epochs)
-    return epsilon_bracket(s, m, e, _parse_delta(delta))
+    return epsilon_bracket(s, m, e, _parse_delta(delta), check_rel_width(rel_width))
 
 
 @keywords_after(3, "epsilon")
-def delta(sigma, steps, epochs=1, *, epsilon=None):
+def delta(sigma, steps, epochs=1, *, epsilon=None, rel_width=None):
     """Certified bracket of delta(epsilon) = max of the remove and add directions (a
-    ``DeltaResult``)."""
+    ``DeltaResult``); ``rel_width`` as for ``epsilon``."""
     from verifier.bounds.profile import delta_bracket
     if epsilon is None:
         raise InputError("delta(sigma, steps, epochs, epsilon=EPS): epsilon is required")
+    from verifier.numerics.brackets import check_rel_width
     s, m, e = _parse(sigma, steps, epochs)
-    return delta_bracket(s, m, e, parse_epsilon(epsilon))
+    return delta_bracket(s, m, e, parse_epsilon(epsilon), rel_width=check_rel_width(rel_width))
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ def _delta_poisson(args) -> int:
 
 
 def _engine_line(info: dict, seconds: float) -> str:
-    return (f"  lattice step h = {frac_str(info['h'])}, {info['cells']} cells, DFT length "
+    ref = f" (refined {info['refinement']}x)" if info.get("refinement") else ""
+    return (f"  lattice step h = {frac_str(info['h'])}{ref}, {info['cells']} cells, DFT length "
             f"{info['N']}, {seconds:.2f} s; rigorous (one-sided steps, explicit tests, Arb balls)")
 
 
@@ -146,22 +147,21 @@ def _digits(args, what: str) -> int:
     return EXIT_OK
 
 
-def _rel_width_only_poisson(args):
-    if args.rel_width is not None and args.sampling != "poisson":
-        from verifier.core.arith import InputError
-        raise InputError("--rel-width is for --sampling poisson (the random-allocation engine's "
-                         "width is fixed, about 0.01%-0.3%; --digits for the Gaussian mechanism)")
+def _refinement_line(r):
+    """Where a requested --rel-width was not reached: what stopped the refinement."""
+    lim = r.info.get("refinement_limit")
+    if lim:
+        print(f"  the requested relative width was not reached: {lim}")
 
 
 def cmd_epsilon(args) -> int:
     from verifier.api.profile import epsilon
-    _rel_width_only_poisson(args)
     if args.digits is not None:
         return _digits(args, "epsilon")
     if args.sampling == "poisson":
         return _epsilon_poisson(args)
     sigma, steps, epochs = _inputs(args)
-    r = epsilon(sigma, steps, epochs, delta=args.delta)
+    r = epsilon(sigma, steps, epochs, delta=args.delta, rel_width=args.rel_width)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
@@ -176,19 +176,19 @@ def cmd_epsilon(args) -> int:
         iv = getattr(r, w)
         print(f"  {w:<9} in {iv.short(8)}")
     print(f"  larger direction: {r.larger}" + (" (certified)" if r.larger != "undecided" else ""))
+    _refinement_line(r)
     print(_engine_line(r.info, r.seconds))
     return EXIT_OK
 
 
 def cmd_delta(args) -> int:
     from verifier.api.profile import delta
-    _rel_width_only_poisson(args)
     if args.digits is not None:
         return _digits(args, "delta")
     if args.sampling == "poisson":
         return _delta_poisson(args)
     sigma, steps, epochs = _inputs(args)
-    r = delta(sigma, steps, epochs, epsilon=args.epsilon)
+    r = delta(sigma, steps, epochs, epsilon=args.epsilon, rel_width=args.rel_width)
     if args.json:
         print_json(r.to_json())
         return EXIT_OK
@@ -198,6 +198,7 @@ def cmd_delta(args) -> int:
     for w in ("remove", "add"):
         print(f"  {w:<9} in {getattr(r, w).short(8)}")
     print(f"  larger direction: {r.larger}" + (" (certified)" if r.larger != "undecided" else ""))
+    _refinement_line(r)
     print(_engine_line(r.info, r.seconds))
     return EXIT_OK
 

@@ -56,7 +56,8 @@ def bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction)
 REL, ABS = Fraction(1, 10 ** 5), Fraction(1, 10 ** 8)
 
 
-def epsilon_direction(P, which: str, delta: Fraction, eps_max: Fraction = EPS_MAX):
+def epsilon_direction(P, which: str, delta: Fraction, eps_max: Fraction = EPS_MAX,
+                      rel: Fraction = REL):
     """(lo, hi) with delta_which(hi) <= delta certified (hi None if none in [0, 60]) and
     delta_which(lo) > delta certified (lo = 0 when not even eps = 0 is certified above).
     ``P`` is any composed profile (upper_remove, upper_add, lower_remove, lower_add)."""
@@ -81,18 +82,18 @@ def epsilon_direction(P, which: str, delta: Fraction, eps_max: Fraction = EPS_MA
         bad = e
     if hi is None:
         return None, None
-    hi = bisect(below, bad, hi, REL, ABS)[1]
+    hi = bisect(below, bad, hi, rel, ABS * rel / REL)[1]
     if not above(Fraction(0)):
         return Fraction(0), hi
     # bisect with good = "not certified above": its bad end stays certified above
-    lo = bisect(lambda e: not above(e), Fraction(0), hi, REL, ABS)[0]
+    lo = bisect(lambda e: not above(e), Fraction(0), hi, rel, ABS * rel / REL)[0]
     return lo, hi
 
 
 
 
 def epsilon_search(make_profile, delta: Fraction, guess: float, caps=(4, 16, 61),
-                   slack: float = 4) -> tuple[dict, object]:
+                   slack: float = 4, rel: Fraction = REL) -> tuple[dict, object]:
     """Both directions' epsilon(delta) brackets ({"remove": Interval | None, "add": ...},
     the profile used).  ``make_profile(cap)`` composes laws whose windows are sized for
     eps <= cap (valid beyond, only looser); the search starts at the smallest cap above the
@@ -100,7 +101,7 @@ def epsilon_search(make_profile, delta: Fraction, guess: float, caps=(4, 16, 61)
     cap = next(c for c in caps if guess <= c + slack or c == caps[-1])
     while True:
         P = make_profile(cap)
-        res = {w: epsilon_direction(P, w, delta) for w in ("remove", "add")}
+        res = {w: epsilon_direction(P, w, delta, rel=rel) for w in ("remove", "add")}
         his = [hi for _, hi in res.values()]
         if all(hi is not None and hi <= cap + slack for hi in his) or cap == caps[-1]:
             break
@@ -205,3 +206,14 @@ class DeltaAnswer(Answer):
                 "certified": self.certified, "seconds": round(self.seconds, 3),
                 "engine": self.engine}
 
+
+def check_rel_width(rel, default=None):
+    """A requested relative width in [1e-9, 1/10] (by the float policy; ``default`` when
+    None); one line otherwise.  The one parser of --rel-width / rel_width= for every engine."""
+    from verifier.core.arith import InputError, parse_exact
+    if rel is None:
+        return default
+    w = parse_exact(rel, "rel-width")
+    if not Fraction(1, 10 ** 9) <= w <= Fraction(1, 10):
+        raise InputError(f"rel-width must be in [1e-9, 0.1], got {str(rel)[:40]}")
+    return w

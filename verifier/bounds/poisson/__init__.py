@@ -194,14 +194,9 @@ def _eps_target(rel: Fraction):
 
 
 def check_rel_width(rel) -> Fraction:
-    """A requested relative width in [1e-9, 1/10] (by the float policy); one line otherwise."""
-    from verifier.core.arith import InputError, parse_exact
-    if rel is None:
-        return REL_TARGET
-    w = parse_exact(rel, "rel-width")
-    if not Fraction(1, 10 ** 9) <= w <= Fraction(1, 10):
-        raise InputError(f"rel-width must be in [1e-9, 0.1], got {str(rel)[:40]}")
-    return w
+    """A requested relative width (numerics.brackets.check_rel_width), REL_TARGET by default."""
+    from verifier.numerics.brackets import check_rel_width as check
+    return check(rel, REL_TARGET)
 
 
 def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,

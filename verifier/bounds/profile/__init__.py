@@ -16,8 +16,8 @@ from fractions import Fraction
 from verifier.core.arith import Interval, frac_str
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
-from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
-                                        epsilon_search, larger_direction)
+from verifier.numerics.brackets import (REL, DeltaAnswer, EpsilonAnswer, both_directions,
+                                        directions, epsilon_search, larger_direction)
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -69,15 +69,15 @@ LOW_PREC_CAP = 20        # the laws' two precisions: eps <= 20 (caps 4, 16), eps
 
 
 def _epoch_laws(sigma: Fraction, M: int, E: int, floor: float,
-                budget_epochs: int | None = None, pcap: int = 61):
+                budget_epochs: int | None = None, pcap: int = 61, fine: int = 1):
     """(key, prec, per-epoch laws), cached: the laws are planned for ``budget_epochs`` >= E
     epochs (default E), so a search over E composes one set of laws many times; their
     precision resolves eps <= pcap."""
     from verifier.bounds.profile.laws import epoch_laws
     be = max(E, budget_epochs or E)
     prec = _prec(M, floor, pcap)
-    lk = (sigma, M, be, floor, pcap)
-    return lk, prec, _LAWS.get(lk, lambda: epoch_laws(sigma, M, be, floor, prec))
+    lk = (sigma, M, be, floor, pcap, fine)
+    return lk, prec, _LAWS.get(lk, lambda: epoch_laws(sigma, M, be, floor, prec, fine))
 
 
 def guess_epsilon(sigma: Fraction, M: int, E: int, delta: float) -> float:
@@ -97,15 +97,17 @@ def guess_epsilon(sigma: Fraction, M: int, E: int, delta: float) -> float:
 
 
 def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None,
-           eps_cap: float = 16):
+           eps_cap: float = 16, fine: int = 1):
     """The composed laws of (sigma, M, E), valid for every eps; each charge kept below about
     1e-4 floor.  The per-epoch laws are planned for ``budget_epochs`` >= E epochs (default E)
-    and cached, so a search over E composes one set of laws many times."""
+    and cached, so a search over E composes one set of laws many times; ``fine`` > 1 refines
+    them (plan.plan) and divides the floor by fine^2."""
+    floor = floor / fine ** 2
     from verifier.bounds.profile.compose import add_moment_bound
     from verifier.numerics.compose import ComposedProfile
     wcap = next((c for c in EPS_CAPS if eps_cap <= c), EPS_CAPS[-1])   # the windows' sizes
     lk, prec, laws = _epoch_laws(sigma, M, E, floor, budget_epochs,
-                              LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61)
+                                 LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61, fine)
     pk = lk + (E, wcap)
     return _PROFILES.get(pk, lambda: ComposedProfile(
         laws, E, prec, floor, wcap, symmetric=M == 1,
@@ -182,27 +184,89 @@ CERTIFIED = ("rigorous bracket: upper ends by convex-order spreads and monotone 
              "(docs/THEORY.md section 9)")
 
 
-def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction,
-                  floor: float = 1e-13) -> DeltaResult:
+MAX_FINE = 16          # the finest refinement level a requested width may ask for
+REFINE_SECONDS = 60    # ... and no level is started that would likely end past this
+
+
+def refine(compute, wide, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS) -> tuple:
+    """The one refinement loop of a requested accuracy: ``compute(fine)`` -> (bracket or None,
+    result) at fine = 1, 2, 4, ... (every level valid, a finer one tighter), stopped at the
+    first bracket that is not ``wide`` (or None: inconclusive), at ``max_fine``, before a
+    level whose time (about 3 times the last one's) would pass ``seconds``, or where the
+    engine's limits (DFT length, cells) refuse the next level.  Returns (result, what
+    stopped short of the request, or None when it was met)."""
+    from verifier.core.arith import InputError
+    fine, last, t0 = 1, None, time.perf_counter()
+    while True:
+        t = time.perf_counter()
+        try:
+            iv, res = compute(fine)
+        except InputError as e:
+            if last is None:
+                raise
+            return last, f"refinement level {fine} refused: {e}"
+        last, now = res, time.perf_counter()
+        if iv is None or not wide(iv):
+            return res, None
+        if fine >= max_fine:
+            return res, f"the finest refinement level ({max_fine}) reached"
+        if now - t0 + 3 * (now - t) > seconds:
+            return res, (f"time: level {2 * fine} would take about {3 * (now - t):.0f} s more "
+                         f"(the limit is {seconds:.0f} s)")
+        fine *= 2
+
+
+def _info(P, limit: str | None) -> dict:
+    info = dict(P.laws.info)
+    if limit is not None:
+        info["refinement_limit"] = limit
+    return info
+
+
+def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float = 1e-13,
+                  rel_width: Fraction | None = None) -> DeltaResult:
     """Certified bracket of delta(eps) and of each direction (charges below about 1e-4
-    floor: a delta far below floor gets a bracket whose upper end is about 1e-4 floor)."""
+    floor: a delta far below floor gets a bracket whose upper end is about 1e-4 floor);
+    ``rel_width``: refined (``refine``) until the bracket is at most that wide relative."""
     check_range(sigma, M, E, eps=eps)
     t = time.perf_counter()
-    P = engine(sigma, M, E, floor, eps_cap=float(eps) + 1)
-    rem, add = directions(P, eps)
+    out = {}
+
+    def compute(fine):
+        P = engine(sigma, M, E, floor, eps_cap=float(eps) + 1, fine=fine)
+        rem, add = directions(P, eps)
+        out.update(rem=rem, add=add)
+        return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
+    wide = (lambda iv: False) if rel_width is None else (
+        lambda iv: iv.upper - iv.lower > rel_width * iv.lower)
+    P, limit = refine(compute, wide)
+    rem, add = out["rem"], out["add"]
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, larger_direction(rem, add),
-                       time.perf_counter() - t, dict(P.laws.info))
+                       time.perf_counter() - t, _info(P, limit))
 
 
-def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction) -> EpsilonResult:
+def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
+                    rel_width: Fraction | None = None) -> EpsilonResult:
     """Certified bracket of epsilon(delta) = the smallest eps >= 0 with delta(eps) <= delta,
-    and of each direction's."""
+    and of each direction's; ``rel_width``: refined (``refine``) until the bracket is at most
+    that wide relative (absolute below eps 0.1), the bisection's tolerance a tenth of it."""
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
     guess = guess_epsilon(sigma, M, E, float(delta))
-    ivs, P = epsilon_search(lambda cap: engine(sigma, M, E, float(delta), eps_cap=cap),
-                            delta, guess, EPS_CAPS, CAP_SLACK)
+    rel = REL if rel_width is None else min(REL, rel_width / 10)
+    out = {}
+
+    def compute(fine):
+        ivs, P = epsilon_search(lambda cap: engine(sigma, M, E, float(delta), eps_cap=cap,
+                                                   fine=fine),
+                                delta, guess, EPS_CAPS, CAP_SLACK, rel)
+        out.update(ivs=ivs)
+        return both_directions(ivs)[0], P
+    wide = (lambda iv: False) if rel_width is None else (
+        lambda iv: iv.upper - iv.lower > rel_width * max(iv.lower, Fraction(1, 10)))
+    P, limit = refine(compute, wide)
+    ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,
-                         time.perf_counter() - t, dict(P.laws.info))
+                         time.perf_counter() - t, _info(P, limit))

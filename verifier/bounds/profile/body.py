@@ -31,7 +31,7 @@ class Cells:
     spread: list            # [(lattice point, mass)], sub-probability of mass 1 - p
     labels: list
     tilted: list
-    randomized: bool        # labels read from the spread (M >= RANDOM_LABELS_M)
+    randomized: bool        # labels read from the spread (M >= RANDOM_LABELS_M, level 1)
     Gt: list                # P(Y >= t_i), E[Y; Y >= t_i] at the tail cells' ends
     Ht: list
 
@@ -46,7 +46,7 @@ def cells(sigma: Fraction, M: int, P: Plan) -> Cells:
     h, bounds = P.h, P.bounds
     ha = to_arb(h)
     q, m, p, tau = cell_moments(sigma, h, bounds)
-    randomized = M >= RANDOM_LABELS_M
+    randomized = M >= RANDOM_LABELS_M and P.fine == 1    # refined: deterministic labels
     w: dict[int, arb] = {}
     wt: dict[int, arb] = {}
     for i in range(len(bounds) - 1):

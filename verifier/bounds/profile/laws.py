@@ -29,9 +29,11 @@ from verifier.bounds.profile.upper import add_law, coarse_body, log_grid, remove
 __all__ = ["epoch_laws", "assemble", "plan", "Plan"]
 
 
-def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int) -> StepLaws:
-    """The per-epoch laws of (sigma, M), their charges kept below about 1e-4 floor / E."""
-    P = plan(sigma, M, E, floor)
+def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int,
+               fine: int = 1) -> StepLaws:
+    """The per-epoch laws of (sigma, M), their charges kept below about 1e-4 floor / E, at
+    refinement level ``fine`` (plan.plan)."""
+    P = plan(sigma, M, E, floor, fine)
     with ctx.workprec(prec):
         return assemble(sigma, M, P, prec)
 
@@ -41,9 +43,11 @@ def assemble(sigma: Fraction, M: int, P: Plan, prec: int) -> StepLaws:
     G = log_grid(B, P, M)
     CB = coarse_body(B, P, M)
     rem, charge_R = remove_law(B, G, CB, P, M)
-    add, charge_A, fine = add_law(sigma, B, G, CB, P, M)
-    test0, test1, eta_l = statistic_laws(test_blocks(B, P, M, CB.sd_b, fine))
+    add, charge_A, first_cell = add_law(sigma, B, G, CB, P, M)
+    test0, test1, eta_l = statistic_laws(test_blocks(B, P, M, CB.sd_b, first_cell), P.fine)
     alias0, alias1 = alias_masses(B, M)
     info = {"h": P.h, "J1": P.J1, "N": B.win.N, "tail_cells": len(P.tail), "kmax": P.kmax,
             "cells": len(P.bounds) + len(P.tail)}
+    if P.fine > 1:
+        info["refinement"] = P.fine
     return StepLaws(G.eta, rem, add, charge_R, charge_A, eta_l, test0, test1, alias0, alias1, info)

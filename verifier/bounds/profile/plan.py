@@ -55,9 +55,13 @@ class Plan:
     tail: list                   # tail cell boundaries, lattice units, J1 .. t_max
     kmax: int
     budget: float                # each charge is kept below it (float target)
+    fine: int = 1                # the refinement level: lattice, grids and buckets this many
+                                 # times finer than the defaults (a requested accuracy)
 
 
-def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
+def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
+    """The free parameters for a charge floor (delta of interest) and a refinement level
+    ``fine`` (1: the defaults; k: the lattice step h and every grid k times finer)."""
     sf = float(sigma)
     u = 1 / sf ** 2
     s2 = math.expm1(u)
@@ -73,7 +77,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
     while M * normal_sf_float(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
-    r = R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL
+    r = (R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL) * fine
     target = min(sd / r, T1 / 64)
     e = math.floor(math.log2(target)) - 3
     h = Fraction(math.floor(target / 2.0 ** e)) * Fraction(2) ** e
@@ -92,7 +96,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
         x = sf * (math.log(c * hf) + u / 2)
         return normal_sf_float(x - 1 / sf) + (M - 1) * normal_sf_float(x)
     tail = [J1]
-    step = TAIL_STEP_FINE if light and 2 <= M <= FINE_TAIL_M else TAIL_STEP
+    step = (TAIL_STEP_FINE if light and 2 <= M <= FINE_TAIL_M else TAIL_STEP) / fine
     while beyond(tail[-1]) > budget:
         tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + step))))
         if len(tail) > 20000:
@@ -107,6 +111,6 @@ def plan(sigma: Fraction, M: int, E: int, floor: float) -> Plan:
         if kmax > 12:      # proofs_checks/profile.py checks the pair identity for k <= 12
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: more than 12 tail "
                              f"items would be needed at this delta; not supported")
-    return Plan(h, J1, bounds, tail, kmax, budget)
+    return Plan(h, J1, bounds, tail, kmax, budget, fine)
 
 

@@ -59,7 +59,7 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
     where the add law was split on it (the K = 0 outcome "label sum 0" is then refined)."""
     Ma = arb(M)
     # K = 0: buckets of consecutive sums r of the M labels, P0 = b^M, P1 = t b^{M-1}
-    k0 = bucketed(B.BM, B.T1l, max(1, int(sd / BUCKET_K0)), len(B.BM.c), sd)
+    k0 = bucketed(B.BM, B.T1l, max(1, int(sd / (BUCKET_K0 * P.fine))), len(B.BM.c), sd)
     blocks = [(arb(1), arb(0), arb(1), k0)]
     if fine is not None and not B.cells.randomized and B.BM.start == 0 and B.T1l.start == 0 and k0:
         # the label sum 0 (all items in the first cell: its label is 0, every other cell's
@@ -67,7 +67,7 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
         blocks = [(arb(1), arb(0), arb(1), refine_first_bucket(k0, B.BM, B.T1l)),
                   (arb(1), arb(0), arb(1), first_cell_test(fine, M))]
     # K = 1: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
-    buckets = bucketed(B.B1, B.T2l, max(1, int(sd / BUCKET_SD)), 12, sd)
+    buckets = bucketed(B.B1, B.T2l, max(1, int(sd / (BUCKET_SD * P.fine))), 12, sd)
     for pi, ti in tail_cells(B, P, TEST_MERGE):
         blocks.append((Ma * pi, ti, (M - 1) * pi, buckets))
     # K = 2: the two tail items' cells (merged) and a coarse bucket of the other M - 2 labels:
@@ -98,7 +98,7 @@ def alias_masses(B: Body, M: int) -> tuple[arb, arb]:
     return alias0, alias1
 
 
-def statistic_laws(blocks):
+def statistic_laws(blocks, fine: int = 1):
     """The statistic lambda (a rounded float log-likelihood ratio: any function of the
     outcome gives a valid test) on a grid of step eta_l = sd(lambda) / GRID_L, and its laws
     under P0 and P1: (test0, test1, eta_l).
@@ -129,7 +129,7 @@ def statistic_laws(blocks):
     ws = np.concatenate([w[ok] for _, w, ok in fl])
     ml = float(np.dot(xs, ws) / ws.sum())
     sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
-    eta_l = Fraction(sl / GRID_L).limit_denominator(10 ** 12)
+    eta_l = Fraction(sl / (GRID_L * fine)).limit_denominator(10 ** 12)
     lo_cap = ml - 16 * sl
     test0: dict[int, arb] = {}
     test1: dict[int, arb] = {}

@@ -47,7 +47,7 @@ def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
     pairs = [(math.log(max((SM.start + i) * float(h) / M, 1e-300)), max(float(SM.c[i].mid()), 0.0))
              for i in range(0, len(SM.c), stride) if (SM.start + i) > 0]
     mx, sx = float_moments(pairs)
-    eta = Fraction(sx / GRID_X).limit_denominator(10 ** 12)
+    eta = Fraction(sx / (GRID_X * P.fine)).limit_denominator(10 ** 12)
     k_floor = math.floor((mx - 14 * sx) / float(eta))
     c_log = (to_arb(h) / arb(M)).log()
     G0 = max(1, int(float(eta) * M / float(h) / 4))
@@ -80,7 +80,7 @@ def coarse_body(B: Body, P: Plan, M: int) -> CoarseBody:
     mu_s = sub_mean(C.spread)
     sd_b = math.sqrt(max(float(((M - 1) * sum(((kk - mu_s) ** 2 * v for kk, v in C.spread),
                                                arb(0)) / one_p).mid()), 1.0))
-    g = max(1, int(sd_b / COARSE_SD))
+    g = max(1, int(sd_b / (COARSE_SD * P.fine)))
     g = g - g % 4 if g >= 8 else g          # a multiple of 4 (the tail parts' lattice g/4)
     G8 = K2_COARSE * g
     Bc_full, B8 = coarse(B.S1, g, G8)       # sub-probability, mass (1-p)^{M-1}

@@ -1,0 +1,43 @@
+"""Benchmark: the random-allocation engine's requested accuracy (issue #26), how its time
+grows with the requested relative width of epsilon(delta).
+
+    python bench/bench_rel_width.py          # five configurations x five requests (a few minutes)
+
+Each row: the configuration (sigma, M steps per epoch, E epochs, delta), the requested
+relative width ("default": unrefined), the width reached, the time (cold: caches cleared),
+the refinement level used (lattice, grids and buckets that many times finer, charges its
+square smaller), and what stopped the refinement when the request was not met (the finest
+level, 16; the time limit, 60 s; the engine's DFT or cell limits).  Memory: the peak
+resident size of this process at the end.
+"""
+import resource
+import time
+from fractions import Fraction as F
+
+from verifier.bounds import profile as PR
+
+CONFIGS = [("2", 10, 10, "1e-6"), ("1", 100, 10, "1e-6"), ("0.5", 2, 1, "1e-3"),
+           ("0.8", 1000, 3, "1e-5"), ("4", 10000, 100, "1e-10")]
+REQUESTS = [None, F(1, 10 ** 3), F(1, 10 ** 4), F(1, 10 ** 5), F(1, 10 ** 6)]
+
+
+def main():
+    print(f"{'sigma':>6} {'M':>6} {'E':>4} {'delta':>6} | {'requested':>9} {'reached':>9} "
+          f"{'seconds':>8} {'level':>5}  stopped by")
+    for s, M, E, d in CONFIGS:
+        for w in REQUESTS:
+            PR.clear_cache()
+            t = time.perf_counter()
+            r = PR.epsilon_bracket(F(s), M, E, F(d), rel_width=w)
+            dt = time.perf_counter() - t
+            e = r.epsilon
+            got = float((e.upper - e.lower) / e.lower) if e is not None and e.lower > 0 else float("nan")
+            req = "default" if w is None else f"{float(w):.0e}"
+            print(f"{s:>6} {M:>6} {E:>4} {d:>6} | {req:>9} {got:>9.2e} {dt:>8.1f} "
+                  f"{r.info.get('refinement', 1):>5}  {r.info.get('refinement_limit', '')}",
+                  flush=True)
+    print(f"peak memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""A requested accuracy for the random-allocation engine (issue #26): ``rel_width`` /
+``--rel-width`` refines the lattice, grids and charges until the bracket is at most that
+wide, or says what stopped it; every refined bracket is certified (it meets the default one
+and contains the references the default one contains)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import mpmath as mp
+import pytest
+
+import verifier
+from verifier.bounds import profile as PR
+
+
+def test_requested_width_is_met_and_meets_the_default_bracket():
+    base = verifier.epsilon("2", 10, 3, delta="1e-6").epsilon
+    w = F(1, 10 ** 4)
+    r = verifier.epsilon("2", 10, 3, delta="1e-6", rel_width="1e-4")
+    e = r.epsilon
+    assert e.upper - e.lower <= w * e.lower                      # the request is met
+    assert (base.upper - base.lower) > w * base.lower            # ... and needed refining
+    assert r.info["refinement"] >= 2 and "refinement_limit" not in r.info
+    assert e.lower <= base.upper and base.lower <= e.upper       # both certified: they meet
+    assert r.to_json()["engine"]["refinement"] == r.info["refinement"]
+
+
+def test_refined_delta_brackets_the_gaussian_closed_form():
+    """M = 1: the Gaussian mechanism, delta(eps) in closed form (50 digits): the refined
+    bracket contains it and is at most the requested width."""
+    mp.mp.dps = 50
+    sigma, E, eps = mp.mpf(1), 4, mp.mpf(1)
+    mu = mp.sqrt(E) / sigma
+    truth = mp.ncdf(-eps / mu + mu / 2) - mp.exp(eps) * mp.ncdf(-eps / mu - mu / 2)
+    r = verifier.delta("1", 1, 4, epsilon="1", rel_width="1e-5")
+    d = r.delta
+    assert mp.mpf(d.lower.numerator) / d.lower.denominator <= truth
+    assert truth <= mp.mpf(d.upper.numerator) / d.upper.denominator
+    assert d.upper - d.lower <= F(1, 10 ** 5) * d.lower
+
+
+def test_unreachable_width_says_what_stopped_it():
+    r = verifier.epsilon("2", 1, 3, delta="1e-6", rel_width="1e-9")
+    assert r.epsilon is not None and "refinement_limit" in r.info
+    assert any(w in r.info["refinement_limit"] for w in ("finest", "time", "refused"))
+
+
+def test_refine_loop_stops_at_the_first_level_that_is_narrow_enough():
+    calls = []
+
+    def compute(fine):
+        calls.append(fine)
+        w = F(1, fine * fine)
+        return verifier.Interval(F(1), 1 + w), fine
+    res, limit = PR.refine(compute, lambda iv: iv.upper - iv.lower > F(1, 20))
+    assert (res, limit, calls) == (8, None, [1, 2, 4, 8])
+    res, limit = PR.refine(compute, lambda iv: True, max_fine=4)
+    assert res == 4 and "finest" in limit
+
+
+def test_cli_rel_width_for_random_allocation():
+    p = subprocess.run([sys.executable, "-m", "verifier", "epsilon", "--sigma", "2",
+                        "--steps-per-epoch", "10", "--epochs", "3", "--delta", "1e-6",
+                        "--rel-width", "1e-4", "--json"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    j = json.loads(p.stdout)
+    assert F(j["relative_width"]) <= F(1, 10 ** 4) and j["engine"]["refinement"] >= 2
+
+
+@pytest.mark.parametrize("bad", ["2", "0", "-1e-3", "nan", "x"])
+def test_bad_rel_width_is_one_line(bad):
+    with pytest.raises(verifier.InputError, match="rel-width"):
+        verifier.epsilon("2", 10, 3, delta="1e-6", rel_width=bad)

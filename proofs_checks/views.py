@@ -267,7 +267,7 @@ def weights_in_unit_interval(f, lam, mu):
        "x > c and x < c, SymPy; at x = c every term is 0), so delta_R(-e) = 1 - c + c delta_A(e); likewise (1 - c x)_+ = "
        "1 - c x + (c x - 1)_+ = 1 - c x + c (x - e^e)_+, so delta_A(-e) = 1 - c + c delta_R(e); "
        "the engine's negative_eps_delta(c, d), called with SymPy symbols, is 1 - c + c d; then "
-       "the family's line", SRC, binds=("verifier.views.grid:negative_eps_delta",))
+       "the family's line", SRC, binds=("verifier.numerics.brackets:negative_eps_delta",))
 def tradeoff_negative_eps():
     from .framework import bound
     e, a, dA, dd, x = sp.symbols("e a delta_A d x", positive=True)
@@ -290,7 +290,7 @@ def tradeoff_negative_eps():
                       identity(lhs, 1 - c * xv + plus, [])))
         parts.append((f"(c x - 1)_+ = c (x - e^e)_+, {name}", identity(plus, c * xe, [])))
     # E_P0 of the pointwise identities: E[x - c] = E[1 - c x] = 1 - c (E L = 1)
-    f = bound("verifier.views.grid:negative_eps_delta")
+    f = bound("verifier.numerics.brackets:negative_eps_delta")
     parts.append(("engine: negative_eps_delta(c, d) = 1 - c + c d",
                   identity(f(c, dd), 1 - c + c * dd, [{e: 1, dd: sp.Rational(1, 3)}])))
     dR = f(c, dA)

@@ -881,8 +881,9 @@ MUTATIONS = [
              ("proofs_checks/test_proofs.py::test_check[tail.T6-bounds-tail]",)),
     Mutation("binding.negative-eps-without-c", "proof",
              "the engine's delta(-e) = 1 - c + c delta'(e) with the factor c = e^-e dropped",
-             lambda: _set("verifier.views.grid:negative_eps_delta", lambda c, d: 1 - c + d),
-             ("proofs_checks/test_proofs.py::test_check[tradeoff.negative-eps]",)),
+             lambda: _set("verifier.numerics.brackets:negative_eps_delta", lambda c, d: 1 - c + d),
+             ("proofs_checks/test_proofs.py::test_check[tradeoff.negative-eps]",
+              "tests/test_negative_eps.py::test_gaussian_mechanism_at_negative_eps")),
     Mutation("binding.first-cell-piece-one-term-short", "proof",
              "the engine's all-in-the-first-cell binomial piece one term short",
              _first_cell_piece_short,
@@ -1262,6 +1263,16 @@ MUTATIONS = [
                           lambda compute, wide, **k: (compute(1)[1], None)),
              ("tests/test_rel_width.py::test_requested_width_is_met_and_meets_the_default_bracket",
               "tests/test_rel_width.py::test_refine_loop_stops_at_the_first_level_that_is_narrow_enough")),
+    Mutation("claims.accuracy-never-asked", "judge",
+             "a judge undecided at the engines' default accuracy never asks for the width its "
+             "printed digits need",
+             lambda: _set("verifier.claims.audit:accuracy_request", lambda claim, case: None),
+             ("tests/test_claims_accuracy.py::test_dp_accounting_gaussian_rows_are_confirmed",)),
+    Mutation("gaussian.closed-form-unused", "search",
+             "a requested accuracy at M = 1 refines the lattice instead of using the Gaussian "
+             "mechanism's closed form",
+             lambda: _set("verifier.bounds.profile:closed_form", lambda M, w: False),
+             ("tests/test_claims_accuracy.py::test_dp_accounting_gaussian_rows_are_confirmed",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -20,9 +20,11 @@ def _parse_delta(d) -> Fraction:
     return parse_delta(d)
 
 
-def parse_epsilon(e) -> Fraction:
+def parse_epsilon(e, negative: bool = False) -> Fraction:
+    """An epsilon >= 0 (a target), or with ``negative`` any real eps (delta(eps) is defined
+    for every eps; a negative one is read off the other direction at -eps)."""
     q = parse_exact(e, "epsilon")
-    if q < 0:
+    if q < 0 and not negative:
         raise InputError(f"epsilon must be >= 0, got {e}")
     return q
 
@@ -56,7 +58,8 @@ def delta(sigma, steps, epochs=1, *, epsilon=None, rel_width=None):
         raise InputError("delta(sigma, steps, epochs, epsilon=EPS): epsilon is required")
     from verifier.numerics.brackets import check_rel_width
     s, m, e = _parse(sigma, steps, epochs)
-    return delta_bracket(s, m, e, parse_epsilon(epsilon), rel_width=check_rel_width(rel_width))
+    return delta_bracket(s, m, e, parse_epsilon(epsilon, negative=True),
+                         rel_width=check_rel_width(rel_width))
 
 
 @dataclass(frozen=True)
@@ -262,7 +265,8 @@ def poisson_delta(sigma, sample_rate, steps, *, epsilon=None, rel_width=None):
         raise InputError("poisson_delta(sigma, sample_rate, steps, epsilon=EPS): epsilon is required")
     from verifier.bounds.poisson import check_rel_width
     s, q, t = parse_poisson(sigma, sample_rate, steps)
-    return delta_bracket(s, q, t, parse_epsilon(epsilon), rel_width=check_rel_width(rel_width))
+    return delta_bracket(s, q, t, parse_epsilon(epsilon, negative=True),
+                         rel_width=check_rel_width(rel_width))
 
 
 @dataclass(frozen=True)

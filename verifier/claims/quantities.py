@@ -20,7 +20,8 @@ from flint import ctx
 from verifier.symbolic import derived as D
 from verifier.bounds import theorem31 as T
 from verifier.bounds import theorem31_steps as TS
-from verifier.claims.values import ARG_PARSERS, Evaluation
+from verifier.claims import profile_quantities as PQ
+from verifier.claims.values import ARG_PARSERS, Evaluation, final
 from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, to_arb
 
 
@@ -192,17 +193,6 @@ def _chi_square(a, prec, max_prec=None):
     return Evaluation(Interval.of(_chi_ball(a, prec)), precision=prec)
 
 
-def _final(value: Interval | None, status: str, why: str, integer=False) -> Evaluation:
-    """An Evaluation of a search or engine: a certified value, or inconclusive / infeasible."""
-    if status == "ok" and value is not None:
-        return Evaluation(value, integer=integer)
-    if status == "infeasible":
-        return Evaluation(Interval(Fraction(0), Fraction(0)), Tri.FAILS, integer=integer,
-                          failed=why, status="not-applicable")
-    return Evaluation(Interval(Fraction(0), Fraction(0)), Tri.UNDECIDED, integer=integer,
-                      failed=why, status="inconclusive")
-
-
 @lru_cache(maxsize=64)
 def _exact_tv_cached(sigma, M, E):
     from verifier.bounds.exact_tv.bracket import exact_tv
@@ -224,7 +214,7 @@ def _sigma_cal(bound, M, E, delta, res, max_prec):
 def _calibrated_sigma(a, prec, max_prec=DEFAULT_MAX_PREC):
     r = _sigma_cal(a["bound"], a["steps"], a["epochs"], a["delta"], a["resolution"], max_prec)
     st = "ok" if r.status == "certified" else r.status
-    return _final(Interval.of(r.sigma) if r.sigma is not None else None, st, r.message)
+    return final(Interval.of(r.sigma) if r.sigma is not None else None, st, r.message)
 
 
 def _noise_saved(a, prec, max_prec=DEFAULT_MAX_PREC):
@@ -233,7 +223,7 @@ def _noise_saved(a, prec, max_prec=DEFAULT_MAX_PREC):
     r2 = _sigma_cal(a["reference"], a["steps"], a["epochs"], a["delta"], a["resolution"], max_prec)
     for r in (r1, r2):
         if r.status != "certified":
-            return _final(None, r.status, f"{r.bound}: {r.message}")
+            return final(None, r.status, f"{r.bound}: {r.message}")
     return Evaluation(Interval.of(1 - r1.sigma / r2.sigma))
 
 
@@ -247,56 +237,16 @@ def _steps_cal(bound, sigma, E, delta, max_prec):
 def _calibrated_steps(a, prec, max_prec=DEFAULT_MAX_PREC):
     r = _steps_cal(a["bound"], a["sigma"], a["epochs"], a["delta"], max_prec)
     st = "ok" if r.status == "certified" else r.status
-    return _final(Interval.of(r.steps) if r.steps is not None else None, st, r.message, True)
+    return final(Interval.of(r.steps) if r.steps is not None else None, st, r.message, True)
 
 
 def _calibrated_samples(a, prec, max_prec=DEFAULT_MAX_PREC):
     from verifier.deploy.steps import min_samples
     r = _steps_cal(a["bound"], a["sigma"], a["epochs"], a["delta"], max_prec)
     if r.status != "certified":
-        return _final(None, r.status, r.message, True)
+        return final(None, r.status, r.message, True)
     return Evaluation(Interval.of(min_samples(a["sigma"], r.steps, Fraction(1), a["noise_level"])),
                       integer=True)
-
-
-def _epsilon(a, prec, max_prec=None):
-    from verifier.bounds.profile import epsilon_bracket
-    r = epsilon_bracket(a["sigma"], a["steps"], a["epochs"], a["delta"])
-    return _final(r.epsilon, "ok" if r.epsilon is not None else "inconclusive",
-                  "no epsilon <= 60 certified")
-
-
-def _delta_at(a, prec, max_prec=None):
-    from verifier.bounds.profile import delta_bracket
-    return Evaluation(delta_bracket(a["sigma"], a["steps"], a["epochs"], a["epsilon"]).delta)
-
-
-def _renyi(a, prec, max_prec=None):
-    from verifier.views.renyi import renyi_curve
-    al = a["alpha"]
-    need_profile = a["direction"] == "add" or al.denominator != 1
-    c = renyi_curve(a["sigma"], a["steps"], a["epochs"], orders=[al], with_profile=need_profile)
-    return Evaluation(getattr(c.at(al), a["direction"]))
-
-
-def _poisson_epsilon(a, prec, max_prec=None):
-    from verifier.bounds.poisson import epsilon_bracket
-    r = epsilon_bracket(a["sigma"], a["sample_rate"], a["total_steps"], a["delta"])
-    return _final(r.epsilon, "ok" if r.epsilon is not None else "inconclusive",
-                  "no epsilon <= 60 certified")
-
-
-def _poisson_delta_at(a, prec, max_prec=None):
-    from verifier.bounds.poisson import delta_bracket
-    return Evaluation(delta_bracket(a["sigma"], a["sample_rate"], a["total_steps"],
-                                    a["epsilon"]).delta)
-
-
-def _tradeoff(a, prec, max_prec=None):
-    from verifier.views.tradeoff import tradeoff_curve
-    c = tradeoff_curve(a["sigma"], a["steps"], a["epochs"], at=[a["a"]])
-    p = c.points[0]
-    return Evaluation(p.f if a["direction"] == "remove" else p.reverse)
 
 
 _TH = T.SOURCE + " (reconstructed, docs/THEORY.md section 3)"
@@ -356,31 +306,31 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              "the bound's source (verifier.bounds)", True, _calibrated_samples),
     Quantity("epsilon", "epsilon(delta) of the random-allocation pair, a certified bracket "
              "(verifier epsilon)", ("sigma", "steps", "delta"), {"epochs": "1"},
-             "the verifier's privacy profile (docs/THEORY.md section 9)", False, _epsilon,
+             "the verifier's privacy profile (docs/THEORY.md section 9)", False, PQ.epsilon,
              parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
     Quantity("delta_at", "delta(epsilon) of the random-allocation pair, a certified bracket "
              "(verifier delta)", ("sigma", "steps", "epsilon"), {"epochs": "1"},
-             "the verifier's privacy profile (docs/THEORY.md section 9)", False, _delta_at,
+             "the verifier's privacy profile (docs/THEORY.md section 9)", False, PQ.delta_at,
              parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
     Quantity("poisson_epsilon", "epsilon(delta) of T = total_steps steps of DP-SGD with Poisson "
              "subsampling at rate sample_rate, a certified bracket (verifier epsilon "
              "--sampling poisson)", ("sigma", "sample_rate", "total_steps", "delta"), {},
              "the verifier's Poisson engine (docs/THEORY.md section 12)", False,
-             _poisson_epsilon),
+             PQ.poisson_epsilon),
     Quantity("poisson_delta_at", "delta(epsilon) of T = total_steps Poisson-subsampled steps, "
              "a certified bracket (verifier delta --sampling poisson)",
              ("sigma", "sample_rate", "total_steps", "epsilon"), {},
              "the verifier's Poisson engine (docs/THEORY.md section 12)", False,
-             _poisson_delta_at),
+             PQ.poisson_delta_at),
     Quantity("tradeoff", "the trade-off function T(P0^E, P1^E)(a) (direction remove) or "
              "T(P1^E, P0^E)(a) (add), a certified band (verifier tradeoff)",
              ("sigma", "steps", "a"), {"epochs": "1", "direction": "remove"},
-             "docs/THEORY.md section 10 (Dong, Roth & Su, Proposition 2.12)", False, _tradeoff,
+             "docs/THEORY.md section 10 (Dong, Roth & Su, Proposition 2.12)", False, PQ.tradeoff,
              parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
     Quantity("renyi", "the Rényi divergence D_alpha of E epochs, direction remove (P1 || P0) "
              "or add (P0 || P1) (verifier rdp)", ("sigma", "steps", "alpha"),
              {"epochs": "1", "direction": "remove"},
-             "docs/THEORY.md section 10 (integer orders of remove exact)", False, _renyi,
+             "docs/THEORY.md section 10 (integer orders of remove exact)", False, PQ.renyi,
              parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
 ]}
 

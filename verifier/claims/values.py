@@ -3,7 +3,10 @@ parsers: each turns a claims file's string or number into an exact value or refu
 line."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Callable
 
 from verifier.bounds import theorem31 as T
@@ -58,10 +61,8 @@ def alpha_arg(v):
 
 
 def eps_arg(v):
-    q = parse_exact(v, "epsilon")
-    if q < 0:
-        raise InputError(f"epsilon must be >= 0, got {v}")
-    return q
+    """Any real eps (delta(eps) is defined for every eps; the engines' range is |eps| <= 60)."""
+    return parse_exact(v, "epsilon")
 
 
 def direction_arg(v):
@@ -128,3 +129,35 @@ def total_steps_arg(v):
 
 ARG_PARSERS["sample_rate"] = rate_arg
 ARG_PARSERS["total_steps"] = total_steps_arg
+
+
+def final(value: Interval | None, status: str, why: str, integer=False) -> Evaluation:
+    """An Evaluation of a search or engine: a certified value, or inconclusive / infeasible."""
+    if status == "ok" and value is not None:
+        return Evaluation(value, integer=integer)
+    if status == "infeasible":
+        return Evaluation(Interval(Fraction(0), Fraction(0)), Tri.FAILS, integer=integer,
+                          failed=why, status="not-applicable")
+    return Evaluation(Interval(Fraction(0), Fraction(0)), Tri.UNDECIDED, integer=integer,
+                      failed=why, status="inconclusive")
+
+
+# The accuracy a judge asks of the (epsilon, delta) engines when their default bracket cannot
+# decide a printed value (claims/audit.py); None: the engines' defaults.
+_REQUESTED = ContextVar("requested_rel_width", default=None)
+REFINABLE = ("epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at")
+
+
+def requested_width():
+    """The relative width a judge has asked for (None: the engines' defaults)."""
+    return _REQUESTED.get()
+
+
+@contextmanager
+def requested(width):
+    """Within the block, the refinable quantities ask their engines for ``width``."""
+    token = _REQUESTED.set(width)
+    try:
+        yield
+    finally:
+        _REQUESTED.reset(token)

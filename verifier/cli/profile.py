@@ -90,6 +90,8 @@ def _delta_poisson(args) -> int:
 
 
 def _engine_line(info: dict, seconds: float) -> str:
+    if "closed_form" in info:
+        return f"  {info['closed_form']}, {info['digits']} digits, {seconds:.2f} s"
     ref = f" (refined {info['refinement']}x)" if info.get("refinement") else ""
     return (f"  lattice step h = {frac_str(info['h'])}{ref}, {info['cells']} cells, DFT length "
             f"{info['N']}, {seconds:.2f} s; rigorous (one-sided steps, explicit tests, Arb balls)")
@@ -132,7 +134,7 @@ def _digits(args, what: str) -> int:
             return EXIT_INCONCLUSIVE
     else:
         from verifier.api.profile import parse_epsilon
-        at = parse_epsilon(args.epsilon)
+        at = parse_epsilon(args.epsilon, negative=True)
         iv, n = G.delta_interval(mu2, at, digits), 1
     ans = G.GaussianAnswer(what, mu2, at, iv, digits, n)
     if args.json:

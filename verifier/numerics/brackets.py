@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from verifier.core.arith import Interval, decimal_str, frac_str
+from verifier.core.arith import Interval, ball_bounds, decimal_str, frac_str, to_arb
 
 EPS_MAX = Fraction(60)     # the engines' largest eps (their Range objects say the same)
 
@@ -217,3 +217,26 @@ def check_rel_width(rel, default=None):
     if not Fraction(1, 10 ** 9) <= w <= Fraction(1, 10):
         raise InputError(f"rel-width must be in [1e-9, 0.1], got {str(rel)[:40]}")
     return w
+
+
+def negative_eps_delta(c, delta_other):
+    """One direction's delta at eps = -e from the other direction's delta at e, c = e^-e:
+    delta_R(-e) = 1 - c + c delta_A(e) and delta_A(-e) = 1 - c + c delta_R(e) (E_P0 L = 1;
+    proof check tradeoff.negative-eps derives both and verifies this function, called with
+    SymPy symbols)."""
+    return 1 - c + c * delta_other
+
+
+def mirrored(rem: Interval, add: Interval, e: Fraction) -> tuple[Interval, Interval]:
+    """(remove, add) brackets of delta at eps = -e (e > 0) from the two directions' brackets
+    at e, by ``negative_eps_delta`` with c = e^-e (increasing in the other direction's delta,
+    so each end maps to the same end), outward in Arb and cut to [0, 1]."""
+    from flint import ctx
+    with ctx.workprec(128):
+        c = (-to_arb(e)).exp()
+
+        def at(iv: Interval) -> Interval:
+            lo = ball_bounds(negative_eps_delta(c, to_arb(iv.lower)))[0]
+            hi = ball_bounds(negative_eps_delta(c, to_arb(iv.upper)))[1]
+            return Interval(min(max(lo, Fraction(0)), Fraction(1)), min(max(hi, Fraction(0)), Fraction(1)))
+        return at(add), at(rem)

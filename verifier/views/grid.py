@@ -29,6 +29,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from verifier.core.arith import to_arb
+from verifier.numerics.brackets import negative_eps_delta
 from verifier.bounds.moments import chernoff_k, integer_moments
 
 PREC = 160
@@ -200,14 +201,6 @@ class ProfileGrid:
                 out.extend(_lower_pieces(e0, e1, c0, c1, cands))
         self._pieces[which] = out
         return out
-
-
-def negative_eps_delta(c, delta_other):
-    """One direction's delta at eps = -e from the other direction's delta at e, c = e^-e:
-    delta_R(-e) = 1 - c + c delta_A(e) and delta_A(-e) = 1 - c + c delta_R(e) (E_P0 L = 1;
-    proof check tradeoff.negative-eps derives both and verifies this function, called with
-    SymPy symbols)."""
-    return 1 - c + c * delta_other
 
 
 def _lower_pieces(e0: Fraction, e1: Fraction, c0: arb, c1: arb, cands):

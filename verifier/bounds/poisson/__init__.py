@@ -19,7 +19,7 @@ from verifier.core.arith import Interval, frac_str
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
-                                        epsilon_search, larger_direction)
+                                        epsilon_search, larger_direction, mirrored)
 
 RANGE = Range("Poisson (epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
               steps=(1, 10 ** 7), epochs=None,
@@ -203,6 +203,12 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
                   floor: float = 1e-13, rel_width: Fraction = REL_TARGET) -> PoissonDelta:
     """Certified bracket of delta(eps) of T steps at sample rate q, and of each direction
     (refined to a relative width of REL_TARGET where the lattice allows)."""
+    if eps < 0:                     # read off the brackets at -eps (brackets.mirrored)
+        r = delta_bracket(sigma, q, T, -eps, floor, rel_width)
+        rem, add = mirrored(r.remove, r.add, -eps)
+        return PoissonDelta(sigma, q, T, eps, Interval(max(rem.lower, add.lower),
+                                                       max(rem.upper, add.upper)),
+                            rem, add, larger_direction(rem, add), r.seconds, r.info)
     check_range(sigma, q, T, eps=eps)
     t = time.perf_counter()
     out = {}

@@ -17,7 +17,7 @@ from verifier.core.arith import Interval, frac_str
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.brackets import (REL, DeltaAnswer, EpsilonAnswer, both_directions,
-                                        directions, epsilon_search, larger_direction)
+                                        directions, epsilon_search, larger_direction, mirrored)
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -216,6 +216,21 @@ def refine(compute, wide, max_fine: int = MAX_FINE, seconds: float = REFINE_SECO
         fine *= 2
 
 
+def closed_form(M: int, rel_width) -> bool:
+    """Whether a requested accuracy is met by the Gaussian closed form: M = 1 is the Gaussian
+    mechanism with mu^2 = E / sigma^2 (docs/THEORY.md section 13)."""
+    return M == 1 and rel_width is not None
+
+
+def closed_form_digits(rel_width: Fraction) -> int:
+    """The digits of the Gaussian closed form that give a relative width <= rel_width."""
+    return max(1, math.ceil(-math.log10(float(rel_width)))) + 1
+
+
+GAUSSIAN_INFO = ("the Gaussian mechanism in closed form (Balle & Wang 2018, Theorem 8; proof "
+                 "check gaussian.profile-closed-form; docs/THEORY.md section 13)")
+
+
 def _info(P, limit: str | None) -> dict:
     info = dict(P.laws.info)
     if limit is not None:
@@ -227,7 +242,21 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
                   rel_width: Fraction | None = None) -> DeltaResult:
     """Certified bracket of delta(eps) and of each direction (charges below about 1e-4
     floor: a delta far below floor gets a bracket whose upper end is about 1e-4 floor);
-    ``rel_width``: refined (``refine``) until the bracket is at most that wide relative."""
+    ``rel_width``: refined (``refine``) until the bracket is at most that wide relative.
+    A negative eps = -e is read off the brackets at e (numerics.brackets.mirrored)."""
+    if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
+        from verifier.bounds.gaussian import delta_interval
+        check_range(sigma, M, E, eps=abs(eps))
+        t, d = time.perf_counter(), closed_form_digits(rel_width)
+        iv = delta_interval(E / sigma ** 2, eps, d)
+        return DeltaResult(sigma, M, E, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
+                           {"closed_form": GAUSSIAN_INFO, "digits": d})
+    if eps < 0:
+        r = delta_bracket(sigma, M, E, -eps, floor, rel_width)
+        rem, add = mirrored(r.remove, r.add, -eps)
+        return DeltaResult(sigma, M, E, eps, Interval(max(rem.lower, add.lower),
+                                                      max(rem.upper, add.upper)),
+                           rem, add, larger_direction(rem, add), r.seconds, r.info)
     check_range(sigma, M, E, eps=eps)
     t = time.perf_counter()
     out = {}
@@ -253,6 +282,12 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
     that wide relative (absolute below eps 0.1), the bisection's tolerance a tenth of it."""
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
+    if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
+        from verifier.bounds.gaussian import epsilon_interval
+        d = closed_form_digits(rel_width)
+        iv, _ = epsilon_interval(E / sigma ** 2, delta, d)
+        return EpsilonResult(sigma, M, E, delta, iv, iv, iv, "undecided",
+                             time.perf_counter() - t, {"closed_form": GAUSSIAN_INFO, "digits": d})
     guess = guess_epsilon(sigma, M, E, float(delta))
     rel = REL if rel_width is None else min(REL, rel_width / 10)
     out = {}

@@ -43,7 +43,7 @@ def test_refined_delta_brackets_the_gaussian_closed_form():
 
 
 def test_unreachable_width_says_what_stopped_it():
-    r = verifier.epsilon("2", 1, 3, delta="1e-6", rel_width="1e-9")
+    r = verifier.epsilon("2", 2, 1, delta="1e-3", rel_width="1e-9")
     assert r.epsilon is not None and "refinement_limit" in r.info
     assert any(w in r.info["refinement_limit"] for w in ("finest", "time", "refused"))
 

@@ -1266,7 +1266,7 @@ MUTATIONS = [
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",
-             lambda: _set("verifier.claims.audit:accuracy_request", lambda claim, case: None),
+             lambda: _set("verifier.claims.accuracy:accuracy_request", lambda claim, case: None),
              ("tests/test_claims_accuracy.py::test_dp_accounting_gaussian_rows_are_confirmed",)),
     Mutation("gaussian.closed-form-unused", "search",
              "a requested accuracy at M = 1 refines the lattice instead of using the Gaussian "

@@ -53,7 +53,7 @@ def reports(tmp_path_factory):
 def test_audit_report_renders(reports, tmp_path):
     png, dom = render(tmp_path, reports / "2605.06259.html")
     assert_not_blank(png)
-    assert "<title>Audit of 2605.06259</title>" in dom
+    assert "<title>Audit of van Dijk &amp; Ertan, Trade-off Functions" in dom
     assert "57 claims: 57 confirmed" in dom
     table = dom.split('id="verdicts"')[1].split("</table>")[0]
     assert len(re.findall(r'data-verdict="confirmed"', table)) == 57

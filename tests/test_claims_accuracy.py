@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from fractions import Fraction as F
 
+from verifier.claims import accuracy as AC
 from verifier.claims import audit as A
 from verifier.claims import format as CF
 
@@ -34,8 +35,8 @@ def test_accuracy_request_is_what_the_printed_digits_need():
     acc = A.rounding_interval(c.printed)
     undecided = A.CaseResult({}, A.INCONCLUSIVE, A.Interval(F("0.126930"), F("0.126940")),
                              None, acc, 64, False)
-    w = A.accuracy_request(c, undecided)
+    w = AC.accuracy_request(c, undecided)
     mid = F("0.126935")
     assert w == min(abs(mid - acc.lower), abs(mid - acc.upper)) / mid / 2
     decided = A.CaseResult({}, A.CONFIRMED, undecided.value, None, acc, 64, False)
-    assert A.accuracy_request(c, decided) is None
+    assert AC.accuracy_request(c, decided) is None

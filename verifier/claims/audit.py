@@ -11,12 +11,12 @@ not-applicable if any case is, else confirmed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
+from dataclasses import dataclass, replace
 
 from verifier.claims import quantities as Q
 from verifier.core.decide import decide
 from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, decimal_str, parse_exact
+from verifier.claims import accuracy as AC
 from verifier.claims import judges as J
 from verifier.claims.format import Claim, ClaimsFile
 from verifier.claims.judges import (CONFIRMED, INCONCLUSIVE, NOT_APPLICABLE, REFUTED, VERDICTS,
@@ -36,9 +36,12 @@ class CaseResult:
     precision: int
     integer: bool            # the value is an integer, known exactly
     note: str = ""
+    printed: str = ""        # the case's own printed value (per-case printed), if any
 
     def to_json(self) -> dict:
         out = {"args": self.args, "verdict": self.verdict, "precision_bits": self.precision}
+        if self.printed:
+            out["printed"] = self.printed
         if self.value is not None:
             out["value"] = _ivjson(self.value, self.integer)
         if self.reference is not None:
@@ -152,12 +155,8 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
     from verifier.claims import expr as X
     from verifier.claims.extremum import extremum
     env, raw = claim.env_cases[idx], claim.raw_cases[idx]
-    acc = rounding_interval(claim.printed, claim.digits) if claim.judge == "rounded" else None
-    if claim.judge == "truncated":
-        lo, hi = truncation_interval(claim.printed)
-        acc = Interval(lo, hi)
-    if claim.judge == "between":
-        acc = Interval(claim.low, claim.high)
+    printed = claim.printed_of(idx)
+    acc = AC.accepted_interval(claim, printed)
     algebra = (False, "")
     if claim.judge == "equals" and not _quickly_refuted(claim, env, max_prec):
         algebra = _exactly_equal(claim, env)
@@ -197,11 +196,12 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
             if j in ("rounded", "between"):
                 verdict = J.within(v, acc) if j == "rounded" else J.between(v, claim.low, claim.high)
             elif j == "truncated":
-                verdict = J.truncated(v, claim.printed)
-            elif j in ("at-most", "at-least", "approx"):
-                b = parse_exact(claim.printed, "printed")
-                verdict = (J.at_most(v, b) if j == "at-most" else J.at_least(v, b) if j == "at-least"
-                           else J.relative(v, Interval(b, b), claim.tolerance))
+                verdict = J.truncated(v, printed)
+            elif j == "approx":
+                verdict = J.within(v, acc)
+            elif j in ("at-most", "at-least"):
+                b = parse_exact(printed, "printed")
+                verdict = J.at_most(v, b) if j == "at-most" else J.at_least(v, b)
             elif j == "relative-difference":
                 verdict = J.relative(v, ref, claim.tolerance)
             elif j == "equals":
@@ -213,7 +213,8 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
         return CaseResult(raw, verdict or INCONCLUSIVE, v if v.finite else None, ref, acc, p,
                           False, note if verdict else (note + "; " if note else "")
                           + f"undecided at the precision cap ({max_prec} bits)"), verdict is not None
-    return _with_accuracy(claim, lambda: decide(at, lambda r: r[1], max_prec)[0])
+    res = AC.with_accuracy(claim, lambda: decide(at, lambda r: r[1], max_prec)[0], printed)
+    return replace(res, printed=printed) if claim.case_printed else res
 
 
 def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
@@ -259,59 +260,7 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                           acc if claim.judge == "rounded" else None, p, ev.integer,
                           "" if verdict else f"undecided at the precision cap ({max_prec} bits)"
                           ), verdict is not None
-    return _with_accuracy(claim, lambda: decide(at, lambda r: r[1], max_prec)[0])
-
-
-def _uses_refinable(claim: Claim) -> bool:
-    from verifier.claims.values import REFINABLE
-    if claim.expr is None:
-        return claim.quantity in REFINABLE
-    from verifier.claims import expr as X
-    return bool(X.calls(claim.expr) & set(REFINABLE))
-
-
-def accuracy_request(claim: Claim, case: CaseResult):
-    """The relative width that lets the judge decide an undecided case of a refinable
-    quantity: half the distance from the bracket's midpoint to the nearest end of what it is
-    compared with (the printed value's rounding interval, its truncation, [low, high], or
-    the printed bound), relative, in [1e-9, 1/10]; None when there is nothing to ask."""
-    v = case.value
-    if case.verdict != INCONCLUSIVE or v is None or not _uses_refinable(claim):
-        return None
-    if claim.judge in ("rounded", "between", "truncated") and case.accepted is not None:
-        ends = (case.accepted.lower, case.accepted.upper)
-    elif claim.judge in ("at-most", "at-least"):
-        ends = (parse_exact(claim.printed, "printed"),)
-    else:
-        return None
-    mid = (v.lower + v.upper) / 2
-    if mid == 0:
-        return None
-    w = min(abs(mid - e) for e in ends) / abs(mid) / 2
-    return min(max(w, Fraction(1, 10 ** 9)), Fraction(1, 10))
-
-
-def _with_accuracy(claim: Claim, judge_once) -> CaseResult:
-    """A judge that cannot decide at the engines' default accuracy asks for the accuracy the
-    printed digits need (``accuracy_request``), once, and says what it asked and what it
-    cost."""
-    import time
-    from dataclasses import replace
-    from verifier.claims.values import requested
-    first = judge_once()
-    w = accuracy_request(claim, first)
-    if w is None:
-        return first
-    t = time.perf_counter()
-    with requested(w):
-        again = judge_once()
-    cost = f"{time.perf_counter() - t:.1f} s"
-    if again.verdict != INCONCLUSIVE:
-        return replace(again, note=f"decided at a requested relative width {decimal_str(w, 2, 'down')} "
-                                   f"(the default bracket straddled the printed value; {cost})")
-    return replace(again, note=f"undecided even at a requested relative width "
-                               f"{decimal_str(w, 2, 'down')} ({cost}): the engine could not narrow "
-                               "the bracket enough (see --rel-width)")
+    return AC.with_accuracy(claim, lambda: decide(at, lambda r: r[1], max_prec)[0])
 
 
 def _aggregate(verdicts) -> str:

@@ -63,7 +63,7 @@ _CLAIM = {"id", "where", "statement", "quantity", "args", "printed", "judge", "d
           "reference", "reference_args", "tolerance", "cases", "note"}
 CLAIM2_KEYS = {"id", "where", "statement", "expr", "quantity", "args", "printed", "judge", "digits",
            "reference", "reference_args", "tolerance", "cases", "note", "over", "extremum",
-           "low", "high", "reading"}
+           "low", "high", "reading", "abs_tolerance"}
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,13 @@ class Claim:
     reference_expr: object = None
     reference_text: str = ""
     reading: str = ""
+    abs_tolerance: object = None  # approx: |value - printed| <= max(abs_tolerance, tolerance |printed|)
+    case_printed: tuple = ()      # per case: its own printed value ("": the claim's)
+
+    def printed_of(self, idx: int) -> str:
+        """The printed value case ``idx`` is judged against."""
+        return (self.case_printed[idx] if self.case_printed and self.case_printed[idx]
+                else self.printed)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ def _bound_cases(c: dict, node, defaults: dict, over: dict, where: str) -> tuple
     base = bind_names({**defaults, **args}, where)
     free, kws = X.free_names(node), keyword_names(node)
     for j, case in enumerate(cases):
-        case = table_value(case, f"{where}: cases[{j}]")
+        case = dict(table_value(case, f"{where}: cases[{j}]"))
+        case.pop("printed", None)                # a case's own printed value, not a name
         env = {**base, **bind_names(case, where)}
         missing = sorted(free - set(env) - set(over))
         if missing:
@@ -62,14 +63,26 @@ def _bound_cases(c: dict, node, defaults: dict, over: dict, where: str) -> tuple
     return env_cases, raw_cases
 
 
-def _printed_for(c: dict, judge: str, where: str) -> str:
+def _case_printed(c: dict, judge: str, where: str) -> tuple:
+    """Each case's own printed value ("" where it has none), checked as the claim's is; a
+    judge that reads a printed value needs one per case or one for the claim."""
+    cases = c.get("cases", [{}])
+    out = tuple(_printed_for({"printed": x["printed"]}, judge, f"{where}: cases[{j}]")
+                if isinstance(x, dict) and "printed" in x else "" for j, x in enumerate(cases))
+    return out if any(out) else ()
+
+
+def _printed_for(c: dict, judge: str, where: str, per_case: tuple = ()) -> str:
     """The printed value, checked where the judge reads it (a decimal where its digits set
     the accuracy)."""
     printed = printed_value(c["printed"], f"{where}: printed") if "printed" in c else ""
     if judge not in ("rounded", "truncated", "approx", "at-most", "at-least"):
         return printed
+    if per_case and all(per_case) and not printed:
+        return printed
     if not printed:
-        raise InputError(f"{where}: judge {judge!r} needs printed")
+        raise InputError(f"{where}: judge {judge!r} needs printed (for the claim or for "
+                         "every case)")
     core = printed.strip()[:-3] if judge == "truncated" and printed.strip().endswith("...") \
         else printed.strip()
     if judge in ("rounded", "truncated") and not DECIMAL_RE.fullmatch(core):
@@ -83,21 +96,29 @@ def _printed_for(c: dict, judge: str, where: str) -> str:
 
 
 def _judge_numbers(c: dict, judge: str, where: str) -> tuple:
-    """(tolerance, low, high) of the judges that take them."""
-    tolerance = low = high = None
+    """(tolerance, absolute tolerance, low, high) of the judges that take them."""
+    tolerance = abs_tol = low = high = None
+    if "abs_tolerance" in c:
+        if judge != "approx":
+            raise InputError(f"{where}: abs_tolerance is for judge 'approx'")
+        abs_tol = parse_exact(c["abs_tolerance"], f"{where}: abs_tolerance")
+        if abs_tol < 0:
+            raise InputError(f"{where}: abs_tolerance must be >= 0")
     if judge in ("approx", "relative-difference"):
-        if "tolerance" not in c:
-            raise InputError(f"{where}: judge {judge!r} needs tolerance")
-        tolerance = parse_exact(c["tolerance"], f"{where}: tolerance")
-        if tolerance < 0:
-            raise InputError(f"{where}: tolerance must be >= 0")
+        if "tolerance" not in c and abs_tol is None:
+            raise InputError(f"{where}: judge {judge!r} needs tolerance"
+                             + (" (relative) or abs_tolerance" if judge == "approx" else ""))
+        if "tolerance" in c:
+            tolerance = parse_exact(c["tolerance"], f"{where}: tolerance")
+            if tolerance < 0:
+                raise InputError(f"{where}: tolerance must be >= 0")
     if judge == "between":
         if "low" not in c or "high" not in c:
             raise InputError(f"{where}: judge 'between' needs low and high")
         low, high = parse_exact(c["low"], f"{where}: low"), parse_exact(c["high"], f"{where}: high")
         if low > high:
             raise InputError(f"{where}: low must be <= high")
-    return tolerance, low, high
+    return tolerance, abs_tol, low, high
 
 
 def _reference(c: dict, judge: str, env: dict, over: dict, where: str) -> tuple:
@@ -141,8 +162,9 @@ def claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
                          f"{', '.join(JUDGES2)})")
     over, ext = _over_box(c, where)
     env_cases, raw_cases = _bound_cases(c, node, defaults, over, where)
-    printed = _printed_for(c, judge, where)
-    tolerance, low, high = _judge_numbers(c, judge, where)
+    per_case = _case_printed(c, judge, where)
+    printed = _printed_for(c, judge, where, per_case)
+    tolerance, abs_tol, low, high = _judge_numbers(c, judge, where)
     ref_node, ref_text = _reference(c, judge, env_cases[0], over, where)
     for label, nd in (("expr", node), ("reference", ref_node)):
         for env in (env_cases if nd is not None else ()):
@@ -157,4 +179,5 @@ def claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
                  expr=node, expr_text=text, env_cases=tuple(env_cases),
                  over=tuple(sorted(over.items())), extremum=ext, low=low, high=high,
                  reference_expr=ref_node, reference_text=ref_text,
-                 reading=text_value(c.get("reading", ""), f"{where}: reading"))
+                 reading=text_value(c.get("reading", ""), f"{where}: reading"),
+                 abs_tolerance=abs_tol, case_printed=per_case)

@@ -66,7 +66,12 @@ def cmd_certify(args) -> int:
         print(f"  comparison (asymptotic, not certified): mu_P = {cm['mu_poisson'].short(6)}, "
               f"mu_U = {cm['mu_uniform'].short(6)} (--target-epsilon: the certified "
               "comparison with Poisson subsampling)")
-    print(f"status: {c.status.upper()}")
+    if c.epsilon_at_delta is not None and c.epsilon_at_delta.epsilon is not None:
+        e = c.epsilon_at_delta
+        print(f"  (epsilon, delta)        epsilon({frac_str(e.delta)}) in {e.epsilon.short(8)} "
+              "(certified, the exact privacy profile; --target-epsilon EPS makes (EPS, delta) "
+              "the target)")
+    print(f"status: {c.status_line}")
     if paths:
         print(f"  wrote {paths[0]} and {paths[1]}")
     return status

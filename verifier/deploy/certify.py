@@ -22,6 +22,8 @@ class Certificate:
     comparisons: dict       # name -> Interval (asymptotic, not certified bounds)
     noise_per_round: Fraction | None
     privacy: "PrivacyStatement | None" = None    # the (epsilon, delta) target, when given
+    epsilon_at_delta: object = None   # without an epsilon target: epsilon(delta) of the run
+                                      # (an EpsilonResult, certified; None outside its range)
 
     @property
     def status(self) -> str:
@@ -37,6 +39,36 @@ class Certificate:
     @property
     def certified(self) -> bool:
         return self.status == "certified"
+
+    @property
+    def certified_by(self) -> tuple:
+        """What certifies the target: each valid bound that meets it, and the exact privacy
+        profile when the (epsilon, delta) target holds."""
+        out = [n for n, ev in self.bounds.items() if ev.verdict is Tri.HOLDS]
+        if self.privacy is not None and self.privacy.verdict is Tri.HOLDS:
+            out.append("the exact privacy profile")
+        return tuple(out)
+
+    @property
+    def status_line(self) -> str:
+        """One line that says what the status rests on (CLI, Markdown and HTML)."""
+        from verifier.core.arith import decimal_str, frac_str
+        pv = self.privacy
+        if self.certified:
+            by = self.certified_by
+            if pv is not None and pv.verdict is Tri.HOLDS:
+                eps = ("" if pv.epsilon_bracket is None else
+                       f"; epsilon({frac_str(pv.delta)}) <= "
+                       f"{decimal_str(pv.epsilon_bracket.upper, 6, 'up')}")
+                what = (f"delta({frac_str(pv.epsilon)}) <= {frac_str(pv.delta)}{eps}")
+            else:
+                what = f"delta_E <= {frac_str(self.target.delta)}"
+            return f"CERTIFIED by {', '.join(by)}: {what}"
+        if self.status == "inconclusive":
+            return "INCONCLUSIVE: no bound certifies the target and one is undecided at the cap"
+        return "NOT-CERTIFIED: no valid bound meets the target" + (
+            "" if pv is not None else
+            "; for an (epsilon, delta) target give --target-epsilon EPS with --delta D")
 
     # the attributes behind the JSON keys
     certificate = "DP-SGD with random allocation: privacy certificate"
@@ -68,11 +100,15 @@ class Certificate:
         from verifier.core.arith import frac_str
         inputs = {k: (frac_str(v) if isinstance(v, Fraction) else v)
                   for k, v in self.inputs.items()}
+        target = {"kind": self.target.kind, "value": frac_str(self.target.value),
+                  "delta_epochs_at_most": frac_str(self.target.delta)}
+        if self.privacy is not None:       # every target the certificate is about
+            target["epsilon"] = frac_str(self.privacy.epsilon)
+            target["delta"] = frac_str(self.privacy.delta)
         out = {
             "certificate": self.certificate,
             "inputs": inputs,
-            "target": {"kind": self.target.kind, "value": frac_str(self.target.value),
-                       "delta_epochs_at_most": frac_str(self.target.delta)},
+            "target": target,
             "certified": self.certified,
             "status": self.status,
             "bounds": {name: ev.to_json() for name, ev in self.bounds.items()},
@@ -88,6 +124,11 @@ class Certificate:
             out["noise_per_round"] = frac_str(self.noise_per_round)
         if self.privacy is not None:
             out["privacy_profile"] = self.privacy.to_json()
+        if self.epsilon_at_delta is not None:
+            out["epsilon_at_delta"] = {k: v for k, v in self.epsilon_at_delta.to_json().items()
+                                       if k != "seconds"}        # byte-reproducible files
+        out["certified_by"] = list(self.certified_by)
+        out["status_line"] = self.status_line
         return out
 
 
@@ -183,7 +224,20 @@ def certify(sigma: Fraction, steps: int, epochs: int, target: Target, bound: str
     noise = clip * sigma * steps / samples if samples else None
     priv = (privacy_statement(sigma, steps, epochs, target_epsilon, target.delta)
             if target_epsilon is not None else None)
+    eps_at = _epsilon_at(sigma, steps, epochs, target.delta) if priv is None else None
     return Certificate(sigma, steps, epochs, samples, clip, target, evs,
-                       comparisons(sigma, steps, epochs) if steps >= 3 else {}, noise, priv)
+                       comparisons(sigma, steps, epochs) if steps >= 3 else {}, noise, priv,
+                       eps_at)
+
+
+def _epsilon_at(sigma: Fraction, steps: int, epochs: int, delta: Fraction):
+    """The run's certified epsilon(delta) (random allocation), reported beside a TV target;
+    None outside the engine's range."""
+    from verifier.bounds import profile as PR
+    from verifier.core.arith import InputError
+    try:
+        return PR.epsilon_bracket(sigma, steps, epochs, delta)
+    except InputError:
+        return None
 
 

@@ -142,6 +142,7 @@ def write(results, out_dir: str, timings: bool = False):
     h = os.path.join(out_dir, "proofs.html")
     files = {j: dumps(to_json(results, timings)), m: to_markdown(results, timings),
              h: to_html(results, timings)}
-    files[os.path.join(out_dir, "index.html")] = H.index_page(out_dir, [os.path.basename(f) for f in files])
+    files[os.path.join(out_dir, "index.html")] = H.index_page(
+        out_dir, {os.path.basename(f): t for f, t in files.items()})
     write_atomic(files)
     return j, m

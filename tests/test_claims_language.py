@@ -114,3 +114,35 @@ def test_report_names_its_source_and_only_the_notes_it_needs(tmp_path):
     t31 = CF.load(CF.shipped_claims_files()[0])          # arXiv 2605.06259: Theorem 3.1
     sub = CF.ClaimsFile(t31.name, t31.source, t31.claims[:1], t31.format, t31.path)
     assert "Reconstructed statements" in audit_markdown(sub, A.audit(sub), 4096)
+
+
+def test_a_refuted_claim_says_which_way_and_by_how_much(tmp_path):
+    cf = _load(tmp_path, '''
+        [[claims]]
+        id = "high"
+        where = "w"
+        expr = "exp(1)"
+        printed = "2.7190"
+        judge = "rounded"
+        [[claims]]
+        id = "bound"
+        where = "w"
+        expr = "exp(1)"
+        printed = "2.7"
+        judge = "at-most"
+    ''')
+    r = {x.claim.id: x.cases[0] for x in A.audit(cf)}
+    assert r["high"].verdict == A.REFUTED
+    assert "below the printed value's interval by at least 0.000668" in r["high"].note
+    assert "above the printed bound by at least 0.01828" in r["bound"].note
+
+
+def test_index_lists_titles_and_verdict_counts(tmp_path):
+    from verifier.cli import main
+    out = tmp_path / "r"
+    f = tmp_path / "c.toml"
+    f.write_text(HEAD + '[[claims]]\nid = "e"\nwhere = "w"\nexpr = "exp(1)"\n'
+                 'printed = "2.718"\njudge = "rounded"\n')
+    assert main(["audit", str(f), "--out", str(out)]) == 0
+    html = (out / "index.html").read_text()
+    assert "Example paper, \u201cA title\u201d" in html and "1 claims: 1 confirmed" in html

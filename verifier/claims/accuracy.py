@@ -66,14 +66,42 @@ def with_accuracy(claim: Claim, judge_once, printed: str | None = None):
     first = judge_once()
     w = accuracy_request(claim, first, printed)
     if w is None:
-        return first
+        return explained(claim, first, printed)
     t = time.perf_counter()
     with requested(w):
         again = judge_once()
     cost = f"{time.perf_counter() - t:.1f} s"
     if again.verdict != INCONCLUSIVE:
-        return replace(again, note=f"decided at a requested relative width {decimal_str(w, 2, 'down')} "
-                                   f"(the default bracket straddled the printed value; {cost})")
+        return explained(claim, replace(
+            again, note=f"decided at a requested relative width {decimal_str(w, 2, 'down')} "
+                        f"(the default bracket straddled the printed value; {cost})"), printed)
     return replace(again, note=f"undecided even at a requested relative width "
                                f"{decimal_str(w, 2, 'down')} ({cost}): the engine could not narrow "
                                "the bracket enough (see --rel-width)")
+
+
+def explained(claim: Claim, case, printed: str | None = None):
+    """A refuted case says in which direction the printed value is wrong and by how much:
+    the certified value's distance to the accepted interval (or the printed bound)."""
+    from verifier.claims.judges import REFUTED
+    v = case.value
+    if case.verdict != REFUTED or v is None:
+        return case
+    acc = case.accepted
+    if acc is None and claim.judge in ("at-most", "at-least"):
+        b = parse_exact(printed or claim.printed, "printed")
+        acc = Interval(b, b)
+    if acc is None:
+        return case
+    if v.lower > acc.upper:
+        side, gap, ref = "above", v.lower - acc.upper, acc.upper
+    elif v.upper < acc.lower:
+        side, gap, ref = "below", acc.lower - v.upper, acc.lower
+    else:
+        return case
+    rel = f" ({decimal_str(gap / abs(ref), 3, 'down')} relative)" if ref != 0 else ""
+    what = "the printed value's interval" if claim.judge not in ("at-most", "at-least") else \
+        "the printed bound"
+    note = (f"the certified value is {side} {what} by at least {decimal_str(gap, 4, 'down')}"
+            f"{rel}")
+    return replace(case, note=(case.note + "; " if case.note else "") + note)

@@ -194,11 +194,13 @@ def _calibrate_eps(args) -> int:
     if r.message:
         print(f"  {r.message}")
     print(f"  monotonicity: {DE.MONOTONE[args.what]}")
+    if r.compared:              # not like for like: a TV bound certifies (0, delta), stronger
+        print(f"  for comparison, a different guarantee: (0, {frac_str(r.delta)})-DP (TV <= "
+              "delta, every eps at once) needs")
     for b, v in r.compared.items():
         if v.get("sigma"):
-            print(f"  noise saved against {b} (TV <= delta): {v['noise_saved']} (sigma {frac_str(r.value)} "
-                  f"instead of {v['sigma']})")
+            print(f"    {b}: sigma {v['sigma']}")
         else:
-            print(f"  {b} (TV <= delta): {v.get('status')}")
+            print(f"    {b}: {v.get('status')}")
     print(f"  {r.evaluations} certified evaluations")
     return status

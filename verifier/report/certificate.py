@@ -217,6 +217,6 @@ def write_certificate(c: Certificate, out_dir: str, feasibility: dict):
         files[os.path.join(out_dir, name)] = svg
     if os.path.exists(os.path.join(out_dir, "index.html")):   # a reports directory: keep its index
         files[os.path.join(out_dir, "index.html")] = H.index_page(
-            out_dir, [os.path.basename(f) for f in files])
+            out_dir, {os.path.basename(f): t for f, t in files.items()})
     write_atomic(files)
     return j, m

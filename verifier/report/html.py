@@ -61,16 +61,45 @@ def page(title: str, summary: str, body: list[str]) -> str:
             + "\n".join(body) + "\n</body></html>\n")
 
 
+def _described(out_dir: str, html_name: str, new_files: dict) -> tuple[str, str]:
+    """(what, verdicts) of a report from its JSON twin (about to be written, or on disk):
+    an audit's source and verdict counts, the proof checks' counts, a certificate's status."""
+    import json
+    name = html_name[:-len(".html")] + ".json"
+    text = new_files.get(name)
+    if text is None and os.path.exists(os.path.join(out_dir, name)):
+        with open(os.path.join(out_dir, name), encoding="utf-8") as f:
+            text = f.read()
+    try:
+        j = json.loads(text) if text else {}
+    except ValueError:
+        j = {}
+    summ = j.get("summary") or {}
+    counts = ", ".join(f"{v} {k}" for k, v in summ.items() if k != "total" and v)
+    if j.get("report") == "audit":
+        from verifier.report.sources import source_citation
+        return (source_citation(j.get("source") or {}) or html_name,
+                f"{summ.get('total', 0)} claims: {counts}")
+    if j.get("report") == "proofs" or "checks" in j:
+        return "proof-consistency checks", f"{summ.get('total', 0)} checks: {counts}"
+    if "status_line" in j:
+        return "privacy certificate", j["status_line"]
+    return "", ""
+
+
 def index_page(out_dir: str, new_files=()) -> str:
-    """reports/index.html: links to every HTML report and SVG figure in out_dir
-    (including ``new_files`` about to be written)."""
+    """reports/index.html: links to every HTML report (with what it is about and its
+    verdict counts, from its JSON twin) and SVG figure in out_dir (including ``new_files``
+    about to be written: names, or a dict name -> content)."""
+    contents = dict(new_files) if isinstance(new_files, dict) else {}
     names = set(new_files)
     if os.path.isdir(out_dir):
         names |= set(os.listdir(out_dir))
     files = sorted(f for f in names if f.endswith(".html") and f != "index.html")
-    rows = [(f'<a href="{esc(f)}">{esc(f)}</a>',) for f in files]
+    rows = [(f'<a href="{esc(f)}">{esc(f)}</a>', *map(esc, _described(out_dir, f, contents)))
+            for f in files]
     svgs = sorted(f for f in names if f.endswith(".svg"))
-    body = ["<h2>Reports</h2>", table(["report"], rows, raw_cols=(0,))]
+    body = ["<h2>Reports</h2>", table(["report", "about", "verdicts"], rows, raw_cols=(0, 1, 2))]
     if svgs:
         body += ["<h2>Figures</h2>",
                  table(["figure"], [(f'<a href="{esc(f)}">{esc(f)}</a>',) for f in svgs], raw_cols=(0,))]

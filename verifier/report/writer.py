@@ -380,6 +380,6 @@ def write_audit(cf: ClaimsFile, results, out_dir: str, max_prec: int,
     for name, (svg, _) in figs.items():
         files[os.path.join(out_dir, name)] = svg
     files[os.path.join(out_dir, "index.html")] = H.index_page(
-        out_dir, [os.path.basename(f) for f in files])
+        out_dir, {os.path.basename(f): t for f, t in files.items()})
     write_atomic(files)
     return jpath, mpath

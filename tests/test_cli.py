@@ -251,3 +251,20 @@ def test_engine_range_stated_once(capsys):
     rc = main(["epsilon", "--sigma", "0.2", "--steps-per-epoch", "10", "--delta", "1e-5"])
     err = capsys.readouterr().err
     assert rc == 2 and "sigma = 0.2 is outside the (epsilon, delta) engine's range [0.3, 50]" in err
+
+
+def test_usage_errors_are_one_clean_line():
+    """One 'verifier: error:' prefix, the subcommand named once; a negative number in any
+    notation is a value whose range check names it (not 'expected one argument')."""
+    import subprocess
+    import sys
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "verifier", *a], capture_output=True,
+                              text=True, timeout=120)
+    p = run("epsilom")
+    assert p.returncode == 2 and p.stderr.count("verifier") == 1 and "invalid choice" in p.stderr
+    p = run("epsilon", "--sigma", "1", "--steps-per-epoch", "10", "--delta", "-1e-5")
+    assert p.returncode == 2 and p.stderr.strip() == "verifier: error: delta must be in (0, 1), got -1e-5"
+    p = run("delta", "--help")
+    assert "--epsilon EPS" in p.stdout

@@ -3,15 +3,24 @@ input limits of verifier.core.arith in every --help."""
 from __future__ import annotations
 
 import argparse
+import re
 from verifier import __version__
 from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, NUMBER_LIMITS_HELP, InputError
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but every usage error is one line and exit status 2."""
+    """argparse, but every usage error is one line and exit status 2 (main prefixes
+    'verifier: error:'), and negative numbers in any notation (-1e-5) are values, not
+    options, so that their range check can name them."""
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self._negative_number_matcher = re.compile(
+            r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
     def error(self, message):
-        raise InputError(f"{self.prog}: {message}")
+        sub = self.prog[len("verifier"):].strip()
+        raise InputError(f"{sub}: {message}" if sub else message)
 
 
 def _max_prec(text):
@@ -145,9 +154,10 @@ def _add_audit(sub):
     """verifier audit."""
     a = sub.add_parser("audit", help="judge every claim of claims files; write reports",
                        description="Recompute every claim of each claims file with certified "
-                                   "error bounds; write OUT/<name>.json and OUT/<name>.md. "
-                                   "Default: the claims shipped with the verifier "
-                                   "(Table 1 of arXiv 2605.06259).")
+                                   "error bounds; write OUT/<name>.json, .md and .html, the "
+                                   "figures (.svg) and OUT/index.html. Default: the claims "
+                                   "shipped with the verifier (71 claims of three papers: arXiv "
+                                   "2605.06259, 2610.09651, 2610.02414).")
     a.add_argument("files", nargs="*", metavar="CLAIMS_FILE", help="TOML claims files")
     a.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
     _common(a)
@@ -224,9 +234,9 @@ def _add_exact(sub):
                                     "discretisation in convex order and ball-arithmetic DFTs; "
                                     "attack accuracy = 1/2 + TV/2; E epochs by a log-grid "
                                     "discretisation of the product, also rigorous.")
-    ex.add_argument("--sigma", required=True, metavar="S")
+    ex.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
     _steps_flag(ex, 2, required=True)
-    ex.add_argument("--epochs", default="1", metavar="E")
+    ex.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -235,9 +245,9 @@ def _add_compare(sub):
     co = sub.add_parser("compare", help="Theorem 3.1, chi-square and the exact bracket side by side",
                         description="One table for the same inputs: each bound on delta_E (TV) "
                                     "and its ratio to the upper end of the exact bracket.")
-    co.add_argument("--sigma", required=True, metavar="S")
+    co.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
     _steps_flag(co, 3, required=True)
-    co.add_argument("--epochs", default="1", metavar="E")
+    co.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
     co.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -245,8 +255,9 @@ def _add_profile(sub):
     """verifier epsilon and verifier delta."""
     from verifier.bounds.poisson import RANGE_HELP as POISSON_HELP
     from verifier.bounds.profile import RANGE_HELP
-    for name, key, hlp in (("epsilon", "delta", "target delta D"),
-                           ("delta", "epsilon", "epsilon EPS >= 0")):
+    for name, key, hlp, mv in (("epsilon", "delta", "target delta D", "D"),
+                               ("delta", "epsilon", "epsilon EPS (any real; a negative one is read "
+                                                    "off the other direction)", "EPS")):
         pp = sub.add_parser(
             name, help=("certified epsilon(delta), both directions (random allocation; "
                         "--sampling poisson)" if name == "epsilon" else
@@ -269,7 +280,7 @@ def _add_profile(sub):
         pp.add_argument("--digits", metavar="D",
                         help="the Gaussian mechanism (--steps-per-epoch 1, or --sampling poisson "
                              "--sample-rate 1) to D significant digits from its closed form")
-        pp.add_argument(f"--{key}", required=True, metavar=key[0].upper(), help=hlp)
+        pp.add_argument(f"--{key}", required=True, metavar=mv, help=hlp)
         pp.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -291,8 +291,10 @@ def audit(cf: ClaimsFile, max_prec: int = DEFAULT_MAX_PREC) -> list[ClaimResult]
     size limit, an argument outside an engine's range) is one error line naming the file and
     the claim, and the other claims are still judged so that all such lines come at once."""
     from verifier.core.arith import InputErrors
+    from verifier.core.progress import report
     out, errors = [], []
-    for c in cf.claims:
+    for i, c in enumerate(cf.claims):
+        report(f"auditing {cf.name}", i, len(cf.claims))
         try:
             out.append(judge(c, max_prec))
         except InputErrors as e:

@@ -41,8 +41,15 @@ def main(argv=None) -> int:
     return status
 
 
+def _clearing():
+    from verifier.core.progress import ClearingStream
+    return ClearingStream
+
+
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if sys.stderr.isatty() and not isinstance(sys.stdout, _clearing()):
+        sys.stdout = _clearing()(sys.stdout)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -50,7 +57,13 @@ def _main(argv=None) -> int:
             parser.print_help()
             return EXIT_INPUT
         resolve_total_steps(args)
-        return COMMANDS[args.command](args)
+        from verifier.core import progress
+        if getattr(args, "json", False):
+            progress.quiet()                 # nothing but the one JSON object
+        try:
+            return COMMANDS[args.command](args)
+        finally:
+            progress.done()
     except InputError as e:
         for msg in getattr(e, "messages", None) or [str(e).replace("\n", " ")]:
             print(f"verifier: error: {msg}", file=sys.stderr)

@@ -34,6 +34,8 @@ def cmd_audit(args) -> int:
     if errors:
         from verifier.core.arith import InputErrors
         raise InputErrors(errors)
+    from verifier.core.progress import done
+    done()
     out = []
     for cf, results, data in judged:
         paths = write_audit(cf, results, args.out, args.max_prec, data)

@@ -219,8 +219,12 @@ def _poisson_at_rate(sigma: Fraction, steps: int, epochs: int, delta: Fraction):
 def certify(sigma: Fraction, steps: int, epochs: int, target: Target, bound: str = "all",
             samples: int | None = None, clip: Fraction = Fraction(1),
             max_prec: int = DEFAULT_MAX_PREC, target_epsilon: Fraction | None = None) -> Certificate:
+    from verifier.core.progress import report
     names = check_bounds(bound) if steps >= 3 else []
+    report("certify: the TV bounds")
     evs = {b: evaluate(b, sigma, steps, epochs, target, max_prec) for b in names}
+    report("certify: the exact privacy profile" + (", every view and Poisson subsampling"
+                                                    if target_epsilon is not None else ""))
     noise = clip * sigma * steps / samples if samples else None
     priv = (privacy_statement(sigma, steps, epochs, target_epsilon, target.delta)
             if target_epsilon is not None else None)

@@ -196,9 +196,13 @@ def refine(compute, wide, max_fine: int = MAX_FINE, seconds: float = REFINE_SECO
     engine's limits (DFT length, cells) refuse the next level.  Returns (result, what
     stopped short of the request, or None when it was met)."""
     from verifier.core.arith import InputError
+    from verifier.core.progress import report
     fine, last, t0 = 1, None, time.perf_counter()
     while True:
         t = time.perf_counter()
+        if fine > 1:
+            report(f"refining the bracket: level {fine} of at most {max_fine} "
+                   f"({time.perf_counter() - t0:.0f} s)")
         try:
             iv, res = compute(fine)
         except InputError as e:

@@ -1,4 +1,4 @@
-"""Benchmark: certified epsilon(delta) (issue #13) side by side with PLD_accounting (Feldman &
+"""Benchmark: certified epsilon(delta) side by side with PLD_accounting (Feldman &
 Shenfeld's PLD accountant for random allocation, floats, its default accuracy), in one run.
 
     python bench/bench_epsilon.py            # the default grid (a few minutes)

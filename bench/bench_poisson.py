@@ -1,4 +1,4 @@
-"""Benchmark: certified epsilon(delta) of Poisson subsampling (issue #25) side by side, in one
+"""Benchmark: certified epsilon(delta) of Poisson subsampling side by side, in one
 run, with the float accountants people use: Google dp_accounting's PLD, pessimistic, at
 value_discretization_interval 1e-4, by connect the dots (its default) and by privacy
 buckets; Opacus's PRV accountant (its eps_error 0.01) and Opacus's RDP accountant (an upper

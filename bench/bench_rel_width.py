@@ -1,4 +1,4 @@
-"""Benchmark: the random-allocation engine's requested accuracy (issue #26), how its time
+"""Benchmark: the random-allocation engine's requested accuracy, how its time
 grows with the requested relative width of epsilon(delta).
 
     python bench/bench_rel_width.py          # five configurations x five requests (a few minutes)

@@ -1,4 +1,4 @@
-"""Benchmark: the certified Rényi curve and trade-off band (issue #14) side by side with the
+"""Benchmark: the certified Rényi curve and trade-off band side by side with the
 float Rényi values of the ``random-allocation`` package (Feldman & Shenfeld,
 ``allocation_RDP_remove``: the partition sum in floats, integer orders only), in one run.
 

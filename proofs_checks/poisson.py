@@ -10,7 +10,7 @@ from verifier.symbolic import lognormal as L
 from verifier.symbolic import poisson as PS
 from .framework import all_proved, bound, check, cite, identity, sign_proved
 
-SRC = "docs/THEORY.md section 12 (the verifier's construction for issue #25)"
+SRC = "docs/THEORY.md section 12 (the verifier's construction)"
 CTD = ("Doroshenko, Ghazi, Kamath, Kumar & Manurangsi, Connect the dots: tighter discrete "
        "approximations of privacy loss distributions, PETS 2022(4), arXiv 2207.04380 v1, "
        "Section 3")

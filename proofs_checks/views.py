@@ -1,5 +1,5 @@
 """The identities and inequalities behind the views of the pair: the Rényi curve, zCDP, the
-conversions and the trade-off curves (verifier/views; docs/THEORY.md section 10, issue #14)."""
+conversions and the trade-off curves (verifier/views; docs/THEORY.md section 10)."""
 from __future__ import annotations
 
 import sympy as sp

@@ -1,4 +1,4 @@
-"""The shown outputs of the docs, generated and checked (issue #27): every ```console block
+"""The shown outputs of the docs, generated and checked: every ```console block
 of a Markdown file is a list of commands (lines starting with "$ ") each followed by its
 output.  ``check`` runs every command (in a scratch directory) and compares its stdout with
 the output shown; ``refresh`` rewrites the shown outputs from the runs.

@@ -1,4 +1,4 @@
-"""The random hunt (issue #11, finding 12): verifier commands on random inputs, edges
+"""The random hunt (a review finding): verifier commands on random inputs, edges
 included, against the 60-digit references of tests/reference.py and tests/test_decisions.py.
 
     python tests/hunt.py [--n 3000] [--seed 1]

@@ -1,4 +1,4 @@
-"""The accountant and the sampler for training code (issue #16), the parts without torch:
+"""The accountant and the sampler for training code, the parts without torch:
 Opacus's conventions, the certified epsilon it reports, the batches' law."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Certificates that say one thing (issue #27): the status names what certified it, the
+"""Certificates that say one thing: the status names what certified it, the
 verdicts and inputs carry every target, and a TV-only certificate still reports the run's
 certified epsilon at the given delta (and how to make it the target)."""
 from __future__ import annotations

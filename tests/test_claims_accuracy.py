@@ -1,4 +1,4 @@
-"""Claims that ask for the accuracy they need (issue #26): a judge that cannot decide at the
+"""Claims that ask for the accuracy they need: a judge that cannot decide at the
 engines' default accuracy asks for the width its printed digits need, once, and the report
 says so.  The example file audits dp_accounting's own Gaussian test rows (8-9 printed
 digits, eps from -2 to 2): each is confirmed, by the Gaussian closed form (M = 1); the

@@ -1,4 +1,4 @@
-"""Claims-language completions (issue #26): approx with an absolute tolerance, a printed
+"""Claims-language completions: approx with an absolute tolerance, a printed
 value per case, the source's title, authors and url in the report, and the reconstruction
 note only where a claim rests on the reconstructed Theorem 3.1."""
 from __future__ import annotations

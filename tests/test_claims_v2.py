@@ -1,4 +1,4 @@
-"""Claims format 2 (issue #15): the expression grammar, extrema over boxes, the judges, the
+"""Claims format 2: the expression grammar, extrema over boxes, the judges, the
 new quantities, and a file with ten mistakes giving ten one-line messages in one run."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every decision behind a certified statement, checked against independent references
-(issue #11): box tests, the sigma-range proofs, grid and continuum statements of the sigma
+(a review): box tests, the sigma-range proofs, grid and continuum statements of the sigma
 calibration, the exact calibration's invariant, the two readings of condition (2), the
 meaning of --delta, the Chernoff tail charge, the free parameters of the exact-TV engine,
 outward rounding.  The mutation suite (tests/mutations.py) names these tests as the checks

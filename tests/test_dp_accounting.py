@@ -81,7 +81,7 @@ def test_from_dp_event_returns_exact_inputs_a_user_can_pass_on():
     assert verifier.epsilon(s, M, E, delta=1e-5).epsilon == verifier.epsilon("1.1", 20, 1, delta="1e-5").epsilon
 
 
-# ---- Poisson subsampling against dp_accounting's float accountants (issue #25) -------------
+# ---- Poisson subsampling against dp_accounting's float accountants -------------
 POISSON_CASES = [("1.1", "0.05", 20, "1e-5"), ("1", "0.01", 1000, "1e-5"),
                  ("0.8", "0.02", 200, "1e-6"), ("2", "0.1", 500, "1e-5"),
                  ("0.6", "0.005", 2000, "1e-5"), ("1.5", "0.2", 50, "1e-8"),

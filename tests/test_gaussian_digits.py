@@ -1,4 +1,4 @@
-"""Digits on demand for the Gaussian mechanism (bounds/gaussian.py; issue #26's first item):
+"""Digits on demand for the Gaussian mechanism (bounds/gaussian.py):
 the closed form to any number of digits, epsilon by certified bisection; dp_accounting's
 printed test values decided to their last digit."""
 from __future__ import annotations
@@ -54,7 +54,7 @@ def test_epsilon_zero_when_delta_at_zero_is_small_enough():
 
 def test_dp_accounting_printed_values_decided(capsys):
     """Rows of dp_accounting's Gaussian tests the lattice engine left inconclusive at their
-    eighth digit (issue #26): each printed value is the rounding of the certified delta."""
+    eighth digit: each printed value is the rounding of the certified delta."""
     for mu2, eps, printed in ((1, 1, "0.12693674"), (9, 1, "0.78760074"), (1, 0, "0.38292492")):
         iv = G.delta_interval(F(mu2), F(eps), 12)
         p = F(printed)

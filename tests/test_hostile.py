@@ -1,4 +1,4 @@
-"""The input layer (issue #11, finding 9): every hostile argument is refused with one line
+"""The input layer (a review finding): every hostile argument is refused with one line
 and exit 2 within a second, before any computation, and nothing is written; inputs inside
 the limits whose answer the hypotheses decide at once are answered at once."""
 import os

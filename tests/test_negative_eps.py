@@ -1,4 +1,4 @@
-"""delta(eps) at negative eps (issue #26): dp_accounting's tests ask delta(-1), delta(-2).
+"""delta(eps) at negative eps: dp_accounting's tests ask delta(-1), delta(-2).
 For the pair (P0, P1) with E_P0 L = 1, delta_R(-e) = 1 - c + c delta_A(e) and delta_A(-e) =
 1 - c + c delta_R(e), c = e^-e (proof check tradeoff.negative-eps); both engines read a
 negative eps off the brackets at e, certified outward."""

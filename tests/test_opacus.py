@@ -188,7 +188,7 @@ def test_checkpoint_and_resume_through_opacus(tmp_path):
     assert F(e2.get_epsilon(1e-5)) >= r.epsilon.upper
 
 
-# ---- Poisson subsampling (verifier.poisson_accountant, issue #25) ---------------------------
+# ---- Poisson subsampling (verifier.poisson_accountant) ---------------------------
 def test_certified_poisson_accountant_is_registered():
     from opacus.accountants import IAccountant, create_accountant
     from verifier.poisson_accountant import CertifiedPoissonAccountant

@@ -1,4 +1,4 @@
-"""The certified Poisson-subsampling engine (bounds/poisson, issue #25): the Gaussian mechanism
+"""The certified Poisson-subsampling engine (bounds/poisson): the Gaussian mechanism
 at q = 1 in closed form, one step by quadrature at 50 digits, the dominating pair's
 construction, the engine's range, monotonicity where brackets separate."""
 from __future__ import annotations
@@ -101,7 +101,7 @@ def test_gaussian_epsilon_holds_the_closed_form_root():
 
 
 def test_issue_example_and_published_float_accountants():
-    """N = 400, M = 20, sigma = 1.1, one epoch, delta = 1e-5 (issue #25): dp_accounting's PLD
+    """N = 400, M = 20, sigma = 1.1, one epoch, delta = 1e-5: dp_accounting's PLD
     (pessimistic) said 1.590, Opacus's PRV 1.600 and RDP 1.998; the certified bracket lies
     below RDP (an upper bound) and near the PLD value."""
     r = PO.epsilon_bracket(F(11, 10), F(1, 20), 20, F(1, 10 ** 5))

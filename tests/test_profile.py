@@ -1,4 +1,4 @@
-"""The certified privacy profile (bounds/profile, issue #13): closed forms at M = 1, the exact
+"""The certified privacy profile (bounds/profile): closed forms at M = 1, the exact
 TV at eps = 0, published reference numbers, Monte Carlo, monotonicity, the searches'
 invariants and the engine's pieces (spreads, windows, charges) against their contracts."""
 from __future__ import annotations
@@ -94,7 +94,7 @@ def test_eps_zero_agrees_with_the_exact_tv(sigma, M, E):
 
 # ---------------------------------------------------------------- published numbers
 # PLD_accounting 2.0 (gaussian_allocation_epsilon_range, default accuracy), float [lower, upper],
-# as reported in issue #13; ours must intersect and be narrower
+# as reported by PLD_accounting; ours must intersect and be narrower
 PLD_ROWS = [("1", 100, 1, "1e-5", "0.60851", "0.635652"),
             ("1", 100, 10, "1e-5", "1.66441", "1.73982"),
             ("2", 10, 10, "1e-6", "2.38033", "2.46608")]

@@ -1,4 +1,4 @@
-"""Progress on long work (issue #27): a line on stderr when it is a terminal, nothing when
+"""Progress on long work: a line on stderr when it is a terminal, nothing when
 it is not, nothing with --json."""
 from __future__ import annotations
 

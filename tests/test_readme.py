@@ -1,4 +1,4 @@
-"""The README is the entry point (issue #27): short, every output it shows produced by the
+"""The README is the entry point: short, every output it shows produced by the
 command above it (scripts/examples.py), no reference outside the repository; the full
 reference (docs/CLI.md) is checked the same way in the slow suite."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A requested accuracy for the random-allocation engine (issue #26): ``rel_width`` /
+"""A requested accuracy for the random-allocation engine: ``rel_width`` /
 ``--rel-width`` refines the lattice, grids and charges until the bracket is at most that
 wide, or says what stopped it; every refined bracket is certified (it meets the default one
 and contains the references the default one contains)."""

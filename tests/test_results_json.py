@@ -1,5 +1,5 @@
 """Every result of the public face is a frozen dataclass whose ``to_json()`` keys are its
-attribute names (issue #24): what the CLI prints with --json is what the API returns."""
+attribute names: what the CLI prints with --json is what the API returns."""
 from __future__ import annotations
 
 import dataclasses

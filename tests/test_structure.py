@@ -1,4 +1,4 @@
-"""The package's shape, checked on every commit (issue #24): functions and modules of a
+"""The package's shape, checked on every commit: functions and modules of a
 readable size, no module reaching into another's private names, one calibration driver,
 one kernel implementation of each lattice operation, a complete public face."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The views of the pair (issue #14): Rényi curve, zCDP, conversions, trade-off bands.
+"""The views of the pair: Rényi curve, zCDP, conversions, trade-off bands.
 
 References are independent: mpmath at 60 digits (partition sums, the Gaussian mechanism's
 closed forms), a seeded Monte Carlo, the exact-TV engine and the (epsilon, delta) engine."""

@@ -1,4 +1,4 @@
-"""Random-allocation batches (issue #16): each epoch sends every record to one of M steps
+"""Random-allocation batches: each epoch sends every record to one of M steps
 uniformly and independently (batch sizes Binomial(N, 1/M), empty batches allowed), seeded and
 reproducible.  A pure-numpy core; the batch sampler works as ``batch_sampler=`` of a
 ``torch.utils.data.DataLoader`` (an iterable of index lists with ``len()``) and needs no torch

@@ -1,4 +1,4 @@
-"""The Rényi and trade-off faces of the API (issue #14): ``rdp`` and ``tradeoff``, each a
+"""The Rényi and trade-off faces of the API: ``rdp`` and ``tradeoff``, each a
 certified curve object; exact inputs (decimal strings, ints, Fractions), never binary floats."""
 from __future__ import annotations
 

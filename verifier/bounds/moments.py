@@ -1,5 +1,5 @@
 """Exact integer moments of one epoch's likelihood ratio and the moment (Chernoff) bounds
-built on them (issue #14; docs/THEORY.md section 10).
+built on them (docs/THEORY.md section 10).
 
 ``integer_moments``: E_P0[Ybar^a] for a = 0..A at once, from the coefficient form
 

@@ -1,4 +1,4 @@
-"""The expressions of claims files, format ``verifier-claims/2`` (issue #15).
+"""The expressions of claims files, format ``verifier-claims/2``.
 
 A small grammar parsed by recursive descent (grammar.py) (never ``eval``, never SymPy's string
 parser):

@@ -1,4 +1,4 @@
-"""The certified minimum or maximum of a claims expression over a box (issue #15):
+"""The certified minimum or maximum of a claims expression over a box:
 branch and bound on interval evaluations.
 
 The expression evaluated with its box names bound to balls covering a sub-box encloses its

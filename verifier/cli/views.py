@@ -1,5 +1,5 @@
 """verifier rdp and verifier tradeoff: the Rényi and trade-off views of the random-allocation
-pair, certified (docs/THEORY.md section 10; issue #14)."""
+pair, certified (docs/THEORY.md section 10)."""
 from __future__ import annotations
 
 from fractions import Fraction

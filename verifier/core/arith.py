@@ -121,7 +121,7 @@ def parse_exact(value, name: str) -> Fraction:
     """An exact rational from a decimal or 'p/q' string, an int, a Decimal, a float or a
     numpy scalar.
 
-    The one float policy (README, "What the words mean": numbers): a float is read as the decimal it prints as
+    The one float policy (docs/CLI.md, "What the words mean": numbers): a float is read as the decimal it prints as
     (``repr``: the shortest decimal that rounds to it), never as its binary expansion:
     ``0.1`` is 1/10 and ``1e-05`` is 1/100000; a numpy float as numpy prints it
     (``np.float32(0.1)`` is 1/10 too).  The exact value used is what certificates print.

@@ -1,4 +1,4 @@
-"""Progress on long work (issue #27): one line on stderr, rewritten in place, when stderr is
+"""Progress on long work: one line on stderr, rewritten in place, when stderr is
 a terminal and the command does not print JSON; nothing otherwise (pipes, files, CI, tests
 and --json output stay clean).  A stage is "what, how far": ``report("auditing 2605.06259",
 12, 57)``.  ``quiet()`` turns it off for the rest of the process (--json)."""

@@ -1,4 +1,4 @@
-"""Calibration to an (epsilon, delta) target with the certified privacy profile (issue #13):
+"""Calibration to an (epsilon, delta) target with the certified privacy profile:
 the smallest grid sigma, the largest number of epochs E, the smallest steps M.
 
 The one predicate: ``bounds.profile.meets`` (delta(eps) <= delta certified, or certified

@@ -1,5 +1,5 @@
 """Integer-order Rényi moments of the random-allocation pair, derived with SymPy
-(docs/THEORY.md section 8; issue #14).
+(docs/THEORY.md section 8).
 
 With m_k = E[Y^k] (= e^{k(k-1)u/2}, ``lognormal.raw_moment_general``) and the M items
 independent, the multinomial theorem gives

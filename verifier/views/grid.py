@@ -1,5 +1,5 @@
 """The privacy profile of both directions on a grid of eps, every value a certified end,
-for the views that integrate or take a supremum over eps (issue #14; docs/THEORY.md
+for the views that integrate or take a supremum over eps (docs/THEORY.md
 section 10): the Rényi curve at real orders and the trade-off curves.
 
 Both directions delta_R, delta_A are nonincreasing in eps (THEORY section 9), so on a

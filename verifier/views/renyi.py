@@ -1,5 +1,5 @@
 """The Rényi curve of the random-allocation pair, its zCDP compression and the conversions to
-(epsilon, delta), every number certified (issue #14; docs/THEORY.md section 10).
+(epsilon, delta), every number certified (docs/THEORY.md section 10).
 
 Directions (the notation of arXiv 2610.02414 v1, one ordered pair):
     remove  D_a(P1 || P0) = log E_P0[Ybar^a] / (a - 1)

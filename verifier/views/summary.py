@@ -1,4 +1,4 @@
-"""Every view of one deployment in one table (issue #14): the exact epsilon(delta) of the
+"""Every view of one deployment in one table: the exact epsilon(delta) of the
 privacy profile beside the (epsilon, delta) that the Rényi curve and its zCDP compression
 give, TV and attack accuracy, each certified, with what each conversion loses.
 

@@ -1,4 +1,4 @@
-"""The trade-off curves of the random-allocation pair as certified bands (issue #14;
+"""The trade-off curves of the random-allocation pair as certified bands (
 docs/THEORY.md section 10).
 
 f_R(a) = T(P0^E, P1^E)(a) (type II error of the best test of P0 against P1 at type I error a)

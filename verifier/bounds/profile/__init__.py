@@ -1,5 +1,5 @@
 """Certified (epsilon, delta) of the random-allocation pair: both directions of the privacy
-profile delta(eps), epsilon(delta), each a rigorous bracket (issue #13).
+profile delta(eps), epsilon(delta), each a rigorous bracket.
 
 - laws.py: one epoch as three discrete laws (remove and add upper ends, the test statistic
   for the lower ends), every approximation one-sided;

@@ -1,5 +1,5 @@
 """Command line: ``verifier audit | bound | steps | certify | calibrate | exact | compare |
-epsilon | delta | compare-samplers | rdp | tradeoff | check-proofs``, one thin module per command (parse, call the API, print).  The entry point
+epsilon | delta | compare-samplers | rdp | tradeoff | check-proofs | sweep``, one thin module per command (parse, call the API, print).  The entry point
 is ``verifier.cli:main``.
 
 Exit status: 0 success; 1 a certified negative answer; 2 bad input or unusable files
@@ -12,7 +12,7 @@ import os
 import sys
 
 from verifier.cli import (audit, bound, calibrate, certify, check_proofs, exact, profile, steps,
-                          views)
+                          sweep, views)
 from verifier.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 from verifier.cli.parser import build_parser, resolve_total_steps
 from verifier.core.arith import InputError
@@ -23,7 +23,7 @@ COMMANDS = {"audit": audit.cmd_audit, "bound": bound.cmd_bound, "steps": steps.c
             "epsilon": profile.cmd_epsilon, "delta": profile.cmd_delta,
             "compare-samplers": profile.cmd_compare_samplers,
             "rdp": views.cmd_rdp, "tradeoff": views.cmd_tradeoff,
-            "check-proofs": check_proofs.cmd_check_proofs}
+            "check-proofs": check_proofs.cmd_check_proofs, "sweep": sweep.cmd_sweep}
 
 
 def main(argv=None) -> int:

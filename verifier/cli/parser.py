@@ -6,6 +6,7 @@ import argparse
 import re
 from verifier import __version__
 from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, NUMBER_LIMITS_HELP, InputError
+from verifier.cli.sweep import add_sweep_parser
 
 
 class _Parser(argparse.ArgumentParser):
@@ -373,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     for add in (_add_audit, _add_bound, _add_steps, _add_certify, _add_calibrate, _add_exact,
                 _add_compare, _add_profile, _add_compare_samplers, _add_rdp, _add_tradeoff,
-                _add_check_proofs):
+                _add_check_proofs, add_sweep_parser):
         add(sub)
     p.epilog = f"{p.epilog} {LIMITS_HELP}"
     for name, sp_ in sub.choices.items():

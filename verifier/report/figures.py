@@ -192,3 +192,13 @@ def figure_profile(pv) -> str:
     ax.set_title("Privacy profile of the random-allocation pair (both directions)", fontsize=9)
     ax.legend(fontsize=7)
     return _svg(fig)
+
+
+def pyplot():
+    """matplotlib's pyplot with the reports' reproducible settings (RC)."""
+    return _plt()
+
+
+def to_svg(fig) -> str:
+    """A figure as reproducible, inlinable SVG text (closes the figure)."""
+    return _svg(fig)

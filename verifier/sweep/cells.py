@@ -1,0 +1,76 @@
+"""One cell of a sweep: its key (exact inputs, compute, the verifier's version), its certified
+answer through the public API (verifier.api), and its record (one JSON file per cell)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from fractions import Fraction
+
+from verifier import __version__
+from verifier.core.arith import frac_str
+
+
+def text_of(v) -> str:
+    """An input as the table writes it: exact decimal or the value itself."""
+    return frac_str(v) if isinstance(v, Fraction) else str(v)
+
+
+def key(compute: str, cell: dict) -> str:
+    """The cell's identity: what it computes, its exact inputs and the verifier's version."""
+    canon = json.dumps({"compute": compute, "inputs": {k: text_of(v) for k, v in sorted(cell.items())},
+                        "verifier": __version__}, sort_keys=True)
+    return hashlib.sha256(canon.encode()).hexdigest()[:32]
+
+
+def _answer(compute: str, cell: dict):
+    """(lower, upper, status, reason) of the cell's certified answer."""
+    import verifier
+    E = cell.get("epochs", 1)
+    poisson = cell.get("sampling") == "poisson"
+    M = cell["steps"]
+    if compute == "exact_tv":
+        r = verifier.exact_tv(cell["sigma"], M, E)
+        return r.tv.lower, r.tv.upper, "certified", ""
+    if compute == "calibrated_sigma":
+        from verifier.api.profile import NoCertifiedSigma
+        try:
+            s = (verifier.get_noise_multiplier(
+                     target_epsilon=cell["target_epsilon"], target_delta=cell["delta"],
+                     sample_rate=Fraction(1, M), steps=M * E, accountant="certified_poisson")
+                 if poisson else
+                 verifier.get_noise_multiplier(target_epsilon=cell["target_epsilon"],
+                                               target_delta=cell["delta"], steps_per_epoch=M,
+                                               epochs=E))
+        except NoCertifiedSigma as e:
+            return None, None, e.calibration.status, e.calibration.message
+        return s.sigma, s.sigma, "certified", ""
+    if compute == "epsilon":
+        r = (verifier.poisson_epsilon(cell["sigma"], Fraction(1, M), M * E, delta=cell["delta"])
+             if poisson else verifier.epsilon(cell["sigma"], M, E, delta=cell["delta"]))
+        if r.epsilon is None:
+            return None, None, "inconclusive", "no epsilon <= 60 certified"
+        return r.epsilon.lower, r.epsilon.upper, "certified", ""
+    r = (verifier.poisson_delta(cell["sigma"], Fraction(1, M), M * E, epsilon=cell["epsilon"])
+         if poisson else verifier.delta(cell["sigma"], M, E, epsilon=cell["epsilon"]))
+    return r.delta.lower, r.delta.upper, "certified", ""
+
+
+def compute_cell(compute: str, cell: dict) -> dict:
+    """The cell's record: its inputs, the bracket's ends (decimal strings, outward), status,
+    seconds; a refused or failed cell is recorded with its one-line reason (the sweep goes
+    on).  Runs on a Dask worker; the driver writes the record."""
+    from verifier.core.arith import InputError, decimal_str
+    t = time.perf_counter()
+    try:
+        lo, hi, status, reason = _answer(compute, cell)
+    except InputError as e:
+        lo, hi, status, reason = None, None, "refused", str(e)
+    except Exception as e:                      # recorded, never a lost sweep
+        lo, hi, status, reason = None, None, "error", f"{e.__class__.__name__}: {str(e)[:200]}"
+    return {"key": key(compute, cell), "compute": compute,
+            "inputs": {k: text_of(v) for k, v in cell.items()},
+            f"{compute}_lower": None if lo is None else decimal_str(lo, 12, "down"),
+            f"{compute}_upper": None if hi is None else decimal_str(hi, 12, "up"),
+            "status": status, "reason": reason,
+            "seconds": round(time.perf_counter() - t, 3), "verifier": __version__}

@@ -1,0 +1,94 @@
+"""Running a sweep on Dask distributed (docs/SWEEPS.md): a local cluster on this machine's
+cores by default, or an existing scheduler; every finished cell written at once, atomically,
+as DIR/cells/<key>.json (the key: exact inputs, what is computed, the verifier's version),
+so a rerun skips it and an interrupted sweep or a killed worker loses no finished cell
+(Dask reschedules a lost worker's cells); then the table and the figures."""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+
+from verifier.sweep.cells import compute_cell, key
+from verifier.sweep.spec import Spec
+
+MEMORY_PER_WORKER = "3GiB"      # the engines stay below about 1.3 GB in the supported range
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    cells: int               # in the spec
+    computed: int            # in this run
+    reused: int              # finished before (skipped)
+    records: tuple           # every cell's record, in grid order
+    seconds: float
+    table: str               # the CSV file
+    figures: tuple
+
+
+def _cells_dir(out: str) -> str:
+    return os.path.join(out, "cells")
+
+
+def finished(out: str) -> dict:
+    """key -> record of the cells already written (a torn file cannot exist: every record
+    is renamed into place whole)."""
+    d, got = _cells_dir(out), {}
+    if os.path.isdir(d):
+        for name in os.listdir(d):
+            if name.endswith(".json"):
+                with open(os.path.join(d, name), encoding="utf-8") as f:
+                    rec = json.load(f)
+                got[rec["key"]] = rec
+    return got
+
+
+def _write(out: str, rec: dict):
+    from verifier.report.writer import dumps, write_atomic
+    write_atomic({os.path.join(_cells_dir(out), rec["key"] + ".json"): dumps(rec)})
+
+
+def _client(workers: int | None, scheduler: str | None):
+    from dask.distributed import Client, LocalCluster
+    if scheduler:
+        return Client(scheduler), None
+    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                           processes=True, dashboard_address=None,
+                           memory_limit=MEMORY_PER_WORKER)
+    return Client(cluster), cluster
+
+
+def run(spec: Spec, out: str, workers: int | None = None, scheduler: str | None = None,
+        on_record=None) -> SweepResult:
+    """Every cell of ``spec`` not yet in ``out``, on Dask; ``on_record(record, client)`` is
+    called on the driver after each record is written (progress; tests)."""
+    from verifier.core.progress import report
+    t0 = time.perf_counter()
+    cells = spec.cells()
+    done = finished(out)
+    todo = [c for c in cells if key(spec.compute, c) not in done]
+    computed = 0
+    if todo:
+        from dask.distributed import as_completed
+        client, cluster = _client(workers, scheduler)
+        try:
+            futures = [client.submit(compute_cell, spec.compute, c, pure=False, retries=2)
+                       for c in todo]
+            for fut in as_completed(futures):
+                rec = fut.result()
+                _write(out, rec)
+                done[rec["key"]] = rec
+                computed += 1
+                report("sweep", len(done), len(cells))
+                if on_record is not None:
+                    on_record(rec, client)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    records = tuple(done[key(spec.compute, c)] for c in cells)
+    from verifier.sweep.outputs import write_outputs
+    table, figs = write_outputs(spec, records, out)
+    return SweepResult(len(cells), computed, len(cells) - len(todo), records,
+                       time.perf_counter() - t0, table, figs)

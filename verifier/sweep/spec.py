@@ -1,0 +1,156 @@
+"""A sweep's spec (docs/SWEEPS.md): what each cell computes and the axes of the grid, in the
+CLI's names, read from TOML; every mistake one line (unknown axis or quantity, an empty or
+malformed range, a cell outside its engine's range named by its coordinates) before
+anything runs."""
+from __future__ import annotations
+
+import itertools
+import tomllib
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifier.core.arith import (MAX_FILE_BYTES, InputError, InputErrors, frac_str, parse_exact,
+                                 read_bounded)
+
+# what a cell computes -> (the axes it needs, the axes it may take)
+COMPUTE = {
+    "epsilon": ({"sigma", "steps", "delta"}, {"epochs", "sampling"}),
+    "delta": ({"sigma", "steps", "epsilon"}, {"epochs", "sampling"}),
+    "calibrated_sigma": ({"steps", "target_epsilon", "delta"}, {"epochs", "sampling"}),
+    "exact_tv": ({"sigma", "steps"}, {"epochs"}),
+}
+AXES = {"sigma", "steps", "epochs", "delta", "epsilon", "target_epsilon", "sampling"}
+SAMPLINGS = ("random-allocation", "poisson")
+MAX_CELLS = 100_000
+
+
+@dataclass(frozen=True)
+class Spec:
+    compute: str
+    axes: tuple              # ((name, (values...)), ...) in the file's order
+    path: str = ""
+
+    @property
+    def names(self) -> tuple:
+        return tuple(n for n, _ in self.axes)
+
+    def cells(self) -> list:
+        """Every cell, a dict axis -> exact value (Fraction, int or str), in grid order."""
+        vals = [v for _, v in self.axes]
+        return [dict(zip(self.names, combo)) for combo in itertools.product(*vals)]
+
+
+def _values(name: str, raw, where: str) -> tuple:
+    """An axis: a list of values, or a table {from, to, step} (inclusive, exact)."""
+    if isinstance(raw, dict):
+        unknown = set(raw) - {"from", "to", "step"}
+        if unknown or set(raw) != {"from", "to", "step"}:
+            raise InputError(f"{where}: axis {name} as a range needs exactly from, to, step")
+        a, b, s = (parse_exact(raw[k], f"{name}.{k}") for k in ("from", "to", "step"))
+        if s <= 0 or b < a or (b - a) / s > MAX_CELLS:
+            raise InputError(f"{where}: axis {name}: empty or too long range "
+                             f"[{frac_str(a)}, {frac_str(b)}] step {frac_str(s)}")
+        n = int((b - a) / s)
+        raw = [a + k * s for k in range(n + 1)]
+    if not isinstance(raw, list) or not raw:
+        raise InputError(f"{where}: axis {name} must be a non-empty list or a range table")
+    if name == "sampling":
+        bad = [v for v in raw if v not in SAMPLINGS]
+        if bad:
+            raise InputError(f"{where}: sampling {bad[0]!r:.40} (expected one of "
+                             f"{', '.join(SAMPLINGS)})")
+        return tuple(raw)
+    out = []
+    for v in raw:
+        if isinstance(v, bool) or not isinstance(v, (str, int, float, Fraction)) and \
+                type(v).__name__ != "Decimal":
+            raise InputError(f"{where}: axis {name}: {v!r:.40} is not a number")
+        q = v if isinstance(v, Fraction) else parse_exact(v, name)
+        if name in ("steps", "epochs"):
+            if q.denominator != 1 or q < 1:
+                raise InputError(f"{where}: axis {name}: {v} is not an integer >= 1")
+            q = int(q)
+        out.append(q)
+    if len(set(out)) != len(out):
+        raise InputError(f"{where}: axis {name} repeats a value")
+    return tuple(out)
+
+
+def parse(data: dict, where: str = "sweep spec") -> Spec:
+    errors = []
+    unknown = set(data) - {"compute", "axes", "note"}
+    if unknown:
+        errors.append(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    compute = data.get("compute")
+    if compute not in COMPUTE:
+        raise InputErrors(errors + [f"{where}: compute must be one of {', '.join(COMPUTE)}, "
+                                    f"got {compute!r:.40}"])
+    raw = data.get("axes")
+    if not isinstance(raw, dict) or not raw:
+        raise InputErrors(errors + [f"{where}: needs an [axes] table"])
+    need, may = COMPUTE[compute]
+    axes = []
+    for name, vals in raw.items():
+        if name not in AXES or name not in need | may:
+            errors.append(f"{where}: unknown axis {name!r:.40} for compute = {compute!r} "
+                          f"(it takes {', '.join(sorted(need | may))})")
+            continue
+        try:
+            axes.append((name, _values(name, vals, where)))
+        except InputError as e:
+            errors.append(str(e))
+    missing = sorted(need - set(raw))
+    if missing:
+        errors.append(f"{where}: compute = {compute!r} needs the axis {missing[0]!r}")
+    if errors:
+        raise InputErrors(errors)
+    spec = Spec(compute, tuple(axes), where)
+    n = len(spec.cells())
+    if n > MAX_CELLS:
+        raise InputError(f"{where}: {n} cells (at most {MAX_CELLS})")
+    _check_ranges(spec)
+    return spec
+
+
+def _check_ranges(spec: Spec):
+    """Every cell inside its engine's range, or one line per bad cell naming it."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds import profile as PR
+    from verifier.bounds.exact_tv.one_epoch import SIGMA_RANGE as TV_SIGMA
+    errors = []
+    for cell in spec.cells():
+        try:
+            E = cell.get("epochs", 1)
+            sigma = cell.get("sigma")
+            if spec.compute == "exact_tv":
+                if not TV_SIGMA[0] <= sigma <= TV_SIGMA[1] or cell["steps"] < 2:
+                    raise InputError("outside the exact-TV bracket's range (sigma in "
+                                     "[0.1, 1000], M >= 2)")
+                continue
+            d = cell.get("delta")
+            eps = cell.get("epsilon", cell.get("target_epsilon"))
+            eps = None if eps is None else abs(eps)
+            s = PR.SIGMA_RANGE[0] if sigma is None else sigma
+            if cell.get("sampling") == "poisson":
+                PO.check_range(s, Fraction(1, cell["steps"]), cell["steps"] * E, delta=d, eps=eps)
+            else:
+                PR.check_range(s, cell["steps"], E, delta=d, eps=eps)
+        except InputError as e:
+            coords = ", ".join(f"{k} = {frac_str(v) if isinstance(v, Fraction) else v}"
+                               for k, v in cell.items())
+            errors.append(f"{spec.path}: cell ({coords}): {e}")
+            if len(errors) >= 20:
+                break
+    if errors:
+        raise InputErrors(errors)
+
+
+def load(path: str) -> Spec:
+    try:
+        data = tomllib.loads(read_bounded(path, MAX_FILE_BYTES).decode("utf-8"),
+                             parse_float=lambda s: parse_exact(s, "number"))
+    except InputError:
+        raise
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, ValueError) as e:
+        raise InputError(f"{path}: cannot read the sweep spec: {e.__class__.__name__}: {e}") from None
+    return parse(data, path)

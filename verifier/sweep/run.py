@@ -80,7 +80,9 @@ def run(spec: Spec, out: str, workers: int | None = None, scheduler: str | None 
                 _write(out, rec)
                 done[rec["key"]] = rec
                 computed += 1
-                report("sweep", len(done), len(cells))
+                left = len(todo) - computed        # ETA from this run's pace
+                eta = (time.perf_counter() - t0) / computed * left
+                report(f"sweep (about {eta:.0f} s left)", len(done), len(cells))
                 if on_record is not None:
                     on_record(rec, client)
         finally:

@@ -108,3 +108,17 @@ def test_cli_sweep_json(tmp_path):
     rows = (tmp_path / "o" / "table.csv").read_text().splitlines()
     assert any(r.endswith(f",{decimal_str(one.lower, 12, 'down')},{decimal_str(one.upper, 12, 'up')},certified,"
                           + r.split(",")[-2] + ",") for r in rows)
+
+
+def test_sampler_difference_map(tmp_path):
+    """The certified random-allocation-vs-Poisson difference over a grid, drawn as a map."""
+    sp = S.parse({"compute": "sampler_difference",
+                  "axes": {"sigma": ["1", "2"], "steps": [10, 20], "delta": ["1e-5"]}})
+    r = run(sp, str(tmp_path), workers=2)
+    for rec in r.records:
+        i = rec["inputs"]
+        c = verifier.compare_samplers(i["sigma"], int(i["steps"]), 1, delta=i["delta"])
+        assert rec["status"] == "certified" and c.difference is not None
+        assert rec["sampler_difference_lower"] == decimal_str(c.difference.lower, 12, "down")
+    svg = (tmp_path / "heatmap-delta-0.00001.svg").read_text()
+    assert "sampler_difference (certified upper end)" in svg

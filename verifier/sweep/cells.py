@@ -45,6 +45,11 @@ def _answer(compute: str, cell: dict):
         except NoCertifiedSigma as e:
             return None, None, e.calibration.status, e.calibration.message
         return s.sigma, s.sigma, "certified", ""
+    if compute == "sampler_difference":
+        c = verifier.compare_samplers(cell["sigma"], M, E, delta=cell["delta"])
+        if c.difference is None:
+            return None, None, "inconclusive", c.verdict
+        return c.difference.lower, c.difference.upper, "certified", ""
     if compute == "epsilon":
         r = (verifier.poisson_epsilon(cell["sigma"], Fraction(1, M), M * E, delta=cell["delta"])
              if poisson else verifier.epsilon(cell["sigma"], M, E, delta=cell["delta"]))

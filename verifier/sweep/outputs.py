@@ -79,10 +79,12 @@ def heatmaps(spec: Spec, records) -> dict:
             grid.append(row)
         vals = [v for row in grid for v in row if v is not None and v > 0]
         import numpy as np
-        arr = np.array([[math.log10(v) if v is not None and v > 0 else np.nan for v in row]
-                        for row in grid])
-        im = ax.imshow(arr, cmap="viridis", aspect="auto", origin="lower")
-        fig.colorbar(im, ax=ax, label=f"log10 {spec.compute} (certified upper end)")
+        signed = spec.compute == "sampler_difference"      # a difference: linear, diverging
+        arr = np.array([[(v if signed else math.log10(v)) if v is not None and (signed or v > 0)
+                         else np.nan for v in row] for row in grid])
+        im = ax.imshow(arr, cmap="RdBu" if signed else "viridis", aspect="auto", origin="lower")
+        fig.colorbar(im, ax=ax, label=(f"{spec.compute} (certified upper end)" if signed else
+                                       f"log10 {spec.compute} (certified upper end)"))
         ax.set_xticks(range(len(xs)), [text(v) for v in xs])
         ax.set_yticks(range(len(ys)), [text(v) for v in ys])
         ax.set_xlabel(x)

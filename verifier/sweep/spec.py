@@ -18,6 +18,9 @@ COMPUTE = {
     "delta": ({"sigma", "steps", "epsilon"}, {"epochs", "sampling"}),
     "calibrated_sigma": ({"steps", "target_epsilon", "delta"}, {"epochs", "sampling"}),
     "exact_tv": ({"sigma", "steps"}, {"epochs"}),
+    # Poisson's epsilon minus random allocation's (q = 1/M, T = M E), certified where the two
+    # brackets separate
+    "sampler_difference": ({"sigma", "steps", "delta"}, {"epochs"}),
 }
 AXES = {"sigma", "steps", "epochs", "delta", "epsilon", "target_epsilon", "sampling"}
 SAMPLINGS = ("random-allocation", "poisson")

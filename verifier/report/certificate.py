@@ -3,6 +3,7 @@ atomically, byte-reproducible): rendering only."""
 from __future__ import annotations
 
 import os
+from fractions import Fraction
 
 from verifier.core.arith import Interval
 from verifier.bounds import REGISTRY
@@ -112,14 +113,20 @@ def certificate_figures(c: Certificate, feasibility: dict) -> dict:
             "certified band (lower and upper ends of its bracket); the target (eps, delta) marked."))
     band = (c.privacy.views.tradeoff if c.privacy is not None and c.privacy.views is not None
             else None)
-    if band is not None or c.bounds:
+    # drawn only where it carries information: the exact band, or a TV bound visibly off the
+    # diagonal (at delta_E of 1e-2 or below every line is the diagonal to the eye)
+    visible = any(ev.delta_epochs.upper >= Fraction(1, 50) and ev.delta_epochs.upper < 1
+                  for ev in c.bounds.values())
+    if band is not None or visible:
         out["certificate-tradeoff.svg"] = (F.figure_tradeoff(
             c.sigma, c.steps, c.epochs, {n: ev.delta_epochs for n, ev in c.bounds.items()},
             c.comparisons, band), "Trade-off curves implied by each bound (f(a) >= 1 - a - "
             "delta_E) against 1 - a" + ("; the certified band of the exact trade-off curve "
                                         "T(P0^E, P1^E) from the privacy profile" if band else "")
             + "; Gaussian trade-offs G_mu dotted (asymptotic comparison, not a certified bound).")
-    if not c.bounds:
+    if not c.bounds or c.privacy is not None:
+        # the map shows the TV bounds' feasible M; it says nothing about an (epsilon, delta)
+        # target, which the privacy profile decides (its own figure above)
         return out
     return {**out,
         "certificate-feasibility.svg": (F.figure_feasibility(c.sigma, c.steps, feasibility),

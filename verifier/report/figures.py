@@ -146,7 +146,7 @@ def figure_tradeoff(sigma: Fraction, steps: int, epochs: int, bounds: dict, comp
     ax.set_xlabel("type I error a")
     ax.set_ylabel("type II error f(a)")
     ax.set_title(f"Trade-off curves, sigma = {float(sigma)}, M = {steps}, E = {epochs}", fontsize=9)
-    ax.legend(fontsize=6, loc="lower left")
+    ax.legend(fontsize=8, loc="lower left")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     return _svg(fig)

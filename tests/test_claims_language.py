@@ -146,3 +146,27 @@ def test_index_lists_titles_and_verdict_counts(tmp_path):
     assert main(["audit", str(f), "--out", str(out)]) == 0
     html = (out / "index.html").read_text()
     assert "Example paper, \u201cA title\u201d" in html and "1 claims: 1 confirmed" in html
+
+
+def test_the_verifiers_own_claims_are_counted_apart(tmp_path):
+    cf = _load(tmp_path, '''
+        [[claims]]
+        id = "paper"
+        where = "w"
+        expr = "exp(1)"
+        printed = "2.718"
+        judge = "rounded"
+        [[claims]]
+        id = "mine"
+        where = "not a claim of the paper"
+        expr = "exp(2)"
+        printed = "7.389"
+        judge = "rounded"
+        own = true
+    ''')
+    res = A.audit(cf)
+    assert A.summary(res)["total"] == 1 and A.summary(res, own=True)["total"] == 1
+    line = A.summary_line(res)
+    assert line.startswith("1 claims: 1 confirmed") and "1 of the verifier's own" in line
+    md = audit_markdown(cf, res, 4096)
+    assert "**confirmed** (V)" in md and "(V): the verifier's own claim" in md

@@ -236,3 +236,14 @@ def test_extremum_of_a_constant_over_a_box_is_answered(tmp_path, capsys):
     rc = main(["audit", str(f), "--out", str(tmp_path / "out")])
     out, err = capsys.readouterr()
     assert rc in (0, 1, 3) and "internal error" not in err, err
+
+
+def test_extremum_of_a_value_beyond_the_ball_limit_is_inconclusive(tmp_path, capsys):
+    """The grammar fuzz's find: coef at sigma = erf(1e-5) overflows the balls' size limit;
+    the extremum over a box says inconclusive instead of an internal error."""
+    f = tmp_path / "f.toml"
+    f.write_text(HDR + claim("coef(sigma=erf(1e-5))", "at-most",
+                             extra='over = { x = ["0", "2"] }\nextremum = "max"\n'))
+    rc = main(["audit", str(f), "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "internal error" not in err and "inconclusive" in out

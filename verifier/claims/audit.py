@@ -306,12 +306,25 @@ def audit(cf: ClaimsFile, max_prec: int = DEFAULT_MAX_PREC) -> list[ClaimResult]
     return out
 
 
-def summary(results) -> dict:
+def summary(results, own: bool = False) -> dict:
+    """Verdict counts of the paper's claims (``own``: of the verifier's own claims, which are
+    counted apart)."""
     out = {v: 0 for v in VERDICTS}
-    for r in results:
+    chosen = [r for r in results if r.claim.own == own]
+    for r in chosen:
         out[r.verdict] += 1
-    out["total"] = len(results)
+    out["total"] = len(chosen)
     return out
+
+
+def summary_line(results) -> str:
+    """'N claims: ...' of the paper's claims, and the verifier's own apart when there are."""
+    s, o = summary(results), summary(results, own=True)
+    line = f"{s['total']} claims: " + ", ".join(f"{s[k]} {k}" for k in VERDICTS)
+    if o["total"]:
+        line += (f"; and {o['total']} of the verifier's own (not the paper's): "
+                 + ", ".join(f"{o[k]} {k}" for k in VERDICTS if o[k]))
+    return line
 
 
 def exit_status(results) -> int:

@@ -19,7 +19,7 @@ from fractions import Fraction
 from flint import arb
 
 from verifier.claims import expr as X
-from verifier.core.arith import Interval, ball_bounds
+from verifier.core.arith import Interval, ball_bounds, representable
 
 BUDGET = 6000
 
@@ -33,7 +33,7 @@ class Extremum:
 
 
 def _lower(x: arb):
-    if not x.is_finite():
+    if not representable(x):              # infinite, or beyond the balls' size limit
         return None
     return ball_bounds(x)[0]
 
@@ -65,7 +65,7 @@ def _extremum(node, env, box, kind, prec, max_prec, rel, budget) -> Extremum:
         v = f({k: b[k] for k in names})
         p = point(b)
         u = f(p)
-        if u.is_finite():
+        if representable(u):
             up = ball_bounds(u)[1]
             if best is None or up < best:
                 best, best_at = up, p

@@ -63,7 +63,7 @@ _CLAIM = {"id", "where", "statement", "quantity", "args", "printed", "judge", "d
           "reference", "reference_args", "tolerance", "cases", "note"}
 CLAIM2_KEYS = {"id", "where", "statement", "expr", "quantity", "args", "printed", "judge", "digits",
            "reference", "reference_args", "tolerance", "cases", "note", "over", "extremum",
-           "low", "high", "reading", "abs_tolerance"}
+           "low", "high", "reading", "abs_tolerance", "own"}
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ class Claim:
     reading: str = ""
     abs_tolerance: object = None  # approx: |value - printed| <= max(abs_tolerance, tolerance |printed|)
     case_printed: tuple = ()      # per case: its own printed value ("": the claim's)
+    own: bool = False             # the verifier's own claim (not the paper's): counted apart
 
     def printed_of(self, idx: int) -> str:
         """The printed value case ``idx`` is judged against."""

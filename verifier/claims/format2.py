@@ -136,6 +136,14 @@ def _reference(c: dict, judge: str, env: dict, over: dict, where: str) -> tuple:
     return node, text
 
 
+def _own(c: dict, where: str) -> bool:
+    """``own = true``: a claim the verifier adds (not one the paper makes); counted apart."""
+    v = c.get("own", False)
+    if not isinstance(v, bool):
+        raise InputError(f"{where}: own must be true or false")
+    return v
+
+
 def digits_of(c: dict, where: str):
     if "digits" not in c:
         return None
@@ -180,4 +188,4 @@ def claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
                  over=tuple(sorted(over.items())), extremum=ext, low=low, high=high,
                  reference_expr=ref_node, reference_text=ref_text,
                  reading=text_value(c.get("reading", ""), f"{where}: reading"),
-                 abs_tolerance=abs_tol, case_printed=per_case)
+                 abs_tolerance=abs_tol, case_printed=per_case, own=_own(c, where))

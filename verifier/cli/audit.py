@@ -46,8 +46,7 @@ def cmd_audit(args) -> int:
         print_json({"reports": [audit_json(cf, r, args.max_prec) for cf, r, _ in out]})
         return status
     for cf, results, paths in out:
-        s = A.summary(results)
-        print(f"{cf.name}: {s['total']} claims: " + ", ".join(f"{s[k]} {k}" for k in A.VERDICTS))
+        print(f"{cf.name}: {A.summary_line(results)}")
         for r in results:
             vals = "; ".join(A.value_text(c) for c in r.cases[:1])
             more = f" (+{len(r.cases) - 1} cases)" if len(r.cases) > 1 else ""

@@ -157,7 +157,7 @@ def _add_audit(sub):
                        description="Recompute every claim of each claims file with certified "
                                    "error bounds; write OUT/<name>.json, .md and .html, the "
                                    "figures (.svg) and OUT/index.html. Default: the claims "
-                                   "shipped with the verifier (71 claims of three papers: arXiv "
+                                   "shipped with the verifier (70 claims of three papers: arXiv "
                                    "2605.06259, 2610.09651, 2610.02414).")
     a.add_argument("files", nargs="*", metavar="CLAIMS_FILE", help="TOML claims files")
     a.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")

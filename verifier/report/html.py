@@ -78,8 +78,11 @@ def _described(out_dir: str, html_name: str, new_files: dict) -> tuple[str, str]
     counts = ", ".join(f"{v} {k}" for k, v in summ.items() if k != "total" and v)
     if j.get("report") == "audit":
         from verifier.report.sources import source_citation
+        own = (j.get("own_claims") or {}).get("summary") or {}
+        extra = (f"; {own['total']} of the verifier's own, counted apart" if own.get("total")
+                 else "")
         return (source_citation(j.get("source") or {}) or html_name,
-                f"{summ.get('total', 0)} claims: {counts}")
+                f"{summ.get('total', 0)} claims: {counts}{extra}")
     if j.get("report") == "proofs" or "checks" in j:
         return "proof-consistency checks", f"{summ.get('total', 0)} checks: {counts}"
     if "status_line" in j:

@@ -826,6 +826,18 @@ def _profile_test_tilt_doubled():
     _set_profile("tail_cells", lambda B, P, merge: [(p, 2 * t) for p, t in real(B, P, merge)])
 
 
+def _accepted_without_abs():
+    from verifier.claims import accuracy as AC
+    real = AC.accepted_interval
+
+    def acc(claim, printed):
+        if claim.judge == "approx":
+            from dataclasses import replace
+            return real(replace(claim, abs_tolerance=None), printed)
+        return real(claim, printed)
+    return acc
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1273,6 +1285,14 @@ MUTATIONS = [
              "mechanism's closed form",
              lambda: _set("verifier.bounds.profile:closed_form", lambda M, w: False),
              ("tests/test_claims_accuracy.py::test_dp_accounting_gaussian_rows_are_confirmed",)),
+    Mutation("claims.abs-tolerance-dropped", "judge",
+             "approx's accepted interval ignores abs_tolerance (relative tolerance only)",
+             lambda: _set("verifier.claims.accuracy:accepted_interval", _accepted_without_abs()),
+             ("tests/test_claims_language.py::test_approx_with_an_absolute_tolerance",)),
+    Mutation("claims.per-case-printed-ignored", "judge",
+             "every case judged against the claim's printed value, not its own",
+             lambda: _set("verifier.claims.format:Claim.printed_of", lambda self, idx: self.printed),
+             ("tests/test_claims_language.py::test_a_printed_value_per_case",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

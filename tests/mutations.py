@@ -1293,6 +1293,15 @@ MUTATIONS = [
              "every case judged against the claim's printed value, not its own",
              lambda: _set("verifier.claims.format:Claim.printed_of", lambda self, idx: self.printed),
              ("tests/test_claims_language.py::test_a_printed_value_per_case",)),
+    Mutation("memory.limit-ignored", "input",
+             "the memory limit never refuses a run (an engine allocates past it)",
+             lambda: _set("verifier.numerics.memory:limit", lambda: None),
+             ("tests/test_memory.py::test_reserve_refuses_beyond_the_limit_and_allows_below",
+              "tests/test_memory.py::test_a_worker_holds_its_cells_to_its_share")),
+    Mutation("sweep.memory-preflight-skipped", "input",
+             "a sweep's cells are not held to a worker's memory before anything runs",
+             lambda: _set("verifier.sweep.preflight:cell_limit", lambda b: 1 << 62),
+             ("tests/test_memory.py::test_a_sweep_refuses_a_cell_beyond_a_workers_share_before_anything_runs",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

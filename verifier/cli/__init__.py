@@ -46,6 +46,13 @@ def _clearing():
     return ClearingStream
 
 
+def _memory_warning(msg: str):
+    """A run that will need several GB: said on stderr before it starts allocating."""
+    from verifier.core import progress
+    progress.done()
+    print(f"verifier: warning: {msg}", file=sys.stderr, flush=True)
+
+
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if sys.stderr.isatty() and not isinstance(sys.stdout, _clearing()):
@@ -58,6 +65,8 @@ def _main(argv=None) -> int:
             return EXIT_INPUT
         resolve_total_steps(args)
         from verifier.core import progress
+        from verifier.numerics import memory
+        memory.on_warning(_memory_warning)
         if getattr(args, "json", False):
             progress.quiet()                 # nothing but the one JSON object
         try:

@@ -14,7 +14,8 @@ def cmd_sweep(args) -> int:
     if args.workers is not None and not 1 <= args.workers <= 256:
         raise InputError(f"--workers must be in [1, 256], got {args.workers}")
     from verifier.sweep.run import run
-    r = run(sp, args.out, args.workers, args.scheduler)
+    r = run(sp, args.out, args.workers, args.scheduler,
+            memory_per_worker=args.memory_per_worker)
     statuses = {}
     for rec in r.records:
         statuses[rec["status"]] = statuses.get(rec["status"], 0) + 1
@@ -47,4 +48,8 @@ def add_sweep_parser(sub):
                    help="local Dask workers (default: the machine's cores)")
     w.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="an existing Dask scheduler (tcp://host:port) instead of a local cluster")
+    from verifier.sweep.run import MEMORY_PER_WORKER
+    w.add_argument("--memory-per-worker", default=MEMORY_PER_WORKER, metavar="SIZE",
+                   help=f"each worker's memory (default {MEMORY_PER_WORKER}); a cell whose engine would need "
+                        "more than 85%% of it refuses the spec before anything runs")
     w.add_argument("--json", action="store_true", help="print one JSON object")

@@ -36,6 +36,7 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, to_arb
+from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import prefix_sums, suffix_sums, two_dfts, two_inverse
 
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
@@ -118,6 +119,7 @@ def compose_laws(subs: list, E: int, what: str, target: float):
     of each side in Arb (0 when the window holds the whole support)."""
     plans = [window_plan(sub, E, what, target) for sub in subs]
     N = max(p[0] for p in plans)
+    reserve(N, "compose", f"the {what} composition of E = {E} epochs")
     kmin = min(min(sub) for sub in subs)
     off = E * kmin                     # y[i] holds the sums' index off + i (mod N)
     pts = [[(k - kmin, v) for k, v in sub.items()] for sub in subs]

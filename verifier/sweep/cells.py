@@ -23,7 +23,7 @@ def key(compute: str, cell: dict) -> str:
     return hashlib.sha256(canon.encode()).hexdigest()[:32]
 
 
-def _answer(compute: str, cell: dict):
+def answer(compute: str, cell: dict):
     """(lower, upper, status, reason) of the cell's certified answer."""
     import verifier
     E = cell.get("epochs", 1)
@@ -61,14 +61,17 @@ def _answer(compute: str, cell: dict):
     return r.delta.lower, r.delta.upper, "certified", ""
 
 
-def compute_cell(compute: str, cell: dict) -> dict:
+def compute_cell(compute: str, cell: dict, memory_limit: int | None = None) -> dict:
     """The cell's record: its inputs, the bracket's ends (decimal strings, outward), status,
     seconds; a refused or failed cell is recorded with its one-line reason (the sweep goes
-    on).  Runs on a Dask worker; the driver writes the record."""
+    on).  Runs on a Dask worker, its engines held to ``memory_limit`` bytes (refused beyond
+    it, before allocating); the driver writes the record."""
     from verifier.core.arith import InputError, decimal_str
+    from verifier.numerics.memory import limited
     t = time.perf_counter()
     try:
-        lo, hi, status, reason = _answer(compute, cell)
+        with limited(memory_limit):
+            lo, hi, status, reason = answer(compute, cell)
     except InputError as e:
         lo, hi, status, reason = None, None, "refused", str(e)
     except Exception as e:                      # recorded, never a lost sweep

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from verifier.sweep.cells import compute_cell, key
 from verifier.sweep.spec import Spec
 
-MEMORY_PER_WORKER = "3GiB"      # the engines stay below about 1.3 GB in the supported range
+MEMORY_PER_WORKER = "3GiB"      # default; the engines stay below about 1.3 GB at default
+                                # accuracy in the supported range (docs/BENCHMARKS.md, "Memory")
 
 
 @dataclass(frozen=True)
@@ -49,32 +50,38 @@ def _write(out: str, rec: dict):
     write_atomic({os.path.join(_cells_dir(out), rec["key"] + ".json"): dumps(rec)})
 
 
-def _client(workers: int | None, scheduler: str | None):
+def _client(workers: int | None, scheduler: str | None, memory: int):
     from dask.distributed import Client, LocalCluster
     if scheduler:
         return Client(scheduler), None
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                            processes=True, dashboard_address=None,
-                           memory_limit=MEMORY_PER_WORKER)
+                           memory_limit=memory)
     return Client(cluster), cluster
 
 
 def run(spec: Spec, out: str, workers: int | None = None, scheduler: str | None = None,
-        on_record=None) -> SweepResult:
+        on_record=None, memory_per_worker: str | int = MEMORY_PER_WORKER) -> SweepResult:
     """Every cell of ``spec`` not yet in ``out``, on Dask; ``on_record(record, client)`` is
-    called on the driver after each record is written (progress; tests)."""
+    called on the driver after each record is written (progress; tests).  A cell whose
+    engine would need more than 85% of ``memory_per_worker`` refuses the spec before
+    anything runs (sweep.preflight)."""
     from verifier.core.progress import report
+    from verifier.numerics.memory import parse_size
+    from verifier.sweep.preflight import cell_limit, check
     t0 = time.perf_counter()
+    per_worker = parse_size(memory_per_worker)
     cells = spec.cells()
     done = finished(out)
     todo = [c for c in cells if key(spec.compute, c) not in done]
+    check(spec, todo, per_worker, spec.path)
     computed = 0
     if todo:
         from dask.distributed import as_completed
-        client, cluster = _client(workers, scheduler)
+        client, cluster = _client(workers, scheduler, per_worker)
         try:
-            futures = [client.submit(compute_cell, spec.compute, c, pure=False, retries=2)
-                       for c in todo]
+            futures = [client.submit(compute_cell, spec.compute, c, cell_limit(per_worker),
+                                     pure=False, retries=2) for c in todo]
             for fut in as_completed(futures):
                 rec = fut.result()
                 _write(out, rec)

@@ -49,6 +49,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from verifier.symbolic import derived as D
+from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import (MAX_N, LatticeLaw, centred_window, normal_sf_float, powers,
                                       two_dfts, two_inverse)
 from verifier.core.arith import InputError, Interval, decimal_str, to_arb
@@ -212,6 +213,7 @@ def check_N(N: int, S: _Setup):
     if N > MAX_N:
         raise InputError(f"M = {S.M} at sigma = {decimal_str(S.sigma, 12)} needs a DFT of "
                          f"length {N} (more than {MAX_N})")
+    reserve(N, "exact-tv", f"the exact TV at sigma = {decimal_str(S.sigma, 12)}, M = {S.M}")
 
 
 def best_test(S: _Setup, value) -> arb:

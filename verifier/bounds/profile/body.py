@@ -12,6 +12,7 @@ from fractions import Fraction
 from flint import acb, arb
 
 from verifier.core.arith import InputError, decimal_str, to_arb
+from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
 from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
 from verifier.bounds.profile.plan import K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M, Plan
@@ -104,6 +105,9 @@ def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
     if max(N, NT) > MAX_N:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
                          f"{max(N, NT)} (more than {MAX_N})")
+    # the label transforms (length NT) and, with deterministic labels, the spread's (N)
+    reserve(NT + (0 if C.randomized else N), "profile", f"the privacy profile at sigma = {decimal_str(sigma, 12)}, "
+            f"M = {M}")
     return Windows(N, NT, lS, lB, lX, eps_t)
 
 

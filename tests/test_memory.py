@@ -1,0 +1,192 @@
+"""Memory before it is spent (issues #27, #28): a run that will need several GB is announced
+before it allocates, one that would exceed the limit is refused in one line (exit 2), a
+refinement stops at the memory limit and says so, a sweep refuses a cell that would exceed
+a worker's share before anything runs, and the estimates are upper estimates of the peaks
+measured (slow)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fractions import Fraction as F
+
+import pytest
+
+import verifier
+from verifier.core.arith import InputError, InputErrors
+from verifier.numerics import memory
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _cli(*args, env=None):
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "verifier", *args], capture_output=True,
+                          text=True, cwd=ROOT, env=e, timeout=600)
+
+
+@pytest.mark.parametrize("text,n", [("3GiB", 3 * 2 ** 30), ("2.5GB", 2_500_000_000),
+                                    ("800MB", 800_000_000), ("1000000", 1_000_000),
+                                    ("64 MiB", 64 * 2 ** 20)])
+def test_sizes_are_read_as_written(text, n):
+    assert memory.parse_size(text) == n
+
+
+@pytest.mark.parametrize("text", ["", "3 parsecs", "-1GB", "0", "GiB", "1e9", "nan"])
+def test_a_size_that_is_not_one_is_refused_in_one_line(text):
+    with pytest.raises(InputError) as e:
+        memory.parse_size(text)
+    assert "\n" not in str(e.value) and "not a size" in str(e.value)
+
+
+def test_a_ball_costs_more_beyond_two_limbs():
+    assert memory.ball_bytes(53) == memory.ball_bytes(128) == 139
+    assert memory.ball_bytes(129) > 139
+    assert memory.ball_bytes(1024) > memory.ball_bytes(512) > memory.ball_bytes(256)
+
+
+def test_reserve_refuses_beyond_the_limit_and_allows_below():
+    need = memory.estimate(10 ** 6, "profile", 128)
+    with memory.limited(need + 10 ** 8):
+        assert memory.reserve(10 ** 6, "profile", "a test run", prec=128) <= need + 10 ** 8
+    with memory.limited(need // 2), pytest.raises(memory.MemoryLimitError) as e:
+        memory.reserve(10 ** 6, "profile", "a test run", prec=128)
+    msg = str(e.value)
+    assert "a test run would need up to about" in msg and memory.ENV in msg and "\n" not in msg
+
+
+def test_reserve_announces_a_large_run_once(monkeypatch):
+    said = []
+    monkeypatch.setattr(memory, "WARN_BYTES", 10 ** 6)
+    monkeypatch.setitem(memory._HOOK, "said", set())
+    memory.on_warning(said.append)
+    try:
+        with memory.limited(10 ** 15):
+            memory.reserve(10 ** 5, "exact-tv", "a large run", prec=128)
+            memory.reserve(10 ** 5, "exact-tv", "a large run", prec=128)
+    finally:
+        memory.on_warning(None)
+    assert len(said) == 1 and said[0].startswith("a large run will need up to about")
+
+
+def test_below_the_warning_nothing_is_said(monkeypatch):
+    said = []
+    monkeypatch.setitem(memory._HOOK, "said", set())
+    memory.on_warning(said.append)
+    try:
+        memory.reserve(1000, "exact-tv", "a small run", prec=128)
+    finally:
+        memory.on_warning(None)
+    assert said == []
+
+
+def test_a_dry_run_reports_the_estimate_and_allocates_nothing():
+    with memory.dry_run(), pytest.raises(memory.DryRun) as d:
+        verifier.epsilon(F(2), 10 ** 6, 1, delta=F(1, 10 ** 8))
+    assert d.value.points >= 2 ** 16
+    assert d.value.need == memory.estimate(d.value.points, "profile", d.value.need and
+                                           _prec_of(d.value), now=memory.BASELINE)
+
+
+def _prec_of(d):                 # the precision the estimate used, recovered from its size
+    per = (d.need - memory.BASELINE) // (d.points * memory.PER_POINT["profile"])
+    return next(p for p in range(53, 4097) if memory.ball_bytes(p) == per)
+
+
+def test_the_cli_refuses_beyond_the_limit_in_one_line():
+    r = _cli("epsilon", "--sigma", "1", "--steps-per-epoch", "10000", "--epochs", "1",
+             "--delta", "1e-8", env={memory.ENV: "60MB"})
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("verifier: error: the privacy profile at "
+                                                   "sigma = 1, M = 10000 would need up to about")
+
+
+def test_the_cli_refuses_a_limit_that_is_not_a_size():
+    r = _cli("exact", "--sigma", "1", "--steps-per-epoch", "100", env={memory.ENV: "lots"})
+    assert r.returncode == 2 and "memory size 'lots' is not a size" in r.stderr
+
+
+def test_the_cli_warns_on_stderr_before_a_large_run(monkeypatch, capsys):
+    from verifier.cli import main
+    monkeypatch.setattr(memory, "WARN_BYTES", 10 ** 6)
+    monkeypatch.setitem(memory._HOOK, "said", set())
+    assert main(["exact", "--sigma", "1", "--steps-per-epoch", "1000", "--json"]) == 0
+    out, err = capsys.readouterr()
+    json.loads(out)                                  # stdout: the JSON alone
+    assert err.startswith("verifier: warning: the exact TV at sigma = 1, M = 1000 will need "
+                          "up to about")
+
+
+def test_refinement_stops_at_the_memory_limit_and_says_so():
+    base = verifier.epsilon(F(1), 200, 10, delta=F(1, 10 ** 6))
+    with memory.dry_run(), pytest.raises(memory.DryRun) as d:
+        verifier.epsilon(F(1), 200, 10, delta=F(1, 10 ** 6), rel_width=F(1, 10 ** 7))
+    # level 1 fits (the limit is 1.5 times its need); a finer level, more points, does not
+    cap = memory.resident() + (d.value.need - memory.BASELINE) * 3 // 2
+    with memory.limited(cap):
+        r = verifier.epsilon(F(1), 200, 10, delta=F(1, 10 ** 6), rel_width=F(1, 10 ** 7))
+    limit = r.info["refinement_limit"]
+    assert limit.startswith("refinement level ") and " refused: " in limit
+    assert "of memory" in limit and memory.ENV in limit
+    assert base.epsilon.lower <= r.epsilon.lower <= r.epsilon.upper <= base.epsilon.upper
+
+
+def test_a_sweep_refuses_a_cell_beyond_a_workers_share_before_anything_runs(tmp_path):
+    from verifier.sweep import preflight
+    from verifier.sweep import spec as S
+    sp = S.parse({"compute": "epsilon", "axes": {"sigma": ["2"], "steps": [100, 1000000],
+                                                 "epochs": [1], "delta": ["1e-8"]}},
+                 "big.toml")
+    with pytest.raises(InputErrors) as e:
+        preflight.check(sp, sp.cells(), memory.parse_size("300MiB"), sp.path)
+    assert e.value.messages == [m for m in e.value.messages if "steps = 1000000" in m]
+    assert len(e.value.messages) == 1
+    assert e.value.messages[0].startswith("big.toml: cell (sigma = 2, steps = 1000000, "
+                                          "epochs = 1, delta = 1e-8) would need up to about")
+    preflight.check(sp, sp.cells(), memory.parse_size("3GiB"), sp.path)     # fits
+
+
+def test_a_worker_holds_its_cells_to_its_share():
+    from verifier.sweep.cells import compute_cell
+    cell = {"sigma": F(2), "steps": 10 ** 6, "epochs": 1, "delta": F(1, 10 ** 8)}
+    rec = compute_cell("epsilon", cell, memory_limit=10 ** 8)
+    assert rec["status"] == "refused" and "of memory" in rec["reason"]
+
+
+PEAK = r"""
+import json, resource, sys
+from fractions import Fraction as F
+import verifier
+from verifier.numerics import memory
+seen = []
+orig = memory.reserve
+def spy(points, engine, what, prec=None):
+    need = orig(points, engine, what, prec)
+    seen.append(need)
+    return need
+for mod in ("verifier.bounds.profile.body", "verifier.bounds.exact_tv.one_epoch",
+            "verifier.numerics.compose"):
+    sys.modules.setdefault(mod, __import__(mod, fromlist=["x"]))
+    setattr(sys.modules[mod], "reserve", spy)
+kind, args = sys.argv[1], sys.argv[2:]
+if kind == "tv":
+    verifier.exact_tv(F(args[0]), int(args[1]), int(args[2]))
+else:
+    verifier.epsilon(F(args[0]), int(args[1]), int(args[2]), delta=F(args[3]),
+                     **({"rel_width": F(args[4])} if len(args) > 4 else {}))
+print(json.dumps({"estimate": max(seen),
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [("tv", "1", "100000000", "1"),
+                                  ("eps", "2", "3000000", "1", "1e-10"),
+                                  ("eps", "1", "500", "10", "1e-8", "1e-5")])
+def test_the_estimates_are_upper_estimates_of_the_peaks(args):
+    r = subprocess.run([sys.executable, "-c", PEAK, *args], capture_output=True, text=True,
+                       cwd=ROOT, timeout=600)
+    got = json.loads(r.stdout)
+    assert got["peak"] <= got["estimate"] <= 3 * got["peak"], got

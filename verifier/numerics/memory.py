@@ -1,0 +1,158 @@
+"""Memory before it is spent: every engine announces its largest allocation (lists of Arb
+balls, one per lattice point of a DFT) before making it, through ``reserve``.  A run that
+would need more than ``WARN_BYTES`` is announced once on stderr (the CLI) or as a
+``MemoryWarning`` (the API); one that would need more than the limit is refused in one
+line, before anything is allocated (``MemoryLimitError``, an InputError: exit 2).
+
+The limit: ``VERIFIER_MEMORY_LIMIT`` ("3GiB", "2.5GB", "800MB", bytes), else three
+quarters of this machine's physical memory; a sweep's workers set it to their own limit.
+The estimates come from measurement (docs/BENCHMARKS.md, "Memory"; tests/test_memory.py
+checks each engine's peak against them): one acb ball held in a Python list costs
+``ball_bytes(prec)`` (139 bytes up to 128 bits), and each engine keeps a known number of
+such balls per point of its longest DFT alive at its peak (``PER_POINT``).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import warnings
+
+from verifier.core.arith import InputError
+
+WARN_BYTES = 2 * 1024 ** 3       # announce runs above 2 GiB
+BASELINE = 120 * 1024 ** 2       # the interpreter, flint and numpy (where /proc cannot say)
+# balls alive per point of the longest DFT at each engine's peak (measured, rounded up: the
+# estimates are upper estimates, 1.0-2.3 times the peaks measured): the profile engine's body (label and spread transforms, their powers),
+# the exact-TV engine (two transforms and their inverse), the E-fold composition
+PER_POINT = {"profile": 13, "exact-tv": 6, "compose": 6}
+ENV = "VERIFIER_MEMORY_LIMIT"
+_UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
+          "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}
+_HOOK = {"notify": None, "said": set(), "limit": None, "dry": False}
+
+
+class MemoryWarning(UserWarning):
+    """A run that will need more than WARN_BYTES of memory."""
+
+
+class MemoryLimitError(InputError):
+    """A run that would need more memory than the limit: refused before allocating."""
+
+
+class DryRun(Exception):
+    """Raised by ``reserve`` in a dry run (``dry_run``): the estimate, nothing allocated."""
+
+    def __init__(self, need: int, points: int, what: str):
+        super().__init__(need)
+        self.need, self.points, self.what = need, points, what
+
+
+def parse_size(text) -> int:
+    """Bytes from "3GiB", "2.5GB", "800MB", "1000000" (one-line InputError otherwise)."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
+    unit = m.group(2).lower() if m else None
+    if m is None or unit not in _UNITS or float(m.group(1)) <= 0:
+        raise InputError(f"memory size {text!r} is not a size (write for example 3GiB, "
+                         "2.5GB, 800MB or a number of bytes)")
+    return int(float(m.group(1)) * _UNITS[unit])
+
+
+def physical() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+@contextlib.contextmanager
+def limited(nbytes: int | None):
+    """The limit for the calls inside (a sweep's cell: its worker's share)."""
+    old = _HOOK["limit"]
+    _HOOK["limit"] = nbytes
+    try:
+        yield
+    finally:
+        _HOOK["limit"] = old
+
+
+@contextlib.contextmanager
+def dry_run():
+    """Inside, the first ``reserve`` raises DryRun with its estimate (from a fresh
+    process's BASELINE, not this one's memory): what a run would need, at the cost of its
+    planning only (a sweep's check before anything runs)."""
+    old = _HOOK["dry"]
+    _HOOK["dry"] = True
+    try:
+        yield
+    finally:
+        _HOOK["dry"] = old
+
+
+def limit() -> int | None:
+    """The memory limit in bytes (None: unknown, nothing refused)."""
+    if _HOOK["limit"] is not None:
+        return _HOOK["limit"]
+    raw = os.environ.get(ENV)
+    if raw:
+        return parse_size(raw)
+    ram = physical()
+    return None if ram is None else ram * 3 // 4
+
+
+def ball_bytes(prec: int) -> int:
+    """Bytes of one acb ball in a list at ``prec`` bits (measured with python-flint 0.9:
+    139 up to 128 bits, where both midpoints are inline; beyond, 16 bytes per 64-bit limb
+    of the two midpoints plus the allocator's overhead)."""
+    return 139 if prec <= 128 else 171 + 16 * math.ceil(prec / 64)
+
+
+def resident() -> int:
+    """This process's resident memory now (Linux /proc; else BASELINE)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return BASELINE
+
+
+def estimate(points: int, engine: str, prec: int, now: int | None = None) -> int:
+    """Estimated peak bytes of ``engine`` with a longest DFT of ``points`` at ``prec``, on
+    top of ``now`` bytes already held (default: this process's resident memory)."""
+    return (resident() if now is None else now) + points * PER_POINT[engine] * ball_bytes(prec)
+
+
+def size_str(n: int) -> str:
+    return f"{n / 1024 ** 3:.1f} GiB" if n >= 1024 ** 3 else f"{n / 1024 ** 2:.0f} MiB"
+
+
+def on_warning(notify):
+    """Where announcements go (the CLI: one stderr line); None: warnings.warn."""
+    _HOOK["notify"] = notify
+
+
+def reserve(points: int, engine: str, what: str, prec: int | None = None) -> int:
+    """Announce or refuse the allocation of ``engine``'s longest DFT (``points`` long) for
+    ``what`` (a few words naming the run); returns the estimate in bytes."""
+    if prec is None:
+        from flint import ctx
+        prec = ctx.prec
+    if _HOOK["dry"]:
+        raise DryRun(estimate(points, engine, prec, now=BASELINE), points, what)
+    need, cap = estimate(points, engine, prec), limit()
+    if cap is not None and need > cap:
+        raise MemoryLimitError(
+            f"{what} would need up to about {size_str(need)} of memory (a DFT of {points} points at "
+            f"{prec} bits), more than the limit {size_str(cap)}; set {ENV} higher on a larger "
+            f"machine, or ask for less (a larger delta, fewer steps per epoch, a wider "
+            f"--rel-width)")
+    if need > WARN_BYTES and (what, points) not in _HOOK["said"]:
+        _HOOK["said"].add((what, points))
+        msg = (f"{what} will need up to about {size_str(need)} of memory (a DFT of {points} "
+               f"points at {prec} bits)")
+        if _HOOK["notify"] is not None:
+            _HOOK["notify"](msg)
+        else:
+            warnings.warn(msg, MemoryWarning, stacklevel=2)
+    return need

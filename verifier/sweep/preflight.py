@@ -1,0 +1,58 @@
+"""A sweep's memory check before anything runs (docs/SWEEPS.md, "Memory"): every cell to
+compute is planned in a dry run (``numerics.memory.dry_run``: the engine's planning up to
+its first large allocation, about 0.03-0.1 s a cell) and a cell whose estimate exceeds a
+worker's share is named with its coordinates; the spec is then refused, one line per cell.
+The same limit holds inside each worker (``memory.limited``), so a cell the dry run could not
+foresee (a later, larger allocation) is refused there with its reason, not killed."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from verifier.core.arith import InputErrors, frac_str
+
+CELL_SHARE = Fraction(17, 20)     # an engine may use this much of a worker's memory limit
+                                  # (Dask's nanny restarts a worker at 95% of it)
+
+
+def cell_limit(worker_bytes: int) -> int:
+    return int(worker_bytes * CELL_SHARE)
+
+
+def coords(cell: dict) -> str:
+    return ", ".join(f"{k} = {frac_str(v) if isinstance(v, Fraction) else v}"
+                     for k, v in cell.items())
+
+
+def needs(compute: str, cell: dict) -> tuple[int, int] | None:
+    """(bytes, DFT points) of the cell's first large allocation, or None (none, or the
+    engine refuses the cell for another reason: the run records that)."""
+    from verifier.core.arith import InputError
+    from verifier.numerics import memory
+    from verifier.sweep.cells import answer
+    try:
+        with memory.dry_run():
+            answer(compute, cell)
+    except memory.DryRun as d:
+        return d.need, d.points
+    except InputError:
+        return None
+    return None
+
+
+def check(spec, cells: list, worker_bytes: int, path: str):
+    """Refuse (one line per cell, at most 20) the cells that would exceed a worker's share."""
+    from verifier.core.progress import report
+    from verifier.numerics.memory import size_str
+    cap, errors = cell_limit(worker_bytes), []
+    for i, cell in enumerate(cells):
+        report("checking the cells' memory", i + 1, len(cells))
+        got = needs(spec.compute, cell)
+        if got is not None and got[0] > cap:
+            errors.append(f"{path}: cell ({coords(cell)}) would need up to about "
+                          f"{size_str(got[0])} of memory (a DFT of {got[1]} points), more than "
+                          f"a worker's {size_str(cap)} (85% of --memory-per-worker "
+                          f"{size_str(worker_bytes)}); raise it or leave the cell out")
+            if len(errors) >= 20:
+                break
+    if errors:
+        raise InputErrors(errors)

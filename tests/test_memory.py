@@ -190,3 +190,13 @@ def test_the_estimates_are_upper_estimates_of_the_peaks(args):
                        cwd=ROOT, timeout=600)
     got = json.loads(r.stdout)
     assert got["peak"] <= got["estimate"] <= 3 * got["peak"], got
+
+
+def test_one_cell_per_group_is_planned_the_largest():
+    from verifier.sweep import preflight
+    from verifier.sweep import spec as S
+    sp = S.parse({"compute": "epsilon", "axes": {"sigma": ["1", "2"], "steps": [10, 100],
+                                                 "epochs": [1, 5], "delta": ["1e-5", "1e-8"]}})
+    reps = preflight.representatives(sp.cells())
+    assert len(reps) == 4 and all(c["epochs"] == 5 and c["delta"] == F(1, 10 ** 8) for c in reps)
+    assert {(c["sigma"], c["steps"]) for c in reps} == {(1, 10), (1, 100), (2, 10), (2, 100)}

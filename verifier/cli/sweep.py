@@ -27,7 +27,7 @@ def cmd_sweep(args) -> int:
         print(f"sweep {sp.compute} over {', '.join(sp.names)}: {r.cells} cells, {r.computed} "
               f"computed, {r.reused} already done ({r.seconds:.1f} s)")
         print("  " + ", ".join(f"{n} {k}" for k, n in sorted(statuses.items())))
-        print(f"  wrote {r.table}" + (f" and {len(r.figures)} heatmap(s)" if r.figures else ""))
+        print(f"  wrote {r.table}" + (f" and {len(r.figures)} figure(s)" if r.figures else ""))
     return EXIT_OK if statuses.get("certified", 0) == r.cells else EXIT_INCONCLUSIVE
 
 

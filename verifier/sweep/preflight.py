@@ -1,9 +1,12 @@
-"""A sweep's memory check before anything runs (docs/SWEEPS.md, "Memory"): every cell to
-compute is planned in a dry run (``numerics.memory.dry_run``: the engine's planning up to
-its first large allocation, about 0.03-0.1 s a cell) and a cell whose estimate exceeds a
-worker's share is named with its coordinates; the spec is then refused, one line per cell.
-The same limit holds inside each worker (``memory.limited``), so a cell the dry run could not
-foresee (a later, larger allocation) is refused there with its reason, not killed."""
+"""A sweep's memory check before anything runs (docs/SWEEPS.md, "Memory"): cells are planned
+in a dry run (``numerics.memory.dry_run``: the engine's planning up to its first large
+allocation, about 0.03-0.1 s a cell) and a cell whose estimate exceeds a worker's share is
+named with its coordinates; the spec is then refused, one line per cell.  One cell is
+planned per group of cells that differ only in delta, epochs and epsilon: the one with the
+smallest delta and the most epochs (the engines' windows grow as the target mass
+1e-6 delta / E shrinks), so a 1000-cell grid costs a few seconds, not a minute.  The same
+limit holds inside each worker (``memory.limited``), so a cell the dry run did not foresee
+is refused there with its reason, not killed."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -39,11 +42,28 @@ def needs(compute: str, cell: dict) -> tuple[int, int] | None:
     return None
 
 
+GROUPED = ("delta", "epochs", "epsilon", "target_epsilon")
+
+
+def representatives(cells: list) -> list:
+    """One cell per group of cells equal but for GROUPED: the smallest delta, the most
+    epochs, the largest |epsilon| (the largest memory of its group)."""
+    best = {}
+    for cell in cells:
+        g = tuple(sorted((k, str(v)) for k, v in cell.items() if k not in GROUPED))
+        rank = (-cell.get("delta", 1), cell.get("epochs", 1),
+                abs(cell.get("epsilon", cell.get("target_epsilon", 0))))
+        if g not in best or rank > best[g][0]:
+            best[g] = (rank, cell)
+    return [c for _, c in best.values()]
+
+
 def check(spec, cells: list, worker_bytes: int, path: str):
     """Refuse (one line per cell, at most 20) the cells that would exceed a worker's share."""
     from verifier.core.progress import report
     from verifier.numerics.memory import size_str
     cap, errors = cell_limit(worker_bytes), []
+    cells = representatives(cells)
     for i, cell in enumerate(cells):
         report("checking the cells' memory", i + 1, len(cells))
         got = needs(spec.compute, cell)

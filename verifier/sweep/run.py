@@ -51,7 +51,11 @@ def _write(out: str, rec: dict):
 
 
 def _client(workers: int | None, scheduler: str | None, memory: int):
+    import logging
     from dask.distributed import Client, LocalCluster
+    # Dask's own INFO lines stay out of the sweep's output even where another library
+    # (Opacus, on import) turned the root logger to INFO
+    logging.getLogger("distributed").setLevel(logging.WARNING)
     if scheduler:
         return Client(scheduler), None
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,

@@ -200,3 +200,16 @@ def test_one_cell_per_group_is_planned_the_largest():
     reps = preflight.representatives(sp.cells())
     assert len(reps) == 4 and all(c["epochs"] == 5 and c["delta"] == F(1, 10 ** 8) for c in reps)
     assert {(c["sigma"], c["steps"]) for c in reps} == {(1, 10), (1, 100), (2, 10), (2, 100)}
+
+
+def test_poisson_cells_are_not_planned_and_small_cells_not_with_a_large_share(monkeypatch):
+    from verifier.sweep import preflight
+    from verifier.sweep import spec as S
+    cell = {"sigma": F(1), "steps": 100, "delta": F(1, 10 ** 5), "sampling": "poisson"}
+    assert preflight.needs("epsilon", cell) is None
+    planned = []
+    monkeypatch.setattr(preflight, "needs", lambda c, cell: planned.append(cell))
+    sp = S.parse({"compute": "epsilon", "axes": {"sigma": ["1"], "steps": [100, 100000],
+                                                 "delta": ["1e-5"]}})
+    preflight.check(sp, sp.cells(), memory.parse_size("3GiB"), "s")
+    assert [c["steps"] for c in planned] == [100000]

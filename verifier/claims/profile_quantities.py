@@ -1,11 +1,14 @@
 """The claims quantities of the (epsilon, delta) engines and their views: epsilon, delta_at,
-poisson_epsilon, poisson_delta_at (each refinable: a judge may ask for a narrower bracket,
-values.requested), renyi and tradeoff.  Registered in quantities.py."""
+poisson_epsilon, poisson_delta_at, noise_multiplier, poisson_noise_multiplier (each
+refinable: a judge may ask for a narrower bracket, values.requested), renyi, tradeoff,
+rdp_epsilon, zcdp_rho and zcdp_epsilon.  Registered in quantities.py."""
 from __future__ import annotations
 
+from fractions import Fraction
 from functools import lru_cache
 
 from verifier.claims.values import Evaluation, final, requested_width
+from verifier.core.arith import Interval
 
 
 @lru_cache(maxsize=256)
@@ -62,3 +65,69 @@ def tradeoff(a, prec, max_prec=None):
     c = tradeoff_curve(a["sigma"], a["steps"], a["epochs"], at=[a["a"]])
     p = c.points[0]
     return Evaluation(p.f if a["direction"] == "remove" else p.reverse)
+
+
+def _target(a) -> tuple:
+    from verifier.core.arith import InputError
+    if a["target_epsilon"] <= 0:
+        raise InputError(f"target_epsilon must be > 0, got {a['target_epsilon']}")
+    return a["target_epsilon"], a["delta"]
+
+
+@lru_cache(maxsize=64)
+def _sigma_star(eps, delta, M, E, poisson, width):
+    from verifier.deploy.epsilon import sigma_star
+    return sigma_star(eps, delta, M, E, width, poisson=poisson)
+
+
+def _star_value(r) -> Evaluation:
+    return final(r.value, r.status if r.status == "ok" else "inconclusive", r.note)
+
+
+DEFAULT_SIGMA_WIDTH = Fraction(1, 1000)
+
+
+def noise_multiplier(a, prec, max_prec=None):
+    """sigma* of random allocation (deploy.epsilon.sigma_star): the noise multiplier at which
+    the certified epsilon(delta) meets target_epsilon exactly, enclosed."""
+    eps, d = _target(a)
+    return _star_value(_sigma_star(eps, d, a["steps"], a["epochs"], None,
+                                   requested_width() or DEFAULT_SIGMA_WIDTH))
+
+
+def poisson_noise_multiplier(a, prec, max_prec=None):
+    eps, d = _target(a)
+    return _star_value(_sigma_star(eps, d, 0, 0, (a["sample_rate"], a["total_steps"]),
+                                   requested_width() or DEFAULT_SIGMA_WIDTH))
+
+
+def rdp_epsilon(a, prec, max_prec=None):
+    """The RDP-to-(epsilon, delta) conversion at one order alpha (classical: Mironov 2017,
+    Proposition 3; improved: Balle et al. 2020, Theorem 21) of the pair's D_alpha, the larger
+    of the two directions (views.conversions._conv at both ends of each bracket)."""
+    from verifier.views.conversions import ball_down, ball_up, conversion_at
+    from verifier.views.renyi import renyi_curve
+    al = a["alpha"]
+    c = renyi_curve(a["sigma"], a["steps"], a["epochs"], orders=[al],
+                    with_profile=True)
+    o, improved = c.at(al), a["method"] == "improved"
+    ends = [conversion_at(getattr(o, w), al, a["delta"], improved) for w in ("remove", "add")]
+    return Evaluation(Interval(max(ball_down(e[0]) for e in ends),
+                               max(ball_up(e[1]) for e in ends)))
+
+
+def zcdp_rho(a, prec, max_prec=None):
+    """rho = sup_a D_a / a of E epochs, one direction or the pair (views.renyi)."""
+    from verifier.views.renyi import renyi_curve
+    c = renyi_curve(a["sigma"], a["steps"], a["epochs"], orders=[Fraction(2)],
+                    with_profile=a["direction"] != "remove")
+    return Evaluation(c.zcdp_remove if a["direction"] == "remove" else
+                      c.zcdp_add if a["direction"] == "add" else c.rho)
+
+
+def zcdp_epsilon(a, prec, max_prec=None):
+    """The classical zCDP conversion rho + 2 sqrt(rho log(1/delta)) (Bun & Steinke 2016,
+    Proposition 1.3) of the pair's rho."""
+    from verifier.views.conversions import zcdp_convert
+    rho = zcdp_rho({**a, "direction": "pair"}, prec).value
+    return Evaluation(zcdp_convert(rho, a["delta"], improved=False).epsilon)

@@ -332,6 +332,33 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              {"epochs": "1", "direction": "remove"},
              "docs/THEORY.md section 10 (integer orders of remove exact)", False, PQ.renyi,
              parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("noise_multiplier", "sigma* = inf {sigma : epsilon(delta) <= target_epsilon} of "
+             "random allocation, the noise multiplier meeting the target exactly, a certified "
+             "bracket (a sigma certified to miss, one certified to meet; epsilon(delta) does not "
+             "increase with sigma)", ("target_epsilon", "delta", "steps"), {"epochs": "1"},
+             "the verifier's privacy profile (docs/THEORY.md sections 9 and 11)", False,
+             PQ.noise_multiplier, parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("poisson_noise_multiplier", "sigma* of T = total_steps Poisson-subsampled steps at "
+             "rate sample_rate, a certified bracket (as noise_multiplier)",
+             ("target_epsilon", "delta", "sample_rate", "total_steps"), {},
+             "the verifier's Poisson engine (docs/THEORY.md section 12)", False,
+             PQ.poisson_noise_multiplier),
+    Quantity("rdp_epsilon", "the Rényi-to-(epsilon, delta) conversion at order alpha of the "
+             "pair's D_alpha over E epochs, the larger direction; method classical (Mironov "
+             "2017, Proposition 3) or improved (Balle et al. 2020, Theorem 21)",
+             ("sigma", "steps", "alpha", "delta"), {"epochs": "1", "method": "improved"},
+             "docs/THEORY.md section 10 (conversions)", False, PQ.rdp_epsilon,
+             parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    Quantity("zcdp_rho", "rho = sup_a D_a / a of E epochs (zCDP), direction remove (exactly "
+             "E / (2 sigma^2)), add, or the pair (the larger)", ("sigma", "steps"),
+             {"epochs": "1", "direction": "pair"},
+             "docs/THEORY.md section 10 (Bun & Steinke 2016)", False, PQ.zcdp_rho,
+             parsers={"steps": "pair_steps", "epochs": "pair_epochs",
+                      "direction": "pair_direction"}),
+    Quantity("zcdp_epsilon", "the classical zCDP conversion rho + 2 sqrt(rho log(1/delta)) of "
+             "the pair's rho (Bun & Steinke 2016, Proposition 1.3)", ("sigma", "steps", "delta"),
+             {"epochs": "1"}, "docs/THEORY.md section 10 (Bun & Steinke 2016)", False,
+             PQ.zcdp_epsilon, parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
 ]}
 
 

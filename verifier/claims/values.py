@@ -131,6 +131,23 @@ ARG_PARSERS["sample_rate"] = rate_arg
 ARG_PARSERS["total_steps"] = total_steps_arg
 
 
+def method_arg(v):
+    if v not in ("classical", "improved"):
+        raise InputError(f"method must be 'classical' or 'improved', got {v!r:.40}")
+    return v
+
+
+def pair_direction_arg(v):
+    if v not in ("remove", "add", "pair"):
+        raise InputError(f"direction must be 'remove', 'add' or 'pair', got {v!r:.40}")
+    return v
+
+
+ARG_PARSERS["method"] = method_arg
+ARG_PARSERS["pair_direction"] = pair_direction_arg
+ARG_PARSERS["target_epsilon"] = lambda v: parse_exact(v, "target_epsilon")
+
+
 def final(value: Interval | None, status: str, why: str, integer=False) -> Evaluation:
     """An Evaluation of a search or engine: a certified value, or inconclusive / infeasible."""
     if status == "ok" and value is not None:
@@ -145,7 +162,8 @@ def final(value: Interval | None, status: str, why: str, integer=False) -> Evalu
 # The accuracy a judge asks of the (epsilon, delta) engines when their default bracket cannot
 # decide a printed value (claims/audit.py); None: the engines' defaults.
 _REQUESTED = ContextVar("requested_rel_width", default=None)
-REFINABLE = ("epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at")
+REFINABLE = ("epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at", "noise_multiplier",
+             "poisson_noise_multiplier")
 
 
 def requested_width():

@@ -46,6 +46,12 @@ def _conv(D: Fraction, alpha: Fraction, delta: Fraction, improved: bool, prec=PR
         return to_arb(D) - d.log() / (a - 1)
 
 
+def conversion_at(D: Interval, alpha: Fraction, delta: Fraction, improved: bool) -> tuple:
+    """(ball at D's lower end, ball at its upper end) of one order's conversion: an enclosure
+    of the conversion of the exact D_alpha (the conversion increases with D)."""
+    return _conv(D.lower, alpha, delta, improved), _conv(D.upper, alpha, delta, improved)
+
+
 def convert(orders, delta: Fraction, improved: bool = True) -> Conversion:
     """min over the orders of each direction's conversion; the larger direction."""
     best = {}
@@ -53,8 +59,7 @@ def convert(orders, delta: Fraction, improved: bool = True) -> Conversion:
         cand = []
         for o in orders:
             iv = getattr(o, which)
-            lo, hi = _conv(iv.lower, o.alpha, delta, improved), _conv(iv.upper, o.alpha, delta,
-                                                                       improved)
+            lo, hi = conversion_at(iv, o.alpha, delta, improved)
             cand.append((ball_up(hi), ball_down(lo), o.alpha))
         up, _, alpha = min(cand)
         best[which] = (max(min(c[1] for c in cand), Fraction(0)), up, alpha)

@@ -1,0 +1,121 @@
+"""Claims quantities for calibration and conversions (issue #26): noise_multiplier (sigma*
+against the exact privacy profile), rdp_epsilon, zcdp_rho, zcdp_epsilon; each enclosure
+checked against closed forms of the Gaussian mechanism (M = 1) computed with mpmath at 50
+digits, and audited end to end from a claims file."""
+from __future__ import annotations
+
+import textwrap
+from fractions import Fraction as F
+
+import mpmath as mp
+import pytest
+
+from verifier.claims import audit as A
+from verifier.claims import format as CF
+from verifier.claims import quantities as Q
+
+mp.mp.dps = 50
+HEAD = '''format = "verifier-claims/2"
+[source]
+paper = "Example"
+'''
+
+
+def _q(name, **args):
+    q = Q.get(name)
+    return q.evaluate(q.parse_args(args, "test"), 128)
+
+
+def _gaussian_delta(eps, sigma):       # Balle & Wang 2018, Theorem 8, mu = 1 / sigma
+    mu = 1 / mp.mpf(sigma)
+    return mp.ncdf(-eps / mu + mu / 2) - mp.e ** eps * mp.ncdf(-eps / mu - mu / 2)
+
+
+def _contains(iv, x):
+    return mp.mpf(iv.lower.numerator) / iv.lower.denominator <= x <= \
+        mp.mpf(iv.upper.numerator) / iv.upper.denominator
+
+
+def test_noise_multiplier_of_the_gaussian_mechanism_encloses_the_root():
+    ref = mp.findroot(lambda s: _gaussian_delta(1, s) - mp.mpf("1e-5"), 4)
+    ev = _q("noise_multiplier", target_epsilon="1", delta="1e-5", steps=1)
+    assert _contains(ev.value, ref), (ev.value, ref)
+    assert ev.value.upper - ev.value.lower <= F(1, 1000) * ev.value.upper
+
+
+def test_noise_multiplier_brackets_meet_and_miss():
+    import verifier
+    ev = _q("noise_multiplier", target_epsilon="2", delta="1e-5", steps=10, epochs=3)
+    lo, hi = ev.value.lower, ev.value.upper
+    assert verifier.epsilon(hi, 10, 3, delta="1e-5").epsilon.upper <= 2
+    assert verifier.epsilon(lo, 10, 3, delta="1e-5").epsilon.lower > 2
+
+
+def test_poisson_noise_multiplier_at_rate_one_is_the_gaussian_root():
+    ref = mp.findroot(lambda s: _gaussian_delta(1, s) - mp.mpf("1e-5"), 4)
+    ev = _q("poisson_noise_multiplier", target_epsilon="1", delta="1e-5", sample_rate="1",
+            total_steps=1)
+    assert _contains(ev.value, ref)
+
+
+@pytest.mark.parametrize("alpha,method", [("2", "classical"), ("5", "classical"),
+                                          ("3", "improved")])
+def test_rdp_epsilon_of_the_gaussian_mechanism(alpha, method):
+    a, s, d = mp.mpf(alpha), mp.mpf(2), mp.mpf("1e-6")
+    D = a / (2 * s ** 2)                                   # exact Rényi divergence, M = 1
+    ref = (D - mp.log(d) / (a - 1) if method == "classical" else
+           D + mp.log((a - 1) / a) - (mp.log(d) + mp.log(a)) / (a - 1))
+    ev = _q("rdp_epsilon", sigma="2", steps=1, alpha=alpha, delta="1e-6", method=method)
+    assert _contains(ev.value, ref)
+    assert ev.value.upper - ev.value.lower < F(1, 10 ** 6)
+
+
+def test_zcdp_rho_and_epsilon():
+    ev = _q("zcdp_rho", sigma="2", steps=10, epochs=4, direction="remove")
+    assert ev.value.lower == ev.value.upper == F(4, 8)                # E / (2 sigma^2)
+    pair = _q("zcdp_rho", sigma="2", steps=10, epochs=4)
+    assert pair.value.lower >= F(1, 2)
+    rho = mp.mpf(1) / 2 / 4                                           # M = 1: rho = 1/(2 s^2)
+    eps = _q("zcdp_epsilon", sigma="2", steps=1, delta="1e-5")
+    assert _contains(eps.value, rho + 2 * mp.sqrt(rho * mp.log(mp.mpf(10) ** 5)))
+
+
+def test_the_new_quantities_audited_from_a_file(tmp_path):
+    f = tmp_path / "v.toml"
+    f.write_text(HEAD + textwrap.dedent('''
+        [[claims]]
+        id = "nm"
+        where = "w"
+        quantity = "noise_multiplier"
+        args = { target_epsilon = "1", delta = "1e-5", steps = 1 }
+        printed = "3.73"
+        judge = "rounded"
+        [[claims]]
+        id = "zr"
+        where = "w"
+        expr = 'zcdp_rho(sigma=2, steps=10, epochs=4, direction="remove")'
+        printed = "0.5"
+        judge = "rounded"
+        [[claims]]
+        id = "re"
+        where = "w"
+        quantity = "rdp_epsilon"
+        args = { sigma = "2", steps = 1, alpha = "2", delta = "1e-6", method = "classical" }
+        printed = "14.07"
+        judge = "rounded"
+    '''))
+    r = {x.claim.id: x for x in A.audit(CF.load(str(f)))}
+    assert all(x.verdict == A.CONFIRMED for x in r.values()), {k: (x.verdict, x.note)
+                                                                for k, x in r.items()}
+
+
+@pytest.mark.parametrize("args,needle", [
+    ({"target_epsilon": "0", "delta": "1e-5", "steps": 10}, "target_epsilon must be > 0"),
+    ({"sigma": "1", "steps": 10, "alpha": "2", "delta": "1e-5", "method": "best"},
+     "method must be 'classical' or 'improved'")])
+def test_mistakes_are_one_line(args, needle):
+    from verifier.core.arith import InputError
+    name = "noise_multiplier" if "target_epsilon" in args else "rdp_epsilon"
+    with pytest.raises(InputError) as e:
+        _q(name, **args)
+    assert needle in str(e.value)

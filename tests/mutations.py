@@ -838,6 +838,38 @@ def _accepted_without_abs():
     return acc
 
 
+def _sigma_star_undecided_as_miss():
+    """sigma*'s walk and bisection read an undecided engine answer as a certified miss."""
+    import verifier.deploy.epsilon as DE
+    from verifier.core.arith import Tri
+    real = DE._engine_for
+
+    def engine_for(*a, **k):
+        fixed, g, meets = real(*a, **k)
+
+        def wrong(s, e):
+            v, iv = meets(s, e)
+            return (Tri.FAILS if v is Tri.UNDECIDED else v), iv
+        return fixed, g, wrong
+    return _set("verifier.deploy.epsilon:_engine_for", engine_for)
+
+
+def _sigma_star_lower_end_unchecked():
+    """sigma*'s bracket reported from the sigma that meets the target alone (lower end = the
+    upper end: the miss never checked)."""
+    import verifier.deploy.epsilon as DE
+    real = DE.sigma_star
+
+    def wrong(*a, **k):
+        r = real(*a, **k)
+        if r.value is None:
+            return r
+        from verifier.core.arith import Interval
+        return DE.SigmaStar(Interval(r.value.upper, r.value.upper), r.status, r.note,
+                            r.evaluations)
+    return _set("verifier.deploy.epsilon:sigma_star", wrong)
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1302,6 +1334,16 @@ MUTATIONS = [
              "a sweep's cells are not held to a worker's memory before anything runs",
              lambda: _set("verifier.sweep.preflight:cell_limit", lambda b: 1 << 62),
              ("tests/test_memory.py::test_a_sweep_refuses_a_cell_beyond_a_workers_share_before_anything_runs",)),
+    Mutation("claims.sigma-star-miss-unchecked", "search",
+             "noise_multiplier's bracket has no certified miss: its lower end is the sigma that "
+             "meets the target",
+             _sigma_star_lower_end_unchecked,
+             ("tests/test_claims_views.py::test_noise_multiplier_of_the_gaussian_mechanism_encloses_the_root",
+              "tests/test_claims_views.py::test_noise_multiplier_brackets_meet_and_miss")),
+    Mutation("claims.sigma-star-undecided-as-miss", "search",
+             "noise_multiplier's search reads an undecided engine answer as a certified miss",
+             _sigma_star_undecided_as_miss,
+             ("tests/test_claims_views.py::test_noise_multiplier_brackets_meet_and_miss",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

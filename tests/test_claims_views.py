@@ -45,10 +45,12 @@ def test_noise_multiplier_of_the_gaussian_mechanism_encloses_the_root():
 
 def test_noise_multiplier_brackets_meet_and_miss():
     import verifier
-    ev = _q("noise_multiplier", target_epsilon="2", delta="1e-5", steps=10, epochs=3)
+    # here the bisection meets the engine's resolution (an undecided sigma inside the bracket)
+    ev = _q("noise_multiplier", target_epsilon="2", delta="1e-5", steps=100, epochs=10)
     lo, hi = ev.value.lower, ev.value.upper
-    assert verifier.epsilon(hi, 10, 3, delta="1e-5").epsilon.upper <= 2
-    assert verifier.epsilon(lo, 10, 3, delta="1e-5").epsilon.lower > 2
+    assert verifier.epsilon(hi, 100, 10, delta="1e-5").epsilon.upper <= 2
+    assert verifier.epsilon(lo, 100, 10, delta="1e-5").epsilon.lower > 2
+    assert hi - lo <= F(2, 1000)
 
 
 def test_poisson_noise_multiplier_at_rate_one_is_the_gaussian_root():
@@ -119,3 +121,36 @@ def test_mistakes_are_one_line(args, needle):
     with pytest.raises(InputError) as e:
         _q(name, **args)
     assert needle in str(e.value)
+
+
+def test_an_undecided_engine_value_names_the_engine_and_is_computed_once(tmp_path, monkeypatch):
+    import verifier.views.renyi as R
+    from verifier.core.arith import decimal_str
+    calls = []
+    real = R.renyi_curve
+    monkeypatch.setattr(R, "renyi_curve", lambda *a, **k: calls.append(a) or real(*a, **k))
+    v = _q("renyi", sigma="1.7", steps=12, alpha="3.25").value
+    printed = decimal_str((v.lower + v.upper) / 2, 12)             # finer than the bracket
+    calls.clear()
+    f = tmp_path / "r.toml"
+    f.write_text(HEAD + textwrap.dedent(f'''
+        [[claims]]
+        id = "r"
+        where = "w"
+        quantity = "renyi"
+        args = {{ sigma = "1.7", steps = 12, alpha = "3.25" }}
+        printed = "{printed}"
+        judge = "rounded"
+        [[claims]]
+        id = "e"
+        where = "w"
+        expr = 'renyi(sigma=1.7, steps=12, alpha=3.25) + 0'
+        printed = "{printed}"
+        judge = "rounded"
+    '''))
+    r = {x.claim.id: x for x in A.audit(CF.load(str(f)))}
+    assert r["r"].verdict == A.INCONCLUSIVE and r["e"].verdict == A.INCONCLUSIVE
+    assert "the renyi engine's bracket" in r["r"].cases[0].note
+    assert "precision cap" not in r["r"].cases[0].note
+    assert "the engine bracket of renyi" in r["e"].cases[0].note
+    assert len(calls) == 0                       # the audit reused the one computation

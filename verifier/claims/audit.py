@@ -212,9 +212,28 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                 f" ({algebra[1]})" if algebra[1] else "") + ", no certified difference"
         return CaseResult(raw, verdict or INCONCLUSIVE, v if v.finite else None, ref, acc, p,
                           False, note if verdict else (note + "; " if note else "")
-                          + f"undecided at the precision cap ({max_prec} bits)"), verdict is not None
+                          + undecided_expr_note(claim.expr, max_prec)), verdict is not None
     res = AC.with_accuracy(claim, lambda: decide(at, lambda r: r[1], max_prec)[0], printed)
     return replace(res, printed=printed) if claim.case_printed else res
+
+
+def undecided_note(q, value, max_prec: int) -> str:
+    """What limited an undecided quantity: an engine's bracket (its accuracy; raising the
+    working precision would not narrow it), or the working precision's cap."""
+    if q.engine:
+        return (f"undecided: the {q.name} engine's bracket {value.short(8)} is too wide for "
+                f"the judge (its accuracy limits it, not the working precision)")
+    return f"undecided at the precision cap ({max_prec} bits)"
+
+
+def undecided_expr_note(node, max_prec: int) -> str:
+    from verifier.claims.grammar import calls
+    engines = sorted(n for n in calls(node) if n in Q.QUANTITIES and Q.QUANTITIES[n].engine)
+    if engines:
+        return (f"undecided at the precision cap ({max_prec} bits): the width comes from the "
+                f"engine bracket{'s' if len(engines) > 1 else ''} of {', '.join(engines)} "
+                "(their accuracy, not the working precision)")
+    return f"undecided at the precision cap ({max_prec} bits)"
 
 
 def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
@@ -258,8 +277,8 @@ def judge_case(claim: Claim, idx: int, max_prec: int) -> CaseResult:
                     verdict = J.relative(ev.value, ref_iv, claim.tolerance)
         return CaseResult(raw, verdict or INCONCLUSIVE, ev.value, ref_iv,
                           acc if claim.judge == "rounded" else None, p, ev.integer,
-                          "" if verdict else f"undecided at the precision cap ({max_prec} bits)"
-                          ), verdict is not None
+                          "" if verdict else undecided_note(q, ev.value, max_prec)
+                          ), verdict is not None or q.engine
     return AC.with_accuracy(claim, lambda: decide(at, lambda r: r[1], max_prec)[0])
 
 

@@ -39,6 +39,21 @@ def delta_at(a, prec, max_prec=None):
                                      requested_width()).delta)
 
 
+def per_arguments(f):
+    """An engine quantity evaluated once per audit for its arguments and requested width
+    (the working precision does not change an engine's bracket: the precision loop and
+    repeated claims reuse it)."""
+    @lru_cache(maxsize=256)
+    def once(key, width):
+        return f(dict(key), 0)
+
+    def evaluate(a, prec, max_prec=None):
+        return once(tuple(sorted(a.items())), requested_width())
+    evaluate.__name__, evaluate.__doc__ = f.__name__, f.__doc__
+    return evaluate
+
+
+@per_arguments
 def renyi(a, prec, max_prec=None):
     from verifier.views.renyi import renyi_curve
     al = a["alpha"]
@@ -60,6 +75,7 @@ def poisson_delta_at(a, prec, max_prec=None):
                                      requested_width()).delta)
 
 
+@per_arguments
 def tradeoff(a, prec, max_prec=None):
     from verifier.views.tradeoff import tradeoff_curve
     c = tradeoff_curve(a["sigma"], a["steps"], a["epochs"], at=[a["a"]])
@@ -101,6 +117,7 @@ def poisson_noise_multiplier(a, prec, max_prec=None):
                                    requested_width() or DEFAULT_SIGMA_WIDTH))
 
 
+@per_arguments
 def rdp_epsilon(a, prec, max_prec=None):
     """The RDP-to-(epsilon, delta) conversion at one order alpha (classical: Mironov 2017,
     Proposition 3; improved: Balle et al. 2020, Theorem 21) of the pair's D_alpha, the larger
@@ -116,6 +133,7 @@ def rdp_epsilon(a, prec, max_prec=None):
                                max(ball_up(e[1]) for e in ends)))
 
 
+@per_arguments
 def zcdp_rho(a, prec, max_prec=None):
     """rho = sup_a D_a / a of E epochs, one direction or the pair (views.renyi)."""
     from verifier.views.renyi import renyi_curve
@@ -125,6 +143,7 @@ def zcdp_rho(a, prec, max_prec=None):
                       c.zcdp_add if a["direction"] == "add" else c.rho)
 
 
+@per_arguments
 def zcdp_epsilon(a, prec, max_prec=None):
     """The classical zCDP conversion rho + 2 sqrt(rho log(1/delta)) (Bun & Steinke 2016,
     Proposition 1.3) of the pair's rho."""

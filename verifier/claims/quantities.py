@@ -10,7 +10,7 @@ the theorem it rests on applies (``Tri``), and JSON-able details.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Callable
@@ -36,6 +36,8 @@ class Quantity:
     evaluate: Callable     # (parsed args dict, prec, max_prec) -> Evaluation; searches use the cap
     ball: Callable | None = None   # (args, numeric ones possibly balls, prec) -> arb: over a box
     parsers: dict = field(default_factory=dict)   # argument -> ARG_PARSERS key, when not its name
+    engine: bool = False   # an engine's certified bracket: the working precision does not
+                           # narrow it (ENGINE_QUANTITIES; judged once, not at rising precision)
 
     def all_args(self) -> tuple:
         return tuple(self.args) + tuple(k for k in self.defaults if k not in self.args)
@@ -360,6 +362,16 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              {"epochs": "1"}, "docs/THEORY.md section 10 (Bun & Steinke 2016)", False,
              PQ.zcdp_epsilon, parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
 ]}
+
+
+# the quantities computed by an engine at its own precision (lattices, grids, searches): their
+# brackets are narrowed by a requested accuracy (values.REFINABLE), never by raising the
+# claims' working precision
+ENGINE_QUANTITIES = ("exact_tv", "epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at",
+                     "tradeoff", "renyi", "noise_multiplier", "poisson_noise_multiplier",
+                     "rdp_epsilon", "zcdp_rho", "zcdp_epsilon")
+for _name in ENGINE_QUANTITIES:
+    QUANTITIES[_name] = replace(QUANTITIES[_name], engine=True)
 
 
 def get(name) -> Quantity:

@@ -41,10 +41,10 @@ def _plt():
     return plt
 
 
-def _svg(fig) -> str:
+def _svg(fig, tight: bool = True) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "verifier"},
-                bbox_inches="tight")
+                **({"bbox_inches": "tight"} if tight else {}))
     import matplotlib.pyplot as plt
 
     plt.close(fig)
@@ -199,6 +199,8 @@ def pyplot():
     return _plt()
 
 
-def to_svg(fig) -> str:
-    """A figure as reproducible, inlinable SVG text (closes the figure)."""
-    return _svg(fig)
+def to_svg(fig, tight: bool = True) -> str:
+    """A figure as reproducible, inlinable SVG text (closes the figure); ``tight=False``
+    keeps the figure's own margins (one drawing pass instead of two: for figures laid out
+    by hand, such as a sweep's heatmaps)."""
+    return _svg(fig, tight)

@@ -93,16 +93,20 @@ def heatmaps(spec: Spec, records) -> dict:
     out = {}
     for x, y, xs, ys, fixed, grid in _planes(spec, records):
         plt = pyplot()
-        fig, ax = plt.subplots(figsize=(1.2 + 0.9 * len(xs), 1.0 + 0.6 * len(ys)))
-        for j, row in enumerate(grid):
-            for i, v in enumerate(row):
-                ax.text(i, j, "x" if v is None else f"{v:.4g}", ha="center", va="center",
-                        fontsize=8)
+        w, h = 2.4 + 0.9 * len(xs), 1.6 + 0.6 * len(ys)
+        fig, ax = plt.subplots(figsize=(w, h))
+        # margins in inches (labels, title, colour bar): laid out by hand, drawn once
+        fig.subplots_adjust(left=0.9 / w, right=1 - 0.3 / w, bottom=0.65 / h, top=1 - 0.4 / h)
         vals = [v for row in grid for v in row if v is not None and v > 0]
         signed = spec.compute == "sampler_difference"      # a difference: linear, diverging
         arr = np.array([[(v if signed else math.log10(v)) if v is not None and (signed or v > 0)
                          else np.nan for v in row] for row in grid])
         im = ax.imshow(arr, cmap="RdBu" if signed else "viridis", aspect="auto", origin="lower")
+        for j, row in enumerate(grid):
+            for i, v in enumerate(row):
+                dark = (not signed and not np.isnan(arr[j][i]) and im.norm(arr[j][i]) < 0.35)
+                ax.text(i, j, "x" if v is None else f"{v:.4g}", ha="center", va="center",
+                        fontsize=8, color="white" if dark else "black")
         fig.colorbar(im, ax=ax, label=(f"{spec.compute} (certified upper end)" if signed else
                                        f"log10 {spec.compute} (certified upper end)"))
         ax.set_xticks(range(len(xs)), [text(v) for v in xs])
@@ -110,7 +114,7 @@ def heatmaps(spec: Spec, records) -> dict:
         ax.set_xlabel(x)
         ax.set_ylabel(y)
         ax.set_title(_title(spec, fixed, vals), fontsize=9)
-        out[_name("heatmap", fixed)] = to_svg(fig)
+        out[_name("heatmap", fixed)] = to_svg(fig, tight=False)
     return out
 
 

@@ -870,6 +870,20 @@ def _sigma_star_lower_end_unchecked():
     return _set("verifier.deploy.epsilon:sigma_star", wrong)
 
 
+def _corner_flipped():
+    """an extremum taken at the opposite corner of the box (a monotonicity read backwards)"""
+    import verifier.claims.monotone as MO
+    real = MO.corner
+
+    def wrong(node, box, kind, takes):
+        c = real(node, box, kind, takes)
+        if c is None:
+            return c
+        point, why = c
+        return {k: (box[k][0] if v == box[k][1] else box[k][1]) for k, v in point.items()}, why
+    return _set("verifier.claims.monotone:corner", wrong)
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1344,6 +1358,10 @@ MUTATIONS = [
              "noise_multiplier's search reads an undecided engine answer as a certified miss",
              _sigma_star_undecided_as_miss,
              ("tests/test_claims_views.py::test_noise_multiplier_brackets_meet_and_miss",)),
+    Mutation("claims.monotone-corner-flipped", "search",
+             "an engine quantity's extremum over a box read at the opposite corner",
+             _corner_flipped,
+             ("tests/test_claims_views.py::test_extrema_of_engine_quantities_at_the_corners",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -154,3 +154,63 @@ def test_an_undecided_engine_value_names_the_engine_and_is_computed_once(tmp_pat
     assert "precision cap" not in r["r"].cases[0].note
     assert "the engine bracket of renyi" in r["e"].cases[0].note
     assert len(calls) == 0                       # the audit reused the one computation
+
+
+def test_extrema_of_engine_quantities_at_the_corners(tmp_path):
+    import verifier
+    f = tmp_path / "x.toml"
+    f.write_text(HEAD + textwrap.dedent('''
+        [[claims]]
+        id = "eps-max"
+        where = "the worst epsilon over sigma in [1, 2] and delta in [1e-6, 1e-5]"
+        expr = "epsilon(sigma=s, steps=10, delta=d)"
+        over = { s = ["1", "2"], d = ["1e-6", "1e-5"] }
+        extremum = "max"
+        judge = "at-most"
+        printed = "100"
+        [[claims]]
+        id = "renyi-min"
+        where = "w"
+        expr = "renyi(sigma=2, steps=4, alpha=x)"
+        over = { x = ["2", "8"] }
+        extremum = "min"
+        judge = "at-least"
+        printed = "0"
+        [[claims]]
+        id = "tradeoff-max"
+        where = "w"
+        expr = "tradeoff(sigma=s, steps=4, a=0.1)"
+        over = { s = ["1", "3"] }
+        extremum = "max"
+        judge = "at-most"
+        printed = "1"
+    '''))
+    r = {x.claim.id: x for x in A.audit(CF.load(str(f)))}
+    assert all(x.verdict == A.CONFIRMED for x in r.values()), {k: x.cases[0].note
+                                                                for k, x in r.items()}
+    c = r["eps-max"].cases[0]
+    assert "attained at its corner d = 1e-6, s = 1" in c.note and "post-processing" in c.note
+    one = verifier.epsilon(1, 10, 1, delta="1e-6").epsilon
+    assert c.value.lower <= one.lower <= one.upper <= c.value.upper       # the corner's bracket
+    assert c.value.upper - c.value.lower <= 2 * (one.upper - one.lower)
+    assert "corner x = 2" in r["renyi-min"].cases[0].note
+    assert "corner s = 3" in r["tradeoff-max"].cases[0].note
+
+
+def test_an_extremum_monotonicity_does_not_settle_is_refused(tmp_path):
+    f = tmp_path / "y.toml"
+    f.write_text(HEAD + textwrap.dedent('''
+        [[claims]]
+        id = "both"
+        where = "s in two arguments"
+        expr = "rdp_epsilon(sigma=s, steps=4, alpha=s + 1, delta=1e-5)"
+        over = { s = ["1", "2"] }
+        extremum = "max"
+        judge = "at-most"
+        printed = "100"
+    '''))
+    from verifier.core.arith import InputErrors
+    with pytest.raises(InputErrors) as e:
+        A.audit(CF.load(str(f)))
+    assert e.value.messages == [f"{f}: claim 'both': quantity rdp_epsilon needs exact "
+                                "arguments (it cannot be evaluated over a range of alpha, sigma)"]

@@ -170,6 +170,19 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
         return CaseResult(raw, CONFIRMED, shown, None, None, 0, False,
                           "exact algebra: SymPy reduces expr - reference to 0")
 
+    def at_corner(node, p):
+        """A monotone engine quantity's extremum: its bracket at the box's corner."""
+        from verifier.claims.monotone import corner
+        takes = Q.QUANTITIES[node.value].all_args() if node.kind == "call" and \
+            node.value in Q.QUANTITIES else ()
+        c = corner(node, dict(claim.over), claim.extremum, takes)
+        if c is None:
+            return None
+        point, why = c
+        where = ", ".join(f"{k} = {decimal_str(v, 10)}" for k, v in sorted(point.items()))
+        return (Interval.of(X.evaluate(node, {**env, **point}, p, max_prec)),
+                f"{claim.extremum} over the box, attained at its corner {where} ({why})")
+
     def value(node, p):
         from flint import ctx
         with ctx.workprec(p):          # the ends read off at the working precision
@@ -177,6 +190,9 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
 
     def _value(node, p):
         if claim.over:
+            c = at_corner(node, p)
+            if c is not None:
+                return c
             ext = extremum(node, env, dict(claim.over), claim.extremum, p, max_prec)
             where = ", ".join(f"{k} = {decimal_str(v, 10)}" for k, v in sorted(ext.at.items()))
             return ext.value, f"{claim.extremum} over the box, attained near {where} " \

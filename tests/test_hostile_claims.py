@@ -247,3 +247,18 @@ def test_extremum_of_a_value_beyond_the_ball_limit_is_inconclusive(tmp_path, cap
     rc = main(["audit", str(f), "--out", str(tmp_path / "out")])
     out, err = capsys.readouterr()
     assert rc == 1 and "internal error" not in err and "inconclusive" in out
+
+
+def test_extremum_of_a_value_arb_cannot_evaluate_ends_quickly(tmp_path, capsys):
+    """The grammar fuzz's find: zeta(1e9999) is [+/- inf] in Arb at every precision (2 s an
+    evaluation at 4096 bits); over a box the search bisected it to its budget, past 60 s.
+    Not finite at the box's centre: undecided at once, inconclusive."""
+    import time
+    f = tmp_path / "f.toml"
+    f.write_text(HDR + claim("zeta(1e9999)", "at-most",
+                             extra='over = { x = ["0", "2"] }\nextremum = "max"\n'))
+    t = time.monotonic()
+    rc = main(["audit", str(f), "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert rc == 1 and "internal error" not in err and "inconclusive" in out
+    assert time.monotonic() - t < 30

@@ -8,11 +8,13 @@ U cannot hold the minimum and are dropped; the lower end L is the least lower en
 sub-boxes kept, which cover the rest of the box, so L <= min.  The result [L, U] encloses
 the minimum; it is narrowed by halving the sub-box with the least lower end (along its widest
 side) until U - L <= the tolerance or the evaluation budget is spent (then [L, U] is still
-valid, only wider).  A maximum is the minimum of the negated expression.
+valid, only wider), or SECONDS pass, or the centre's value is not finite (no upper end to
+prune with: undecided).  A maximum is the minimum of the negated expression.
 """
 from __future__ import annotations
 
 import heapq
+import time
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -22,6 +24,7 @@ from verifier.claims import expr as X
 from verifier.core.arith import Interval, ball_bounds, representable
 
 BUDGET = 6000
+SECONDS = 20     # the search stops after this long: [L, U] is still valid, only wider
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,11 @@ def _extremum(node, env, box, kind, prec, max_prec, rel, budget) -> Extremum:
         heapq.heappush(heap, (lo if lo is not None else Fraction(-10 ** 300), cnt, b))
 
     push({k: box[k] for k in names})
+    if best is None:            # not finite (or beyond Arb) at the box's centre: no upper end
+        return Extremum(Interval(None, None), {}, n, False)     # to prune with; undecided
     converged = False
-    while heap and n < budget:
+    deadline = time.monotonic() + SECONDS
+    while heap and n < budget and time.monotonic() < deadline:
         lo, _, b = heap[0]
         if best is not None and lo > best:             # nothing left below the best value
             heap = []

@@ -186,7 +186,7 @@ def tv_epochs(sigma: Fraction, M: int, E: int, prec: int):
         scale_e = min(0.5, math.sqrt(E) * S.scale)
         eps_target = 1e-3 * scale_e / E
         N = max(centred_window(S.labels, M, eps_target, J1), centred_window(S.body, M, eps_target, J1))
-        check_N(N, S)
+        check_N(N, S, "exact-tv-epochs")
         XL, XB = two_dfts(S.labels, S.body, N)
         XT = two_dfts(tilted, [], N)[0]
         PL = powers(XL, M - 1, prec)

@@ -209,11 +209,11 @@ def spread_cell(q: arb, m: arb, a: int, b: int, ha: arb):
     return (q * (b * ha) - m) / d, (m - q * (a * ha)) / d
 
 
-def check_N(N: int, S: _Setup):
+def check_N(N: int, S: _Setup, engine: str = "exact-tv"):
     if N > MAX_N:
         raise InputError(f"M = {S.M} at sigma = {decimal_str(S.sigma, 12)} needs a DFT of "
                          f"length {N} (more than {MAX_N})")
-    reserve(N, "exact-tv", f"the exact TV at sigma = {decimal_str(S.sigma, 12)}, M = {S.M}")
+    reserve(N, engine, f"the exact TV at sigma = {decimal_str(S.sigma, 12)}, M = {S.M}")
 
 
 def best_test(S: _Setup, value) -> arb:

@@ -154,6 +154,7 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
     ball, the precision raised until the judge decides."""
     from verifier.claims import expr as X
     from verifier.claims.extremum import extremum
+    from verifier.claims.monotone import extremum_at_corner
     env, raw = claim.env_cases[idx], claim.raw_cases[idx]
     printed = claim.printed_of(idx)
     acc = AC.accepted_interval(claim, printed)
@@ -170,19 +171,6 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
         return CaseResult(raw, CONFIRMED, shown, None, None, 0, False,
                           "exact algebra: SymPy reduces expr - reference to 0")
 
-    def at_corner(node, p):
-        """A monotone engine quantity's extremum: its bracket at the box's corner."""
-        from verifier.claims.monotone import corner
-        takes = Q.QUANTITIES[node.value].all_args() if node.kind == "call" and \
-            node.value in Q.QUANTITIES else ()
-        c = corner(node, dict(claim.over), claim.extremum, takes)
-        if c is None:
-            return None
-        point, why = c
-        where = ", ".join(f"{k} = {decimal_str(v, 10)}" for k, v in sorted(point.items()))
-        return (Interval.of(X.evaluate(node, {**env, **point}, p, max_prec)),
-                f"{claim.extremum} over the box, attained at its corner {where} ({why})")
-
     def value(node, p):
         from flint import ctx
         with ctx.workprec(p):          # the ends read off at the working precision
@@ -190,7 +178,7 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
 
     def _value(node, p):
         if claim.over:
-            c = at_corner(node, p)
+            c = extremum_at_corner(node, env, dict(claim.over), claim.extremum, p, max_prec)
             if c is not None:
                 return c
             ext = extremum(node, env, dict(claim.over), claim.extremum, p, max_prec)

@@ -372,7 +372,8 @@ def sigma_star(eps: Fraction, delta: Fraction, M: int, E: int, rel_width: Fracti
         if hi is None and s == hi_edge or lo is None and s == lo_edge:
             return SigmaStar(None, "outside", f"sigma* is outside the engine's range [0.3, 50] "
                              f"(sigma = {frac_str(s)} " + ("meets" if hi is not None else
-                                                          "does not meet") + " the target)", count)
+                                                          "is not certified to meet")
+                             + " the target)", count)
         s = (max(lo_edge, short_decimal_between(s * Fraction(3, 4), s * Fraction(4, 5)))
              if lo is None else min(hi_edge, short_decimal_between(s * Fraction(5, 4),
                                                                    s * Fraction(4, 3))))

@@ -842,7 +842,7 @@ def _sigma_star_undecided_as_miss():
     """sigma*'s walk and bisection read an undecided engine answer as a certified miss."""
     import verifier.deploy.epsilon as DE
     from verifier.core.arith import Tri
-    real = DE._engine_for
+    real = DE.engine_for
 
     def engine_for(*a, **k):
         fixed, g, meets = real(*a, **k)
@@ -851,13 +851,13 @@ def _sigma_star_undecided_as_miss():
             v, iv = meets(s, e)
             return (Tri.FAILS if v is Tri.UNDECIDED else v), iv
         return fixed, g, wrong
-    return _set("verifier.deploy.epsilon:_engine_for", engine_for)
+    return _set("verifier.deploy.epsilon:engine_for", engine_for)
 
 
 def _sigma_star_lower_end_unchecked():
     """sigma*'s bracket reported from the sigma that meets the target alone (lower end = the
     upper end: the miss never checked)."""
-    import verifier.deploy.epsilon as DE
+    import verifier.deploy.sigma_star as DE
     real = DE.sigma_star
 
     def wrong(*a, **k):
@@ -867,7 +867,7 @@ def _sigma_star_lower_end_unchecked():
         from verifier.core.arith import Interval
         return DE.SigmaStar(Interval(r.value.upper, r.value.upper), r.status, r.note,
                             r.evaluations)
-    return _set("verifier.deploy.epsilon:sigma_star", wrong)
+    return _set("verifier.deploy.sigma_star:sigma_star", wrong)
 
 
 def _corner_flipped():

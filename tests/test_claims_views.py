@@ -214,3 +214,19 @@ def test_an_extremum_monotonicity_does_not_settle_is_refused(tmp_path):
         A.audit(CF.load(str(f)))
     assert e.value.messages == [f"{f}: claim 'both': quantity rdp_epsilon needs exact "
                                 "arguments (it cannot be evaluated over a range of alpha, sigma)"]
+
+
+@pytest.mark.slow
+def test_noise_multiplier_on_request_refines_the_engine_where_it_cannot_decide():
+    """At (eps 2, delta 1e-5, M 100, E 10) the default engine cannot decide sigma = 0.9275
+    (its bracket of delta(2) contains 1e-5); asked for 1e-4, sigma* asks the engine for a
+    bracket ten times narrower there (about 30 s), which certifies a miss."""
+    from verifier.bounds import profile as PR
+    from verifier.claims.values import requested
+    with requested(F(1, 10 ** 4)):
+        ev = _q("noise_multiplier", target_epsilon="2", delta="1e-5", steps=100, epochs=10)
+    lo, hi = ev.value.lower, ev.value.upper
+    assert lo >= F(9275, 10000) and hi - lo < F(1, 1000)
+    assert PR.delta_bracket(lo, 100, 10, F(2), 1e-5, rel_width=F(1, 10 ** 4)).delta.lower > F(1, 10 ** 5)
+    assert PR.delta_bracket(hi, 100, 10, F(2), 1e-5, rel_width=F(1, 10 ** 4)).delta.upper <= \
+        F(1, 10 ** 5)

@@ -92,8 +92,11 @@ def _target(a) -> tuple:
 
 @lru_cache(maxsize=64)
 def _sigma_star(eps, delta, M, E, poisson, width):
-    from verifier.deploy.epsilon import sigma_star
-    return sigma_star(eps, delta, M, E, width, poisson=poisson)
+    """sigma*; a judge's request (a width below the default) also refines the engine where
+    it cannot decide a sigma at its default accuracy."""
+    from verifier.deploy.sigma_star import sigma_star
+    return sigma_star(eps, delta, M, E, width, poisson=poisson,
+                      refine=width < DEFAULT_SIGMA_WIDTH)
 
 
 def _star_value(r) -> Evaluation:

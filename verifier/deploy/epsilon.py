@@ -130,7 +130,7 @@ def short_decimal_between(lo: Fraction, hi: Fraction) -> Fraction:
     return mid
 
 
-def _engine_for(eps: Fraction, delta: Fraction, M: int, E: int, poisson: tuple | None):
+def engine_for(eps: Fraction, delta: Fraction, M: int, E: int, poisson: tuple | None):
     """(fixed parameters, float start, meets(sigma, eps)) of the sampler that ran: random
     allocation of M steps per epoch over E epochs, or Poisson subsampling (q, T); the
     engine's range checked at its smallest sigma."""
@@ -164,7 +164,7 @@ def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
     Poisson subsampling at rate q for T steps in all (bounds.poisson; M, E unused)."""
     from verifier.bounds import profile as PR
     lo_edge, hi_edge = PR.SIGMA_RANGE
-    fixed, g, engine_meets = _engine_for(eps, delta, M, E, poisson)
+    fixed, g, engine_meets = engine_for(eps, delta, M, E, poisson)
     count = 0
 
     def meets(s, e):
@@ -329,64 +329,3 @@ def calibrate_steps_eps(eps: Fraction, delta: Fraction, sigma: Fraction, E: int)
     n = s.value
     return EpsCalibration("steps", "certified", n, eps, delta, fixed, s.at, s.below, s.evaluations,
                           (f"M = {n - 1} certified to fail; " if n > 1 else "") + MONOTONE["steps"])
-
-
-@dataclass(frozen=True)
-class SigmaStar:
-    """sigma* = inf {sigma : epsilon(delta) <= eps}, the noise multiplier at which the target
-    is met exactly, enclosed: ``value`` = [lo, hi] with hi certified to meet the target and lo
-    certified to miss it (MONOTONE["sigma"]: every sigma <= lo misses it), or None."""
-    value: Interval | None
-    status: str              # "ok" | "inconclusive" | "outside"
-    note: str
-    evaluations: int
-
-
-def sigma_star(eps: Fraction, delta: Fraction, M: int, E: int, rel_width: Fraction,
-               poisson: tuple | None = None, max_evaluations: int = 40) -> SigmaStar:
-    """sigma* enclosed to relative width ``rel_width`` (bisection on short decimals between a
-    sigma certified to miss the target and one certified to meet it), or as far as the
-    engine decides (an undecided sigma inside the bracket: its resolution there) or the
-    budget allows; the note says which."""
-    from verifier.bounds import profile as PR
-    lo_edge, hi_edge = PR.SIGMA_RANGE
-    _, g, engine_meets = _engine_for(eps, delta, M, E, poisson)
-    count, lo, hi = 0, None, None
-
-    def meets(s):
-        nonlocal count
-        count += 1
-        try:
-            return engine_meets(s, eps)[0]
-        except InputError:
-            return Tri.UNDECIDED
-    s = min(hi_edge, max(lo_edge, short_decimal_between(g * Fraction(99, 100), g)))
-    while lo is None or hi is None:            # walk by about 4/5 down or 5/4 up
-        v = meets(s)
-        if v is Tri.HOLDS:
-            hi = s
-        elif v is Tri.FAILS:
-            lo = s
-        if count >= max_evaluations:
-            return SigmaStar(None, "inconclusive", "no bracket within the budget", count)
-        if hi is None and s == hi_edge or lo is None and s == lo_edge:
-            return SigmaStar(None, "outside", f"sigma* is outside the engine's range [0.3, 50] "
-                             f"(sigma = {frac_str(s)} " + ("meets" if hi is not None else
-                                                          "is not certified to meet")
-                             + " the target)", count)
-        s = (max(lo_edge, short_decimal_between(s * Fraction(3, 4), s * Fraction(4, 5)))
-             if lo is None else min(hi_edge, short_decimal_between(s * Fraction(5, 4),
-                                                                   s * Fraction(4, 3))))
-    note = ""
-    while hi - lo > rel_width * hi:
-        if count >= max_evaluations:
-            note = f"the budget of {max_evaluations} engine calls"
-            break
-        mid = short_decimal_between(lo + (hi - lo) / 4, hi - (hi - lo) / 4)
-        v = meets(mid)
-        if v is Tri.UNDECIDED:
-            note = (f"the engine's resolution: at sigma = {frac_str(mid)} its bracket of "
-                    f"delta({frac_str(eps)}) contains {frac_str(delta)}")
-            break
-        lo, hi = (lo, mid) if v is Tri.HOLDS else (mid, hi)
-    return SigmaStar(Interval(lo, hi), "ok", note, count)

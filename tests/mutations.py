@@ -884,6 +884,22 @@ def _corner_flipped():
     return _set("verifier.claims.monotone:corner", wrong)
 
 
+def _refined_verdict_swapped():
+    """sigma*'s refined predicate with its two certified verdicts swapped"""
+    import verifier.deploy.sigma_star as SS
+    from verifier.core.arith import Tri
+    real = SS._refined_meets
+
+    def refined(*a):
+        meets = real(*a)
+
+        def wrong(s, w):
+            v = meets(s, w)
+            return {Tri.HOLDS: Tri.FAILS, Tri.FAILS: Tri.HOLDS}.get(v, v)
+        return wrong
+    return _set("verifier.deploy.sigma_star:_refined_meets", refined)
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1362,6 +1378,10 @@ MUTATIONS = [
              "an engine quantity's extremum over a box read at the opposite corner",
              _corner_flipped,
              ("tests/test_claims_views.py::test_extrema_of_engine_quantities_at_the_corners",)),
+    Mutation("claims.sigma-star-refined-verdict-swapped", "search",
+             "sigma*'s refined predicate reads a certified miss as a meet and back",
+             _refined_verdict_swapped,
+             ("tests/test_claims_views.py::test_the_refined_decision_of_sigma_star_at_the_gaussian_root",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

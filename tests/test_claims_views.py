@@ -230,3 +230,18 @@ def test_noise_multiplier_on_request_refines_the_engine_where_it_cannot_decide()
     assert PR.delta_bracket(lo, 100, 10, F(2), 1e-5, rel_width=F(1, 10 ** 4)).delta.lower > F(1, 10 ** 5)
     assert PR.delta_bracket(hi, 100, 10, F(2), 1e-5, rel_width=F(1, 10 ** 4)).delta.upper <= \
         F(1, 10 ** 5)
+
+
+def test_the_refined_decision_of_sigma_star_at_the_gaussian_root():
+    """The refined predicate (delta(eps) from the engine at a requested width, against delta)
+    on both sides of the Gaussian mechanism's exact sigma* (M = 1: the closed form, ms)."""
+    from verifier.core.arith import Tri
+    from verifier.deploy.sigma_star import _refined_meets
+    ref = mp.findroot(lambda s: _gaussian_delta(1, s) - mp.mpf("1e-5"), 4)
+    meets = _refined_meets(F(1), F(1, 10 ** 5), 1, 1, None)
+    above = F(mp.nstr(ref * (1 + mp.mpf("1e-7")), 20))
+    below = F(mp.nstr(ref * (1 - mp.mpf("1e-7")), 20))
+    assert meets(above, F(1, 10 ** 9)) is Tri.HOLDS
+    assert meets(below, F(1, 10 ** 9)) is Tri.FAILS
+    poisson = _refined_meets(F(1), F(1, 10 ** 5), 0, 0, (F(1), 1))
+    assert poisson(F(mp.nstr(ref * (1 + mp.mpf("1e-3")), 20)), F(1, 10 ** 6)) is Tri.HOLDS

@@ -270,3 +270,11 @@ def test_usage_errors_are_one_clean_line():
     assert p.returncode == 2 and p.stderr.strip() == "verifier: error: delta must be in (0, 1), got -1e-5"
     p = run("delta", "--help")
     assert "--epsilon EPS" in p.stdout
+
+
+def test_a_subset_of_the_proof_checks_writes_no_report_unless_asked(tmp_path, monkeypatch):
+    """check-proofs --only in the repository used to replace reports/proofs.* with the
+    subset; now a subset is written only to an explicit --out."""
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run("check-proofs", "--only", "tail.")
+    assert rc == 0 and "no report written" in out and not (tmp_path / "reports").exists()

@@ -18,7 +18,10 @@ def cmd_check_proofs(args) -> int:
     results = runner.run_all(args.only, progress)
     if not results:
         raise InputError(f"no check id starts with {args.only!r}")
-    paths = runner.write(results, args.out, args.timings)
+    # a subset (--only) is written only where asked: by default it would replace the full
+    # reports in reports/ with a part of them
+    out = args.out if args.out is not None else (None if args.only else "reports")
+    paths = runner.write(results, out, args.timings) if out is not None else None
     if args.json:
         print_json(runner.to_json(results, timings=True))
     else:
@@ -26,5 +29,6 @@ def cmd_check_proofs(args) -> int:
         total = sum(t for _, _, t in results)
         print(f"{s['total']} checks: " + ", ".join(f"{s[k]} {k}" for k in runner.VERDICTS)
               + f"  ({total:.1f} s)")
-        print(f"  wrote {paths[0]} and {paths[1]}")
+        print(f"  wrote {paths[0]} and {paths[1]}" if paths else
+              "  a subset (--only): no report written (--out DIR writes one)")
     return runner.exit_status(results)

@@ -353,7 +353,8 @@ def _add_check_proofs(sub):
                                    "argument), refuted (certified counterexample) or unknown. "
                                    "Writes OUT/proofs.json and OUT/proofs.md; exits 1 if any "
                                    "check is refuted or unknown.")
-    c.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
+    c.add_argument("--out", default=None, metavar="DIR",
+                   help="report directory (default: reports; with --only, none unless given)")
     c.add_argument("--only", default=None, metavar="PREFIX", help="run only checks whose id starts so")
     c.add_argument("--timings", action="store_true",
                    help="also write wall times into the reports (then not byte-reproducible)")

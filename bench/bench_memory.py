@@ -1,5 +1,5 @@
 """Benchmark: the engines' memory estimates (verifier.numerics.memory) against the peaks
-measured, each configuration in a fresh process (ru_maxrss).
+measured, each configuration in a fresh process (its VmHWM).
 
 Run on demand:
     python bench/bench_memory.py
@@ -13,10 +13,13 @@ import subprocess
 import sys
 
 PROBE = r"""
-import json, resource, sys, time
+import json, sys, time
 from fractions import Fraction as F
 import verifier
 from verifier.numerics import memory
+def hwm():      # this process's own peak (VmHWM: ru_maxrss would count the parent's
+    with open("/proc/self/status") as f:    # memory copied at fork, before exec)
+        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) * 1024
 seen = []
 orig = memory.reserve
 def spy(points, engine, what, prec=None):
@@ -36,7 +39,7 @@ else:
                      **({"rel_width": F(args[4])} if len(args) > 4 else {}))
 need, points = max(seen)
 print(json.dumps({"estimate": need, "points": points, "seconds": time.perf_counter() - t,
-                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+                  "peak": hwm()}))
 """
 
 CONFIGS = [("tv", "1", "1000000000", "1"), ("tv", "1", "100000000", "1"),

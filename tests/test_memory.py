@@ -156,10 +156,13 @@ def test_a_worker_holds_its_cells_to_its_share():
 
 
 PEAK = r"""
-import json, resource, sys
+import json, sys
 from fractions import Fraction as F
 import verifier
 from verifier.numerics import memory
+def hwm():      # this process's own peak (VmHWM: ru_maxrss would count the parent's
+    with open("/proc/self/status") as f:    # memory copied at fork, before exec)
+        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) * 1024
 seen = []
 orig = memory.reserve
 def spy(points, engine, what, prec=None):
@@ -177,7 +180,7 @@ else:
     verifier.epsilon(F(args[0]), int(args[1]), int(args[2]), delta=F(args[3]),
                      **({"rel_width": F(args[4])} if len(args) > 4 else {}))
 print(json.dumps({"estimate": max(seen),
-                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+                  "peak": hwm()}))
 """
 
 

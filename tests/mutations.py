@@ -1382,6 +1382,10 @@ MUTATIONS = [
              "sigma*'s refined predicate reads a certified miss as a meet and back",
              _refined_verdict_swapped,
              ("tests/test_claims_views.py::test_the_refined_decision_of_sigma_star_at_the_gaussian_root",)),
+    Mutation("claims.rdp-epsilon-smaller-direction", "judge",
+             "rdp_epsilon converts the smaller direction's D_alpha, not the larger",
+             lambda: _set("verifier.claims.profile_quantities:max", min),   # its one max
+             ("tests/test_claims_views.py::test_rdp_epsilon_is_the_larger_direction",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

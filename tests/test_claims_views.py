@@ -245,3 +245,13 @@ def test_the_refined_decision_of_sigma_star_at_the_gaussian_root():
     assert meets(below, F(1, 10 ** 9)) is Tri.FAILS
     poisson = _refined_meets(F(1), F(1, 10 ** 5), 0, 0, (F(1), 1))
     assert poisson(F(mp.nstr(ref * (1 + mp.mpf("1e-3")), 20)), F(1, 10 ** 6)) is Tri.HOLDS
+
+
+def test_rdp_epsilon_is_the_larger_direction():
+    """At M = 10 the directions differ (remove 0.2518, add 0.211 at alpha 3): the conversion
+    is that of the larger, remove, whose D_alpha at an integer order is an exact ball."""
+    rem = _q("renyi", sigma="1", steps=10, alpha="3").value
+    ev = _q("rdp_epsilon", sigma="1", steps=10, alpha="3", delta="1e-5", method="classical")
+    lo = mp.mpf(rem.lower.numerator) / rem.lower.denominator + mp.log(10 ** 5) / 2
+    hi = mp.mpf(rem.upper.numerator) / rem.upper.denominator + mp.log(10 ** 5) / 2
+    assert _contains(ev.value, lo) and _contains(ev.value, hi)

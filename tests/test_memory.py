@@ -155,33 +155,15 @@ def test_a_worker_holds_its_cells_to_its_share():
     assert rec["status"] == "refused" and "of memory" in rec["reason"]
 
 
-PEAK = r"""
-import json, sys
-from fractions import Fraction as F
-import verifier
-from verifier.numerics import memory
-def hwm():      # this process's own peak (VmHWM: ru_maxrss would count the parent's
-    with open("/proc/self/status") as f:    # memory copied at fork, before exec)
-        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) * 1024
-seen = []
-orig = memory.reserve
-def spy(points, engine, what, prec=None):
-    need = orig(points, engine, what, prec)
-    seen.append(need)
-    return need
-for mod in ("verifier.bounds.profile.body", "verifier.bounds.exact_tv.one_epoch",
-            "verifier.numerics.compose"):
-    sys.modules.setdefault(mod, __import__(mod, fromlist=["x"]))
-    setattr(sys.modules[mod], "reserve", spy)
-kind, args = sys.argv[1], sys.argv[2:]
-if kind == "tv":
-    verifier.exact_tv(F(args[0]), int(args[1]), int(args[2]))
-else:
-    verifier.epsilon(F(args[0]), int(args[1]), int(args[2]), delta=F(args[3]),
-                     **({"rel_width": F(args[4])} if len(args) > 4 else {}))
-print(json.dumps({"estimate": max(seen),
-                  "peak": hwm()}))
-"""
+def _probe() -> str:
+    """bench/bench_memory.py's probe (one configuration in a fresh process: the largest
+    estimate announced and the process's own peak, as JSON)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "bench_memory", os.path.join(ROOT, "bench", "bench_memory.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.PROBE
 
 
 @pytest.mark.slow
@@ -189,7 +171,7 @@ print(json.dumps({"estimate": max(seen),
                                   ("eps", "2", "3000000", "1", "1e-10"),
                                   ("eps", "1", "500", "10", "1e-8", "1e-5")])
 def test_the_estimates_are_upper_estimates_of_the_peaks(args):
-    r = subprocess.run([sys.executable, "-c", PEAK, *args], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-c", _probe(), *args], capture_output=True, text=True,
                        cwd=ROOT, timeout=600)
     got = json.loads(r.stdout)
     assert got["peak"] <= got["estimate"] <= 3 * got["peak"], got

@@ -90,7 +90,6 @@ def _target(a) -> tuple:
     return a["target_epsilon"], a["delta"]
 
 
-@lru_cache(maxsize=64)
 def _sigma_star(eps, delta, M, E, poisson, width):
     """sigma*; a judge's request (a width below the default) also refines the engine where
     it cannot decide a sigma at its default accuracy."""
@@ -106,14 +105,16 @@ def _star_value(r) -> Evaluation:
 DEFAULT_SIGMA_WIDTH = Fraction(1, 1000)
 
 
+@per_arguments
 def noise_multiplier(a, prec, max_prec=None):
-    """sigma* of random allocation (deploy.epsilon.sigma_star): the noise multiplier at which
+    """sigma* of random allocation (deploy.sigma_star): the noise multiplier at which
     the certified epsilon(delta) meets target_epsilon exactly, enclosed."""
     eps, d = _target(a)
     return _star_value(_sigma_star(eps, d, a["steps"], a["epochs"], None,
                                    requested_width() or DEFAULT_SIGMA_WIDTH))
 
 
+@per_arguments
 def poisson_noise_multiplier(a, prec, max_prec=None):
     eps, d = _target(a)
     return _star_value(_sigma_star(eps, d, 0, 0, (a["sample_rate"], a["total_steps"]),

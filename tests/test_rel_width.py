@@ -48,17 +48,43 @@ def test_unreachable_width_says_what_stopped_it():
     assert any(w in r.info["refinement_limit"] for w in ("finest", "time", "refused"))
 
 
-def test_refine_loop_stops_at_the_first_level_that_is_narrow_enough():
+def test_refine_loop_jumps_to_the_predicted_level_and_stops_when_narrow_enough():
+    """Widths shrinking as fine^-2: level 1 (width 1, 20 times the request of 1/20) predicts
+    level sqrt(20 x 1.15) = 4.8, rounded up to the ladder's 6, which meets it."""
     calls = []
 
     def compute(fine):
         calls.append(fine)
         w = F(1, fine * fine)
         return verifier.Interval(F(1), 1 + w), fine
-    res, limit = PR.refine(compute, lambda iv: iv.upper - iv.lower > F(1, 20))
-    assert (res, limit, calls) == (8, None, [1, 2, 4, 8])
-    res, limit = PR.refine(compute, lambda iv: True, max_fine=4)
-    assert res == 4 and "finest" in limit
+    res, limit = PR.refine(compute, lambda iv: float((iv.upper - iv.lower) * 20))
+    assert (res, limit, calls) == (6, None, [1, 6])
+    calls.clear()
+    res, limit = PR.refine(compute, lambda iv: float((iv.upper - iv.lower) * 10 ** 6), max_fine=4)
+    assert res == 4 and "finest" in limit and calls == [1, 4]
+
+
+def test_refine_loop_stops_when_the_bracket_stops_narrowing():
+    calls = []
+
+    def compute(fine):                  # narrows from level 1 to 2, then not at all
+        calls.append(fine)
+        return verifier.Interval(F(1), F(1) + (F(1) if fine == 1 else F(1, 4))), fine
+    res, limit = PR.refine(compute, lambda iv: float((iv.upper - iv.lower) * 100))
+    assert "stopped narrowing" in limit and len(calls) == 3 and res == calls[-1]
+
+
+def test_next_level_uses_the_measured_order_and_the_time_left():
+    # order 1 measured between levels 4 and 8 (width 16 -> 8 times the request): 8 x 8 x 1.15
+    # = 73.6 is past the ladder, so the finest level; its time (8 s at level 8, order 2)
+    # 512 s does not fit in 100 s: the finest that fits, 24 (72 s)
+    done = [(4, 16.0, 2.0), (8, 8.0, 8.0)]
+    assert PR.next_level(done, 64, 1000.0) == (64, None)
+    assert PR.next_level(done, 64, 100.0) == (24, None)
+    lvl, why = PR.next_level(done, 64, 10.0)
+    assert lvl is None and why.startswith("time:")
+    # order 2 (the default) from one level: 10 x 1.15 -> sqrt = 3.39: level 4
+    assert PR.next_level([(1, 10.0, 0.1)], 64, 60.0) == (4, None)
 
 
 def test_cli_rel_width_for_random_allocation():

@@ -184,20 +184,62 @@ CERTIFIED = ("rigorous bracket: upper ends by convex-order spreads and monotone 
              "(docs/THEORY.md section 9)")
 
 
-MAX_FINE = 16          # the finest refinement level a requested width may ask for
+LEVELS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)   # the refinement levels a request may use
+MAX_FINE = LEVELS[-1]  # the finest refinement level a requested width may ask for
 REFINE_SECONDS = 60    # ... and no level is started that would likely end past this
+WIDTH_ORDER = 2        # widths shrink about as fine^-2 (measured: docs/PROFILE.md, "A requested
+                       # accuracy"); later levels use the order measured on the last two
+TIME_ORDER = 2         # a level's time grows at most about as fine^2 (measured 1.3-1.8)
+MARGIN = 1.15          # a level is picked for a width this much below the request
+STALLED = 0.5          # a measured order below this: the bracket stopped narrowing
 
 
-def refine(compute, wide, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS) -> tuple:
+def _order(a: tuple, b: tuple, default: float, lo: float, hi: float) -> float:
+    """The order p of y ~ fine^(+-p) from two levels (fine, y), clamped to [lo, hi]."""
+    if a is None or b[1] <= 0 or a[1] <= 0 or b[0] == a[0]:
+        return default
+    return min(hi, max(lo, abs(math.log(a[1] / b[1]) / math.log(b[0] / a[0]))))
+
+
+def next_level(done: list, max_fine: int, left: float) -> tuple:
+    """(level, None) of the next refinement, or (None, why not): ``done`` lists (fine, width
+    over the requested width, seconds) of the levels computed so far.  The level needed is
+    predicted from the widths (order WIDTH_ORDER, or the one measured on the last two
+    levels), rounded up to LEVELS; a level whose predicted time (order TIME_ORDER) would pass
+    ``left`` seconds is replaced by the finest that fits.  Floats only choose the level: every
+    level's bracket is certified."""
+    f, x, t = done[-1]
+    prev = done[-2] if len(done) > 1 else None
+    p = _order(prev and prev[:2], (f, x), WIDTH_ORDER, 0, 4)
+    if prev is not None and p < STALLED:
+        return None, (f"the bracket stopped narrowing (level {prev[0]} to {f}: the engine's "
+                      f"other resolutions limit it)")
+    if f >= max_fine:
+        return None, f"the finest refinement level ({max_fine}) reached"
+    need = f * (x * MARGIN) ** (1 / p)
+    pick = next((g for g in LEVELS if g > f and g >= need), max_fine)
+    pick = min(pick, max_fine)
+    q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, TIME_ORDER, 3)
+    def cost(g):
+        return t * (g / f) ** q
+    fits = [g for g in LEVELS if f < g <= pick and cost(g) <= left]
+    if not fits:
+        return None, (f"time: level {pick} would take about {cost(pick):.0f} s more (the limit "
+                      f"is {REFINE_SECONDS:.0f} s)")
+    return fits[-1], None
+
+
+def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS) -> tuple:
     """The one refinement loop of a requested accuracy: ``compute(fine)`` -> (bracket or None,
-    result) at fine = 1, 2, 4, ... (every level valid, a finer one tighter), stopped at the
-    first bracket that is not ``wide`` (or None: inconclusive), at ``max_fine``, before a
-    level whose time (about 3 times the last one's) would pass ``seconds``, or where the
-    engine's limits (DFT length, cells) refuse the next level.  Returns (result, what
-    stopped short of the request, or None when it was met)."""
+    result), every level valid and a finer one tighter; ``excess(bracket)`` -> the bracket's
+    width over the requested width (<= 1: met).  Level 1 first, then the level predicted to
+    meet the request (``next_level``), until a bracket meets it (or is None: inconclusive),
+    the finest level, the time limit, a bracket that stopped narrowing, or the engine's limits
+    (DFT length, cells, memory) refuse a level.  Returns (result, what stopped short of the
+    request, or None when it was met)."""
     from verifier.core.arith import InputError
     from verifier.core.progress import report
-    fine, last, t0 = 1, None, time.perf_counter()
+    fine, last, t0, done = 1, None, time.perf_counter(), []
     while True:
         t = time.perf_counter()
         if fine > 1:
@@ -210,14 +252,22 @@ def refine(compute, wide, max_fine: int = MAX_FINE, seconds: float = REFINE_SECO
                 raise
             return last, f"refinement level {fine} refused: {e}"
         last, now = res, time.perf_counter()
-        if iv is None or not wide(iv):
+        x = None if iv is None else float(excess(iv))
+        if x is None or x <= 1:
             return res, None
-        if fine >= max_fine:
-            return res, f"the finest refinement level ({max_fine}) reached"
-        if now - t0 + 3 * (now - t) > seconds:
-            return res, (f"time: level {2 * fine} would take about {3 * (now - t):.0f} s more "
-                         f"(the limit is {seconds:.0f} s)")
-        fine *= 2
+        done.append((fine, x, now - t))
+        fine, why = next_level(done, max_fine, seconds - (now - t0))
+        if fine is None:
+            return res, why
+
+
+def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:
+    """The bracket's width over the requested one, rel_width * scale (0: nothing requested;
+    inf: a zero scale)."""
+    if rel_width is None:
+        return 0.0
+    w = iv.upper - iv.lower
+    return float(w / (rel_width * scale)) if scale > 0 else (math.inf if w > 0 else 0.0)
 
 
 def closed_form(M: int, rel_width) -> bool:
@@ -270,9 +320,7 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
         rem, add = directions(P, eps)
         out.update(rem=rem, add=add)
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
-    wide = (lambda iv: False) if rel_width is None else (
-        lambda iv: iv.upper - iv.lower > rel_width * iv.lower)
-    P, limit = refine(compute, wide)
+    P, limit = refine(compute, lambda iv: excess(iv, rel_width, iv.lower))
     rem, add = out["rem"], out["add"]
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, larger_direction(rem, add),
@@ -302,9 +350,7 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
                                 delta, guess, EPS_CAPS, CAP_SLACK, rel)
         out.update(ivs=ivs)
         return both_directions(ivs)[0], P
-    wide = (lambda iv: False) if rel_width is None else (
-        lambda iv: iv.upper - iv.lower > rel_width * max(iv.lower, Fraction(1, 10)))
-    P, limit = refine(compute, wide)
+    P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,

@@ -85,6 +85,8 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     assert lvl is None and why.startswith("time:")
     # order 2 (the default) from one level: 10 x 1.15 -> sqrt = 3.39: level 4
     assert PR.next_level([(1, 10.0, 0.1)], 64, 60.0) == (4, None)
+    # 400 x 1.15 -> level 24, whose time (order 2: 576 s) does not fit in 60 s: level 6 (36 s)
+    assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (6, None)
 
 
 def test_cli_rel_width_for_random_allocation():

@@ -209,14 +209,17 @@ def next_level(done: list, max_fine: int, left: float) -> tuple:
     ``left`` seconds is replaced by the finest that fits.  Floats only choose the level: every
     level's bracket is certified."""
     f, x, t = done[-1]
-    prev = done[-2] if len(done) > 1 else None
+    # the orders are measured against the finest level at most half this one (a span of a
+    # doubling at least: the widths of nearby levels wobble with the rounded free parameters)
+    prev = next((d for d in reversed(done[:-1]) if 2 * d[0] <= f), done[-2] if len(done) > 1
+                else None)
     p = _order(prev and prev[:2], (f, x), WIDTH_ORDER, 0, 4)
     if prev is not None and p < STALLED:
         return None, (f"the bracket stopped narrowing (level {prev[0]} to {f}: the engine's "
                       f"other resolutions limit it)")
     if f >= max_fine:
         return None, f"the finest refinement level ({max_fine}) reached"
-    need = f * (x * MARGIN) ** (1 / p)
+    need = f * (x * MARGIN) ** (1 / max(p, STALLED, 1 / 4))
     pick = next((g for g in LEVELS if g > f and g >= need), max_fine)
     pick = min(pick, max_fine)
     q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, TIME_ORDER, 3)

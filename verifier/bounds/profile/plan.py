@@ -46,16 +46,26 @@ BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outco
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
 
 
-def test_refinement(fine: int) -> tuple[int, int, int]:
-    """(bucket factor, tail merge, grid factor) of the tests at refinement level ``fine`` (a
-    float-free choice of free parameters: any values give valid tests).  Measured at sigma 2,
-    M 10, E 10 (docs/PROFILE.md, "A requested accuracy"): the statistic's grid decides the
-    lower ends' error (about eta_l^2), the tail cells and the buckets of the K = 1 outcomes
-    much less, so at level f the grid is f s times finer, the buckets s times and the tail
-    cells (f times finer in the plan) merged f // s at a time, s = isqrt(f): the lower ends
-    then cost about a third of the level's time instead of four fifths."""
+def fine_tails(sigma, M: int) -> bool:
+    """Light tails at 2 <= M <= FINE_TAIL_M: tail cells TAIL_STEP / TAIL_STEP_FINE times finer
+    (the tail items decide a small delta there)."""
+    return sigma >= LIGHT_TAILS and 2 <= M <= FINE_TAIL_M
+
+
+def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int, int]:
+    """(bucket factor, K = 1 merge, K = 2 merge, grid factor) of the tests at refinement level
+    ``fine`` (free parameters: any values give valid tests); ``small_light``: fine_tails.
+    Measured at sigma 2, M 10 and sigma 0.8-1, M 100-1000 (docs/PROFILE.md, "A requested
+    accuracy"): the statistic's grid decides much of the lower ends' error (about eta_l^2)
+    and costs little; the K = 1 buckets and tail cells matter at M >= 100, but at small M
+    with light tails (tail cells 4 times finer, blocks x buckets the level's cost) not
+    beyond the ordinary tail step and s times finer buckets; the K = 2 outcomes (pairs of
+    tail cells, quadratic in their number) little.  So at level f, s = isqrt(f): the grid f s
+    times finer; the buckets f times (s at small M, light tails); the K = 1 tail cells the
+    plan's (merged 4 at small M, light tails); the K = 2 cells merged f // s more."""
     s = max(1, math.isqrt(fine))
-    return s, max(1, fine // s), fine * s
+    k1 = round(TAIL_STEP / TAIL_STEP_FINE) if small_light and fine > 1 else 1
+    return (s if small_light else fine), k1, max(1, fine // s), fine * s
 
 
 @dataclass
@@ -69,6 +79,7 @@ class Plan:
     budget: float                # each charge is kept below it (float target)
     fine: int = 1                # the refinement level: lattice, grids and buckets this many
                                  # times finer than the defaults (a requested accuracy)
+    fine_tails: bool = False     # fine_tails(sigma, M): the finer tail step
 
 
 def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
@@ -108,7 +119,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
         x = sf * (math.log(c * hf) + u / 2)
         return normal_sf_float(x - 1 / sf) + (M - 1) * normal_sf_float(x)
     tail = [J1]
-    step = (TAIL_STEP_FINE if light and 2 <= M <= FINE_TAIL_M else TAIL_STEP) / fine
+    step = (TAIL_STEP_FINE if fine_tails(sigma, M) else TAIL_STEP) / fine
     while beyond(tail[-1]) > budget:
         tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + step))))
         if len(tail) > 20000:
@@ -123,6 +134,6 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
         if kmax > 12:      # proofs_checks/profile.py checks the pair identity for k <= 12
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: more than 12 tail "
                              f"items would be needed at this delta; not supported")
-    return Plan(h, J1, bounds, tail, kmax, budget, fine)
+    return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M))
 
 

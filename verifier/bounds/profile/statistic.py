@@ -67,15 +67,15 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
         blocks = [(arb(1), arb(0), arb(1), refine_first_bucket(k0, B.BM, B.T1l)),
                   (arb(1), arb(0), arb(1), first_cell_test(fine, M))]
     # K = 1: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
-    bucket_f, merge_f, _ = test_refinement(P.fine)
+    bucket_f, merge1, merge2, _ = test_refinement(P.fine, P.fine_tails)
     buckets = bucketed(B.B1, B.T2l, max(1, int(sd / (BUCKET_SD * bucket_f))), 12, sd)
-    for pi, ti in tail_cells(B, P, TEST_MERGE * merge_f):
+    for pi, ti in tail_cells(B, P, TEST_MERGE * merge1):
         blocks.append((Ma * pi, ti, (M - 1) * pi, buckets))
     # K = 2: the two tail items' cells (merged) and a coarse bucket of the other M - 2 labels:
     #   P0 = M (M-1) p_a p_b b^{M-2}               (a != b; half of it for a = b)
     #   P1 = (M-1)(tau_a p_b + tau_b p_a) b^{M-2} + (M-1)(M-2) p_a p_b (t b^{M-3})   (idem)
     if B.B2 is not None:
-        t8 = tail_cells(B, P, (8 if M < K2_TEST_M else K2_MERGE_LARGE) * merge_f)
+        t8 = tail_cells(B, P, (8 if M < K2_TEST_M else K2_MERGE_LARGE) * merge2)
         bk2 = bucketed(B.B2, B.T3l, max(1, int(sd / 3)), 10, sd)
         for ia, (pa, ta) in enumerate(t8):
             for ib in range(ia, len(t8)):
@@ -130,7 +130,7 @@ def statistic_laws(blocks, fine: int = 1):
     ws = np.concatenate([w[ok] for _, w, ok in fl])
     ml = float(np.dot(xs, ws) / ws.sum())
     sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
-    eta_l = Fraction(sl / (GRID_L * test_refinement(fine)[2])).limit_denominator(10 ** 12)
+    eta_l = Fraction(sl / (GRID_L * test_refinement(fine, False)[3])).limit_denominator(10 ** 12)
     lo_cap = ml - 16 * sl
     test0: dict[int, arb] = {}
     test1: dict[int, arb] = {}

@@ -192,6 +192,8 @@ WIDTH_ORDER = 2        # widths shrink about as fine^-2 (measured: docs/PROFILE.
 TIME_ORDER = 2         # a level's time grows at most about as fine^2 (measured 1.3-1.8)
 MARGIN = 1.15          # a level is picked for a width this much below the request
 STALLED = 0.5          # a measured order below this: the bracket stopped narrowing
+JUMP = 4               # a level at most this many times the last one (whose time may have
+                       # been a cache's: its prediction is checked by a cold level first)
 
 
 def _order(a: tuple, b: tuple, default: float, lo: float, hi: float) -> float:
@@ -221,7 +223,7 @@ def next_level(done: list, max_fine: int, left: float) -> tuple:
         return None, f"the finest refinement level ({max_fine}) reached"
     need = f * (x * MARGIN) ** (1 / max(p, STALLED, 1 / 4))
     pick = next((g for g in LEVELS if g > f and g >= need), max_fine)
-    pick = min(pick, max_fine)
+    pick = min(pick, max_fine, JUMP * f)      # a cached level's time predicts nothing
     q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, TIME_ORDER, 3)
     def cost(g):
         return t * (g / f) ** q

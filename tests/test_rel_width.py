@@ -50,8 +50,7 @@ def test_unreachable_width_says_what_stopped_it():
 
 def test_refine_loop_jumps_to_the_predicted_level_and_stops_when_narrow_enough():
     """Widths shrinking as fine^-2: level 1 (width 1, 20 times the request of 1/20) predicts
-    level sqrt(20 x 1.15) = 4.8, at most 4 times level 1: 4 (width 1/16), which predicts 4.8
-    again, rounded up to the ladder's 6, which meets it."""
+    level sqrt(20 x 1.15) = 4.8, rounded up to the ladder's 6, which meets it."""
     calls = []
 
     def compute(fine):
@@ -59,10 +58,10 @@ def test_refine_loop_jumps_to_the_predicted_level_and_stops_when_narrow_enough()
         w = F(1, fine * fine)
         return verifier.Interval(F(1), 1 + w), fine
     res, limit = PR.refine(compute, lambda iv: float((iv.upper - iv.lower) * 20))
-    assert (res, limit, calls) == (6, None, [1, 4, 6])
+    assert (res, limit, calls) == (6, None, [1, 6])
     calls.clear()
-    res, limit = PR.refine(compute, lambda iv: float((iv.upper - iv.lower) * 10 ** 6), max_fine=8)
-    assert res == 8 and "finest" in limit and calls == [1, 4, 8]
+    res, limit = PR.refine(compute, lambda iv: float((iv.upper - iv.lower) * 10 ** 6))
+    assert res == 64 and "finest" in limit and calls == [1, 8, 64]      # at most 8 times
 
 
 def test_refine_loop_stops_when_the_bracket_stops_narrowing():
@@ -80,14 +79,15 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     # = 73.6 is past the ladder, so the finest level; its time (8 s at level 8, order 2)
     # 512 s does not fit in 100 s: the finest that fits, 24 (72 s)
     done = [(4, 16.0, 2.0), (8, 8.0, 8.0)]
-    assert PR.next_level(done, 64, 1000.0) == (32, None)      # at most JUMP = 4 times
+    assert PR.next_level(done, 64, 1000.0) == (64, None)
     assert PR.next_level(done, 64, 100.0) == (24, None)
     lvl, why = PR.next_level(done, 64, 10.0)
     assert lvl is None and why.startswith("time:")
     # order 2 (the default) from one level: 10 x 1.15 -> sqrt = 3.39: level 4
     assert PR.next_level([(1, 10.0, 0.1)], 64, 60.0) == (4, None)
-    # 400 x 1.15 -> level 24, at most 4: its time 16 s fits; at 1 s a level 1 in 10 s: 3 (9 s)
-    assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (4, None)
+    # 400 x 1.15 -> level 24, at most 8 times level 1: 8, whose time (64 s) does not fit in
+    # 60 s: 6 (36 s); in 10 s: 3 (9 s)
+    assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (6, None)
     assert PR.next_level([(1, 400.0, 1.0)], 64, 10.0) == (3, None)
 
 

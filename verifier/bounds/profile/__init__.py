@@ -192,7 +192,7 @@ WIDTH_ORDER = 2        # widths shrink about as fine^-2 (measured: docs/PROFILE.
 TIME_ORDER = 2         # a level's time grows at most about as fine^2 (measured 1.3-1.8)
 MARGIN = 1.15          # a level is picked for a width this much below the request
 STALLED = 0.5          # a measured order below this: the bracket stopped narrowing
-JUMP = 4               # a level at most this many times the last one (whose time may have
+JUMP = 8               # a level at most this many times the last one (whose time may have
                        # been a cache's: its prediction is checked by a cold level first)
 
 

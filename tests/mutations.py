@@ -1345,6 +1345,10 @@ MUTATIONS = [
              "a requested width's next level is picked as if its time did not grow with the level",
              lambda: _set("verifier.bounds.profile:TIME_ORDER", 0),
              ("tests/test_rel_width.py::test_next_level_uses_the_measured_order_and_the_time_left",)),
+    Mutation("profile.heavy-tail-tests-within-12-sd", "test",
+             "the K = 1 tests bucket the other labels within 12 sd of their mean at heavy tails too",
+             lambda: _set("verifier.bounds.profile.statistic:k1_reach", lambda P, n: 12),
+             (P + "test_heavy_tails_tests_reach_the_whole_window",)),
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",

@@ -548,6 +548,19 @@ def test_m2_against_quadrature(which, sigma, eps, slack):
             assert _mp(got.lower) >= ref / mp.mpf(slack), (got, ref)
 
 
+def test_heavy_tails_tests_reach_the_whole_window():
+    """sigma = 0.5, M = 2, E = 1, delta_R(6.9) = 9.8e-4 at refinement level 8: the remove
+    bracket contains the 50-digit quadrature and its lower end is within 5e-5 relative of it.
+    The K = 1 tests used to bucket the other item's label within 12 sd of its mean only (its
+    law is skewed far past that at heavy tails): 1.3e-4 low at every level."""
+    P = PR.engine(F("0.5"), 2, 1, 1e-3, eps_cap=7.9, fine=8)
+    rem, _ = PR.directions(P, F("6.9"))
+    ref = _delta_m2("remove", F("0.5"), F("6.9"))
+    assert _contains(rem, ref), (rem, ref)
+    with mp.workdps(50):
+        assert _mp(rem.lower) >= ref * (1 - mp.mpf("5e-5")), (rem, ref)
+
+
 def test_k2_body_has_enough_items():
     """The K = k parts of the remove law sit on B_n with n >= M - k (B_{M-k} <= B_n: a move
     up); with one body item fewer the upper end at sigma = 4, M = 4, delta_R about 6e-12

@@ -80,6 +80,8 @@ class Plan:
     fine: int = 1                # the refinement level: lattice, grids and buckets this many
                                  # times finer than the defaults (a requested accuracy)
     fine_tails: bool = False     # fine_tails(sigma, M): the finer tail step
+    heavy: bool = False          # sigma < LIGHT_TAILS (the K = 1 tests then bucket the other
+                                 # labels' whole window: their law is skewed far past 12 sd)
 
 
 def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
@@ -134,6 +136,6 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
         if kmax > 12:      # proofs_checks/profile.py checks the pair identity for k <= 12
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: more than 12 tail "
                              f"items would be needed at this delta; not supported")
-    return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M))
+    return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M), not light)
 
 

@@ -45,6 +45,16 @@ def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
     return out
 
 
+REACH1 = 12      # the K = 1 buckets within this many sd of the other labels' mean (light tails)
+
+
+def k1_reach(P: Plan, n: int) -> float:
+    """How far (in sd) the K = 1 tests bucket the other labels (window of n sums): heavy tails
+    the whole window (sigma 0.5, M 2: 12 sd left out outcomes worth 1.2e-7 of delta(6.9) =
+    9.8e-4, the remove direction's lower end stuck 1.3e-4 relative low at every level)."""
+    return n if P.heavy else REACH1
+
+
 def tail_cells(B: Body, P: Plan, merge: int) -> list:
     """[(P(Y in cell), E[Y; Y in cell])] of the tail cells merged ``merge`` at a time, and of
     the last one [t_max, inf)."""
@@ -68,7 +78,8 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
                   (arb(1), arb(0), arb(1), first_cell_test(fine, M))]
     # K = 1: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
     bucket_f, merge1, merge2, _ = test_refinement(P.fine, P.fine_tails)
-    buckets = bucketed(B.B1, B.T2l, max(1, int(sd / (BUCKET_SD * bucket_f))), 12, sd)
+    buckets = bucketed(B.B1, B.T2l, max(1, int(sd / (BUCKET_SD * bucket_f))),
+                       k1_reach(P, len(B.B1.c)), sd)
     for pi, ti in tail_cells(B, P, TEST_MERGE * merge1):
         blocks.append((Ma * pi, ti, (M - 1) * pi, buckets))
     # K = 2: the two tail items' cells (merged) and a coarse bucket of the other M - 2 labels:

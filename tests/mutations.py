@@ -900,6 +900,16 @@ def _refined_verdict_swapped():
     return _set("verifier.deploy.sigma_star:_refined_meets", refined)
 
 
+def _monotone_range_one_corner():
+    from verifier.claims import expr as X
+    from verifier.core.arith import frac_str
+
+    def one(q, raw, ends, mono, prec, max_prec):
+        return X._exact_quantity(q, {**raw, **{k: frac_str(v[0]) for k, v in ends.items()}},
+                                 prec, max_prec)
+    _set("verifier.claims.expr:_monotone_range", one)
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1349,6 +1359,11 @@ MUTATIONS = [
              "the K = 1 tests bucket the other labels within 12 sd of their mean at heavy tails too",
              lambda: _set("verifier.bounds.profile.statistic:k1_reach", lambda P, n: 12),
              (P + "test_heavy_tails_tests_reach_the_whole_window",)),
+    Mutation("claims.monotone-range-one-corner", "judge",
+             "an engine quantity over a range of a monotone argument is evaluated at the range's "
+             "lower ends only (its values at the other corner left out of the enclosure)",
+             _monotone_range_one_corner,
+             ("tests/test_claims_views.py::test_an_engine_call_over_a_range_encloses_its_values_at_both_ends",)),
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",

@@ -197,6 +197,55 @@ def test_extrema_of_engine_quantities_at_the_corners(tmp_path):
     assert "corner s = 3" in r["tradeoff-max"].cases[0].note
 
 
+def test_an_engine_call_over_a_range_encloses_its_values_at_both_ends():
+    """epsilon over sigma in [1, 2] (monotone: post-processing): the ball covers the certified
+    brackets at sigma = 1 and sigma = 2 (the lower end at 2, the upper at 1)."""
+    import verifier
+    from verifier.claims import expr as X
+    node = X.parse("epsilon(sigma=s, steps=10, delta=1e-5)")
+    ball = verifier.Interval.of(X.evaluate(node, {"s": (F(1), F(2))}, 128, 4096))
+    for s in (1, 2):
+        e = verifier.epsilon(s, 10, 1, delta="1e-5").epsilon
+        assert ball.lower <= e.lower <= e.upper <= ball.upper, (s, ball, e)
+
+
+def test_compound_expressions_of_engine_quantities_over_a_box(tmp_path):
+    """2 epsilon + 1 (monotone in the call) attains its maximum at the corner s = 1: its
+    bracket is the corner's; a difference of two calls (not monotone) is searched by branch
+    and bound, each sub-box enclosed by the calls' brackets at its corners."""
+    import verifier
+    f = tmp_path / "c.toml"
+    f.write_text(HEAD + textwrap.dedent('''
+        [[claims]]
+        id = "lin"
+        where = "twice the worst epsilon plus one over sigma in [1, 2]"
+        expr = "2 * epsilon(sigma=s, steps=10, delta=1e-5) + 1"
+        over = { s = ["1", "2"] }
+        extremum = "max"
+        judge = "at-most"
+        printed = "5.4"
+        [[claims]]
+        id = "diff"
+        where = "the gap between M = 10 and M = 20"
+        expr = "epsilon(sigma=s, steps=10, delta=1e-5) - epsilon(sigma=s, steps=20, delta=1e-5)"
+        over = { s = ["1", "2"] }
+        extremum = "max"
+        judge = "at-most"
+        printed = "1"
+    '''))
+    r = {x.claim.id: x for x in A.audit(CF.load(str(f)))}
+    assert all(x.verdict == A.CONFIRMED for x in r.values()), {k: x.cases[0].note
+                                                                for k, x in r.items()}
+    one = verifier.epsilon(1, 10, 1, delta="1e-5").epsilon
+    c = r["lin"].cases[0]
+    assert c.value.lower <= 2 * one.lower + 1 and 2 * one.upper + 1 <= c.value.upper
+    assert c.value.upper - c.value.lower <= F(11, 10) * 2 * (one.upper - one.lower)
+    assert "attained near s = 1 " in c.note
+    d = r["diff"].cases[0]
+    twenty = verifier.epsilon(1, 20, 1, delta="1e-5").epsilon
+    assert d.value.lower <= d.value.upper and one.lower - twenty.upper <= d.value.upper
+
+
 def test_an_extremum_monotonicity_does_not_settle_is_refused(tmp_path):
     f = tmp_path / "y.toml"
     f.write_text(HEAD + textwrap.dedent('''

@@ -224,11 +224,13 @@ def _function(name, xs, node, env) -> arb:
 
 def _quantity(node, env, prec, max_prec) -> arb:
     """A registry quantity: its keyword arguments exact (or, for quantities with a ball
-    evaluator, balls); names missing from the call are taken from the bound names."""
+    evaluator, balls; for quantities monotone in an argument, ranges: ``_monotone_range``);
+    names missing from the call are taken from the bound names."""
     from verifier.claims import quantities as Q
-    from verifier.core.arith import Tri, frac_str
+    from verifier.claims.monotone import MONOTONE
+    from verifier.core.arith import ball_bounds, frac_str
     q = Q.QUANTITIES[node.value]
-    raw, balls = {}, {}
+    raw, balls, ends = {}, {}, {}
     given = dict(node.kwargs)
     for name in q.all_args():
         if name in given:
@@ -241,15 +243,26 @@ def _quantity(node, env, prec, max_prec) -> arb:
         if v is None:
             balls[name] = _ev(sub, env, prec, max_prec)
             raw[name] = None
+            box = env.get(sub.value) if sub.kind == "name" else None
+            ends[name] = box if isinstance(box, tuple) else (
+                ball_bounds(balls[name]) if balls[name].is_finite() else None)
         else:
             raw[name] = v if isinstance(v, str) else frac_str(v)
     if balls:
+        mono = MONOTONE.get(q.name, {})
+        if q.ball is None and set(balls) <= set(mono) and None not in ends.values():
+            return _monotone_range(q, raw, ends, mono, prec, max_prec)
         if q.ball is None:
             raise ExprError(f"quantity {q.name} needs exact arguments (it cannot be evaluated "
                             f"over a range of {', '.join(sorted(balls))})")
         parsed = q.parse_args({k: v for k, v in raw.items() if v is not None}, q.name,
                               partial=True)
         return q.ball({**parsed, **balls}, prec)
+    return _exact_quantity(q, raw, prec, max_prec)
+
+
+def _exact_quantity(q, raw: dict, prec: int, max_prec: int) -> arb:
+    from verifier.core.arith import Tri
     parsed = q.parse_args(raw, f"quantity {q.name}")
     ev = q.evaluate(parsed, prec, max_prec)
     if ev.status == "inconclusive":
@@ -259,6 +272,28 @@ def _quantity(node, env, prec, max_prec) -> arb:
     if ev.applicable is not Tri.HOLDS or not ev.value.finite:
         return arb("nan")
     return iv_arb(ev.value)
+
+
+def _monotone_range(q, raw: dict, ends: dict, mono: dict, prec: int, max_prec: int) -> arb:
+    """A quantity over ranges of arguments in each of which it is monotone (claims/monotone.py
+    says why for each: post-processing, definitions, van Erven & Harremoës 2014 Theorem 3):
+    its values lie between its certified bracket's lower end at the corner where it is
+    smallest and the upper end at the corner where it is largest (each range's exact ends:
+    the box's own where the argument is a box name).  A ball covering that; the extremum
+    search (extremum.py) narrows it by splitting the box, so compound expressions of such
+    calls have certified extrema too."""
+    from verifier.claims.monotone import UP
+    from verifier.core.arith import ball_bounds, frac_str
+
+    def at(largest: bool) -> arb:
+        args = dict(raw)
+        for name, (lo, hi) in ends.items():
+            args[name] = frac_str(hi if (mono[name] == UP) == largest else lo)
+        return _exact_quantity(q, args, prec, max_prec)
+    small, large = at(False), at(True)
+    if not (small.is_finite() and large.is_finite()):
+        return arb("nan")
+    return iv_arb(Interval(ball_bounds(small)[0], ball_bounds(large)[1]))
 
 
 # ------------------------------------------------------------------ exact algebra

@@ -25,6 +25,7 @@ from verifier.core.arith import Interval, ball_bounds, representable
 
 BUDGET = 6000
 SECONDS = 20     # the search stops after this long: [L, U] is still valid, only wider
+ENGINE_SPLITS = 10
 
 
 @dataclass(frozen=True)
@@ -44,11 +45,18 @@ def _lower(x: arb):
 def extremum(node, env: dict, box: dict, kind: str, prec: int, max_prec: int,
              rel: Fraction = Fraction(1, 10 ** 9), budget: int = BUDGET) -> Extremum:
     from flint import ctx
+    from verifier.claims.quantities import ENGINE_QUANTITIES
+    # engine quantities enclose a sub-box by their brackets at its corners (expr's
+    # _monotone_range), never narrower than the engine's width: the search stops splitting
+    # at sides ENGINE_SPLITS halvings below the box's (its [L, U] valid, only wider)
+    engine = any(c in ENGINE_QUANTITIES for c in X.calls(node))
+    smallest = {n: ((hi - lo) / 2 ** ENGINE_SPLITS if engine else Fraction(1, 10 ** 40))
+                for n, (lo, hi) in box.items()}
     with ctx.workprec(prec):          # ends read off at the working precision
-        return _extremum(node, env, box, kind, prec, max_prec, rel, budget)
+        return _extremum(node, env, box, kind, prec, max_prec, rel, budget, smallest)
 
 
-def _extremum(node, env, box, kind, prec, max_prec, rel, budget) -> Extremum:
+def _extremum(node, env, box, kind, prec, max_prec, rel, budget, smallest) -> Extremum:
     sign = 1 if kind == "min" else -1
     names = sorted(box)
 
@@ -76,7 +84,17 @@ def _extremum(node, env, box, kind, prec, max_prec, rel, budget) -> Extremum:
         cnt += 1
         heapq.heappush(heap, (lo if lo is not None else Fraction(-10 ** 300), cnt, b))
 
+    def corner(pt):
+        nonlocal best, best_at, n
+        n += 1
+        u = f(pt)
+        if representable(u) and (best is None or ball_bounds(u)[1] < best):
+            best, best_at = ball_bounds(u)[1], pt
+
     push({k: box[k] for k in names})
+    if smallest[names[0]] > Fraction(1, 10 ** 40):      # engine quantities: the corners too
+        for bits in range(2 ** len(names)):              # (monotone ones attain it there)
+            corner({nm: box[nm][(bits >> i) & 1] for i, nm in enumerate(names)})
     if best is None:            # not finite (or beyond Arb) at the box's centre: no upper end
         return Extremum(Interval(None, None), {}, n, False)     # to prune with; undecided
     converged = False
@@ -92,7 +110,7 @@ def _extremum(node, env, box, kind, prec, max_prec, rel, budget) -> Extremum:
         heapq.heappop(heap)
         k = max(names, key=lambda nm: b[nm][1] - b[nm][0])
         a, c = b[k]
-        if c - a < Fraction(1, 10 ** 40):
+        if c - a < max(smallest[k], Fraction(1, 10 ** 40)):
             cnt += 1                       # a fresh counter: a tie never compares the boxes
             heapq.heappush(heap, (lo, cnt, b))
             break

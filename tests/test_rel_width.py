@@ -28,6 +28,14 @@ def test_requested_width_is_met_and_meets_the_default_bracket():
     assert r.to_json()["engine"]["refinement"] == r.info["refinement"]
 
 
+def test_light_tails_refine_their_tail_mass_too():
+    """sigma 0.8, M 1000, E 3, delta 1e-5: 1e-4 is met at level 4 (about 4 s) with the tail
+    mass f^2 smaller at level f; at the default tail mass level 8 was needed (15 s)."""
+    r = verifier.epsilon("0.8", 1000, 3, delta="1e-5", rel_width="1e-4")
+    e = r.epsilon
+    assert e.upper - e.lower <= F(1, 10 ** 4) * e.lower and r.info["refinement"] <= 4
+
+
 def test_refined_delta_brackets_the_gaussian_closed_form():
     """M = 1: the Gaussian mechanism, delta(eps) in closed form (50 digits): the refined
     bracket contains it and is at most the requested width."""

@@ -23,6 +23,9 @@ K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times
 TAIL_MASS = 1e-3
 TAIL_MASS_HEAVY = 1e-2
 TAIL_MASS_MIN = 1e-5
+TAIL_FINE = 2        # refinement level f: light tails' tail mass f^TAIL_FINE smaller (the body
+                     # reaches further; sigma 0.8, M 1000, level 8: the remove bracket 3.7e-4 ->
+                     # 4.3e-5 wide at the same time: docs/THEORY.md section 9)
 CELL_FLOOR = 1e3      # body cells widen only where w^2 P(Y >= a) <= 4e-5 (s2/h^2) CELL_FLOOR floor
 K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M (heavy tails: at every M)
 K2_MERGE_LARGE = 16  # tail cells merged this many at a time in the K = 2 outcomes for M >= K2_TEST_M
@@ -96,8 +99,8 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
     # light tails: at most TAIL_MASS, and small enough that E (Mp)^3 / 6 (about the
     # probability of K >= 3 tail items in some epoch, bounded through Jensen over pairs, the
     # loosest step for light tails) stays below 1e-5 floor (down to TAIL_MASS_MIN)
-    tail_mass = (min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3)))
-                 if sigma >= LIGHT_TAILS and M >= 3 else
+    tail_mass = (min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3))
+                     / fine ** TAIL_FINE) if sigma >= LIGHT_TAILS and M >= 3 else
                  TAIL_MASS if sigma >= LIGHT_TAILS else TAIL_MASS_HEAVY)
     while M * normal_sf_float(x1) > tail_mass:
         x1 += 0.125

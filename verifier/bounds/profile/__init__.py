@@ -189,7 +189,8 @@ MAX_FINE = LEVELS[-1]  # the finest refinement level a requested width may ask f
 REFINE_SECONDS = 60    # ... and no level is started that would likely end past this
 WIDTH_ORDER = 2        # widths shrink about as fine^-2 (measured: docs/PROFILE.md, "A requested
                        # accuracy"); later levels use the order measured on the last two
-TIME_ORDER = 2         # a level's time grows at most about as fine^2 (measured 1.3-1.8)
+TIME_ORDER = 2         # a level's time grows at most about as fine^2 (measured 1.3-1.8) until
+TIME_ORDER_MIN = 1.5   # two levels measure it (then at least this)
 MARGIN = 1.15          # a level is picked for a width this much below the request
 STALLED = 0.5          # a measured order below this: the bracket stopped narrowing
 JUMP = 8               # a level at most this many times the last one (whose time may have
@@ -207,7 +208,8 @@ def next_level(done: list, max_fine: int, left: float) -> tuple:
     """(level, None) of the next refinement, or (None, why not): ``done`` lists (fine, width
     over the requested width, seconds) of the levels computed so far.  The level needed is
     predicted from the widths (order WIDTH_ORDER, or the one measured on the last two
-    levels), rounded up to LEVELS; a level whose predicted time (order TIME_ORDER) would pass
+    levels), rounded up to LEVELS; a level whose predicted time (order TIME_ORDER, or the one
+    measured, at least TIME_ORDER_MIN) would pass
     ``left`` seconds is replaced by the finest that fits.  Floats only choose the level: every
     level's bracket is certified."""
     f, x, t = done[-1]
@@ -224,7 +226,7 @@ def next_level(done: list, max_fine: int, left: float) -> tuple:
     need = f * (x * MARGIN) ** (1 / max(p, STALLED, 1 / 4))
     pick = next((g for g in LEVELS if g > f and g >= need), max_fine)
     pick = min(pick, max_fine, JUMP * f)      # a cached level's time predicts nothing
-    q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, TIME_ORDER, 3)
+    q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, TIME_ORDER_MIN, 3)
     def cost(g):
         return t * (g / f) ** q
     fits = [g for g in LEVELS if f < g <= pick and cost(g) <= left]

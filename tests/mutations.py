@@ -910,6 +910,11 @@ def _monotone_range_one_corner():
     _set("verifier.claims.expr:_monotone_range", one)
 
 
+def _renyi_grid_unrefined():
+    from verifier.views import grid as G
+    _set("verifier.views.renyi:ProfileGrid", lambda sigma, M, E, fine=1: G.ProfileGrid(sigma, M, E))
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1368,6 +1373,10 @@ MUTATIONS = [
              "a requested width refines the lattice but keeps the light tails' default tail mass",
              lambda: _set("verifier.bounds.profile.plan:TAIL_FINE", 0),
              ("tests/test_rel_width.py::test_light_tails_refine_their_tail_mass_too",)),
+    Mutation("renyi.grid-refinement-ignored", "search",
+             "a requested width of the Rényi curve refines nothing (the grid ignores its level)",
+             _renyi_grid_unrefined,
+             ("tests/test_rel_width.py::test_renyi_curve_on_request_refines_the_profile_grid",)),
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",

@@ -113,3 +113,25 @@ def test_cli_rel_width_for_random_allocation():
 def test_bad_rel_width_is_one_line(bad):
     with pytest.raises(verifier.InputError, match="rel-width"):
         verifier.epsilon("2", 10, 3, delta="1e-6", rel_width=bad)
+
+
+def test_renyi_curve_on_request_refines_the_profile_grid():
+    """Real orders come from the privacy profile on a grid (about 0.1% wide by default); a
+    requested width refines the grid and its engine until every order's brackets, both
+    directions, are at most that wide; both brackets certified, so they meet."""
+    base = verifier.rdp("1", 10, orders="2.5")
+    r = verifier.rdp("1", 10, orders="2.5", rel_width="5e-4")
+    assert r.info["refinement"] >= 2 and "refinement_limit" not in r.info
+    for d in ("remove", "add"):
+        b, iv = getattr(base.at(F(5, 2)), d), getattr(r.at(F(5, 2)), d)
+        assert iv.upper - iv.lower <= F(5, 10 ** 4) * iv.lower, (d, iv)
+        assert b.upper - b.lower > F(5, 10 ** 4) * b.lower             # it needed refining
+        assert iv.lower <= b.upper and b.lower <= iv.upper, (d, b, iv)
+
+
+def test_rdp_rel_width_is_refused_for_poisson(capsys):
+    from verifier.cli import main
+    assert main(["rdp", "--sigma", "1", "--sampling", "poisson", "--sample-rate", "0.1",
+                 "--total-steps", "10", "--orders", "2", "--rel-width", "1e-4"]) == 2
+    err = capsys.readouterr().err
+    assert "--rel-width" in err and len(err.strip().splitlines()) == 1

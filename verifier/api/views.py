@@ -2,6 +2,8 @@
 certified curve object; exact inputs (decimal strings, ints, Fractions), never binary floats."""
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 
 from verifier.api.keywords import keywords_after
@@ -39,8 +41,8 @@ def parse_orders(orders=None, alpha_max=None):
     return out
 
 
-@keywords_after(3, "orders", "alpha_max", "delta")
-def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None):
+@keywords_after(3, "orders", "alpha_max", "delta", "rel_width")
+def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None, rel_width=None):
     """The certified Rényi curve of E epochs of M steps (a ``RenyiCurve``): per order the
     remove D_a(P1 || P0) and add D_a(P0 || P1) brackets, the zCDP parameter of each direction,
     and with ``delta`` the orders refined near the best (epsilon, delta) conversion
@@ -59,7 +61,24 @@ def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None):
     if delta is not None:
         from verifier.core.arith import parse_delta
         d = parse_delta(delta)
-    return renyi_curve(s, m, e, parse_orders(orders, alpha_max), refine_delta=d)
+    os_ = parse_orders(orders, alpha_max)
+    if rel_width is None:
+        return renyi_curve(s, m, e, os_, refine_delta=d)
+    from verifier.bounds.profile import refine
+    from verifier.numerics.brackets import check_rel_width
+    w = check_rel_width(rel_width)
+
+    def excess(c) -> float:        # the widest order's bracket (either direction) over w
+        return max(float((iv.upper - iv.lower) / (w * iv.lower)) if iv.lower > 0 else
+                   (0.0 if iv.upper == 0 else math.inf) for o in c.orders for iv in (o.remove, o.add))
+
+    def compute(fine):
+        c = renyi_curve(s, m, e, os_, refine_delta=d, fine=fine)
+        return c, c
+    curve, limit = refine(compute, excess)
+    if limit is not None:
+        curve.info["refinement_limit"] = limit
+    return curve
 
 
 @keywords_after(3, "points", "at")

@@ -48,12 +48,16 @@ def _rdp_poisson(args) -> int:
 def cmd_rdp(args) -> int:
     from verifier.api.views import rdp
     if getattr(args, "sampling", "random-allocation") == "poisson":
+        if getattr(args, "rel_width", None) is not None:
+            from verifier.core.arith import InputError
+            raise InputError("--rel-width of verifier rdp is for random allocation (Poisson's "
+                             "Rényi curve has its own accuracy)")
         return _rdp_poisson(args)
     if getattr(args, "sample_rate", None) is not None:
         from verifier.core.arith import InputError
         raise InputError("--sample-rate is for --sampling poisson")
     c = rdp(args.sigma, args.steps, args.epochs, orders=args.orders, alpha_max=args.alpha_max,
-            delta=args.delta)
+            delta=args.delta, rel_width=args.rel_width)
     delta = None
     exact = None
     if args.delta is not None:
@@ -96,7 +100,11 @@ def cmd_rdp(args) -> int:
                   f"   (order {decimal_str(Fraction(cv.alpha), 6)}{loss})")
         if ex is not None:
             print(f"    exact profile     epsilon in {ex.short(8)}")
-    print(f"  {c.info['grid_points']} profile grid points, {c.info['seconds']:.2f} s")
+    level = c.info.get("refinement")
+    print(f"  {c.info['grid_points']} profile grid points"
+          + (f" (refinement level {level})" if level else "") + f", {c.info['seconds']:.2f} s")
+    if "refinement_limit" in c.info:
+        print(f"  the requested width was not reached: {c.info['refinement_limit']}")
     return EXIT_OK
 
 

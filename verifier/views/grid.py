@@ -50,7 +50,9 @@ class ProfileGrid:
     exact lower and upper end (arb balls of radius 0), and the moment bounds beyond top."""
 
     def __init__(self, sigma: Fraction, M: int, E: int, tau: float = 1 / 16,
-                 floor: float = 1e-13, nmom: int = 64):
+                 floor: float = 1e-13, nmom: int = 64, fine: int = 1):
+        """``fine`` > 1: the engine at that refinement level, tau fine^2 smaller and up to
+        fine^2 times MAX_POINTS points (a requested accuracy of the views)."""
         from verifier.bounds import profile as PR
         self.sigma, self.M, self.E = sigma, M, E
         with ctx.workprec(PREC):
@@ -60,7 +62,8 @@ class ProfileGrid:
         self._fl = None
         top = self._top()
         self.top = top
-        P = PR.engine(sigma, M, E, floor, eps_cap=float(top) + 1)
+        P = PR.engine(sigma, M, E, floor, eps_cap=float(top) + 1, fine=fine)
+        tau, cap = tau / fine ** 2, MAX_POINTS * fine ** 2
         self.eta = P.laws.eta
         self._P = P
         self.pts: dict = {}
@@ -68,12 +71,12 @@ class ProfileGrid:
         for i in range(n0 + 1):
             self._eval(top * i / n0)
         hmin = max(Fraction(min(P.laws.eta, P.laws.eta_l)) / 4, top / 2 ** 16)
-        while len(self.pts) < MAX_POINTS:
+        while len(self.pts) < cap:
             es = sorted(self.pts)
             split = [(a, b) for a, b in zip(es, es[1:]) if b - a > hmin and self._coarse(a, b, tau)]
             if not split:
                 break
-            for a, b in split[: MAX_POINTS - len(self.pts)]:
+            for a, b in split[: cap - len(self.pts)]:
                 self._eval((a + b) / 2)
         self.eps = sorted(self.pts)
         self._P = None                                   # the grid is all that is kept

@@ -347,10 +347,10 @@ def zcdp_add(sigma: Fraction, M: int, grid: ProfileGrid, rows) -> Interval:
 
 
 def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool = True,
-                refine_delta: Fraction | None = None):
+                refine_delta: Fraction | None = None, fine: int = 1):
     """The certified Rényi curve of (sigma, M, E) at ``orders`` (default DEFAULT_ORDERS).
     With ``refine_delta`` the orders near the best (epsilon, refine_delta) conversion of
-    each direction are added (ratios 2^{k/16}), so the conversion is optimised finely."""
+    each direction are added (ratios 2^{k/16}).  ``fine``: the grid's level (api.views.rdp)."""
     import time
     from verifier.bounds.profile import check_range
     check_range(sigma, M, E)
@@ -361,7 +361,7 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
             raise InputError(f"Rényi order {decimal_str(a, 12)} is outside (1, {MAX_ORDER}]")
     amax = max(66, math.ceil(max(orders)) + MOMENT_ORDER_SLACK)
     moments = integer_moments(sigma, M, amax, PREC + 2 * amax.bit_length())
-    grid = ProfileGrid(sigma, M, 1) if with_profile else None
+    grid = ProfileGrid(sigma, M, 1, fine=fine) if with_profile else None
     rows = one_epoch(sigma, M, orders, grid, moments)
     if refine_delta is not None:
         extra = set()
@@ -389,7 +389,8 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
         za = Interval(Fraction(0), rho_r)
     info = {"grid_points": len(grid.eps) if grid else 0,
             "grid_top": frac_str(grid.top) if grid else None,
-            "moments_up_to": amax, "seconds": round(time.perf_counter() - t0, 3)}
+            "moments_up_to": amax, "seconds": round(time.perf_counter() - t0, 3),
+            **({"refinement": fine} if fine > 1 else {})}
     return RenyiCurve(sigma, M, E, tuple(out), Interval(rho_r, rho_r), za, info)
 
 

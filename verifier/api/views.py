@@ -2,8 +2,6 @@
 certified curve object; exact inputs (decimal strings, ints, Fractions), never binary floats."""
 from __future__ import annotations
 
-import math
-
 from fractions import Fraction
 
 from verifier.api.keywords import keywords_after
@@ -64,18 +62,17 @@ def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None, rel_
     os_ = parse_orders(orders, alpha_max)
     if rel_width is None:
         return renyi_curve(s, m, e, os_, refine_delta=d)
-    from verifier.bounds.profile import refine
+    from verifier.bounds.profile import excess, refine
     from verifier.numerics.brackets import check_rel_width
     w = check_rel_width(rel_width)
 
-    def excess(c) -> float:        # the widest order's bracket (either direction) over w
-        return max(float((iv.upper - iv.lower) / (w * iv.lower)) if iv.lower > 0 else
-                   (0.0 if iv.upper == 0 else math.inf) for o in c.orders for iv in (o.remove, o.add))
+    def widest(c) -> float:        # the widest order's bracket (either direction) over w
+        return max(excess(iv, w, iv.lower) for o in c.orders for iv in (o.remove, o.add))
 
     def compute(fine):
         c = renyi_curve(s, m, e, os_, refine_delta=d, fine=fine)
         return c, c
-    curve, limit = refine(compute, excess)
+    curve, limit = refine(compute, widest)
     if limit is not None:
         curve.info["refinement_limit"] = limit
     return curve

@@ -70,31 +70,26 @@ def _extremum(node, env, box, kind, prec, max_prec, rel, budget, smallest) -> Ex
     heap = []                  # (lower end or -inf marker, counter, box)
     cnt = 0
 
-    def push(b):
-        nonlocal best, best_at, n, cnt
-        n += 2
-        v = f({k: b[k] for k in names})
-        p = point(b)
-        u = f(p)
-        if representable(u):
-            up = ball_bounds(u)[1]
-            if best is None or up < best:
-                best, best_at = up, p
-        lo = _lower(v)
-        cnt += 1
-        heapq.heappush(heap, (lo if lo is not None else Fraction(-10 ** 300), cnt, b))
-
-    def corner(pt):
+    def offer(pt):                 # an exact point's value: an upper end of the minimum
         nonlocal best, best_at, n
         n += 1
         u = f(pt)
         if representable(u) and (best is None or ball_bounds(u)[1] < best):
             best, best_at = ball_bounds(u)[1], pt
 
+    def push(b):
+        nonlocal n, cnt
+        n += 1
+        v = f({k: b[k] for k in names})
+        offer(point(b))
+        lo = _lower(v)
+        cnt += 1
+        heapq.heappush(heap, (lo if lo is not None else Fraction(-10 ** 300), cnt, b))
+
     push({k: box[k] for k in names})
     if smallest[names[0]] > Fraction(1, 10 ** 40):      # engine quantities: the corners too
         for bits in range(2 ** len(names)):              # (monotone ones attain it there)
-            corner({nm: box[nm][(bits >> i) & 1] for i, nm in enumerate(names)})
+            offer({nm: box[nm][(bits >> i) & 1] for i, nm in enumerate(names)})
     if best is None:            # not finite (or beyond Arb) at the box's centre: no upper end
         return Extremum(Interval(None, None), {}, n, False)     # to prune with; undecided
     converged = False

@@ -262,3 +262,20 @@ def test_extremum_of_a_value_arb_cannot_evaluate_ends_quickly(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert rc == 1 and "internal error" not in err and "inconclusive" in out
     assert time.monotonic() - t < 30
+
+
+def test_a_huge_finite_ball_as_an_engine_argument_is_refused_per_claim(tmp_path, capsys):
+    """binomial(pi, 9) into chi_square's sigma is finite but ~1e3308888: its ends are beyond
+    the exact range (2^MAX_BALL_EXPONENT) and were taken with ball_bounds (exit 4, found by
+    the grammar fuzz in CI); now the argument is no range and the claim gets one line."""
+    f = tmp_path / "f.toml"
+    f.write_text(HDR + claim("chi_square(sigma=0, steps=chi_square(sigma=binomial(pi, 9), "
+                             "steps=1))", "at-most", extra='args = { x = "0" }\n'))
+    rc = main(["audit", str(f), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "claim 'a'" in err and "internal error" not in err, err
+    f.write_text(HDR + claim("epsilon(sigma=1 + exp(exp(20)), steps_per_epoch=10, epochs=1, "
+                             "delta=1e-5)", "at-most", extra='args = { x = "0" }\n'))
+    rc = main(["audit", str(f), "--out", str(tmp_path / "out2")])
+    err = capsys.readouterr().err
+    assert rc in (0, 1, 2, 3) and "internal error" not in err, err

@@ -228,7 +228,7 @@ def _quantity(node, env, prec, max_prec) -> arb:
     names missing from the call are taken from the bound names."""
     from verifier.claims import quantities as Q
     from verifier.claims.monotone import MONOTONE
-    from verifier.core.arith import ball_bounds, frac_str
+    from verifier.core.arith import ball_bounds, frac_str, representable
     q = Q.QUANTITIES[node.value]
     raw, balls, ends = {}, {}, {}
     given = dict(node.kwargs)
@@ -245,7 +245,7 @@ def _quantity(node, env, prec, max_prec) -> arb:
             raw[name] = None
             box = env.get(sub.value) if sub.kind == "name" else None
             ends[name] = box if isinstance(box, tuple) else (
-                ball_bounds(balls[name]) if balls[name].is_finite() else None)
+                ball_bounds(balls[name]) if representable(balls[name]) else None)
         else:
             raw[name] = v if isinstance(v, str) else frac_str(v)
     if balls:
@@ -283,7 +283,7 @@ def _monotone_range(q, raw: dict, ends: dict, mono: dict, prec: int, max_prec: i
     search (extremum.py) narrows it by splitting the box, so compound expressions of such
     calls have certified extrema too."""
     from verifier.claims.monotone import UP
-    from verifier.core.arith import ball_bounds, frac_str
+    from verifier.core.arith import ball_bounds, frac_str, representable
 
     def at(largest: bool) -> arb:
         args = dict(raw)
@@ -291,7 +291,7 @@ def _monotone_range(q, raw: dict, ends: dict, mono: dict, prec: int, max_prec: i
             args[name] = frac_str(hi if (mono[name] == UP) == largest else lo)
         return _exact_quantity(q, args, prec, max_prec)
     small, large = at(False), at(True)
-    if not (small.is_finite() and large.is_finite()):
+    if not (representable(small) and representable(large)):
         return arb("nan")
     return iv_arb(Interval(ball_bounds(small)[0], ball_bounds(large)[1]))
 

@@ -1026,7 +1026,7 @@ MUTATIONS = [
              (CV + "test_extremum_of_a_parabola_and_its_argmin",)),
     Mutation("views.remove-tail-dropped", "tail",
              "the Rényi integral's remove tail beyond the grid (the moment bound) replaced by 0",
-             lambda: _set("verifier.views.renyi:_tail_remove", _const_arb(0)),
+             lambda: _set("verifier.views.grid:tail_remove", _const_arb(0)),
              (V + "test_profile_integral_encloses_the_exact_integer_moment",)),
     Mutation("views.upper-end-read-right", "spread",
              "on each cell of the profile grid the upper end of delta read at the right end "

@@ -14,6 +14,7 @@ import mpmath
 import pytest
 
 from verifier.views import renyi as RV
+from verifier.views import grid as G
 from verifier.views.grid import ProfileGrid
 from verifier.bounds.moments import integer_moments
 from verifier.views.tradeoff import tradeoff_curve
@@ -124,7 +125,7 @@ def test_the_cost_of_many_orders_stays_polynomial():
 @pytest.mark.parametrize("a", [F(2), F(3), F(5), F(8)])
 def test_profile_integral_encloses_the_exact_integer_moment(grid100, a):
     ms = integer_moments(F(1), 100, 12)
-    rem, _ = RV._profile_moments(grid100, a)
+    rem, _ = G.profile_moments(grid100, a)
     exact = ms[int(a)]
     lo, hi = rem
     assert lo.lower() <= exact.lower() and exact.upper() <= hi.upper()

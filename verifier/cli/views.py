@@ -45,6 +45,17 @@ def _rdp_poisson(args) -> int:
     return EXIT_OK
 
 
+def _digits(rel_width) -> tuple:
+    """(significant digits, column width) of the brackets: 8, or enough to show a requested
+    relative width (three digits past it)."""
+    if rel_width is None:
+        return 8, 34
+    import math
+    from verifier.numerics.brackets import check_rel_width
+    dg = max(8, math.ceil(-math.log10(float(check_rel_width(rel_width)))) + 3)
+    return dg, 2 * dg + 10
+
+
 def cmd_rdp(args) -> int:
     from verifier.api.views import rdp
     if getattr(args, "sampling", "random-allocation") == "poisson":
@@ -81,9 +92,10 @@ def cmd_rdp(args) -> int:
         return EXIT_OK
     print(f"Rényi divergences of random allocation, sigma = {frac_str(c.sigma)}, "
           f"{run_shape(c.steps, c.epochs)} (certified brackets)")
-    print(f"  {'alpha':>10}  {'remove D(P1||P0)':<34} {'add D(P0||P1)':<34}")
+    dg, wd = _digits(args.rel_width)
+    print(f"  {'alpha':>10}  {'remove D(P1||P0)':<{wd}} {'add D(P0||P1)':<{wd}}")
     for o in c.orders:
-        print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
+        print(f"  {frac_str(o.alpha):>10}  {o.remove.short(dg):<{wd}} {o.add.short(dg):<{wd}}")
     print(f"  zCDP rho: remove = {c.zcdp_remove.short(10)} (= E/(2 sigma^2): no amplification "
           f"survives), add in {c.zcdp_add.short(8)}")
     if delta is not None:
@@ -102,7 +114,9 @@ def cmd_rdp(args) -> int:
             print(f"    exact profile     epsilon in {ex.short(8)}")
     level = c.info.get("refinement")
     print(f"  {c.info['grid_points']} profile grid points"
-          + (f" (refinement level {level})" if level else "") + f", {c.info['seconds']:.2f} s")
+          + (f" (refinement level {level})" if level else "")
+          + (", orders up to 64 also by the Laplace transform of one lognormal"
+             if "laplace_rel_width" in c.info else "") + f", {c.info['seconds']:.2f} s")
     if "refinement_limit" in c.info:
         print(f"  the requested width was not reached: {c.info['refinement_limit']}")
     return EXIT_OK

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import arb, ctx
+from flint import arb, arb_mat, ctx
 
 from verifier.core.arith import to_arb
 from verifier.numerics.brackets import negative_eps_delta
@@ -234,3 +234,111 @@ def cs_arb(s: arb) -> arb:
 
 def _min(a: arb, b: arb) -> arb:
     return a if a.upper() <= b.upper() else b
+
+
+# ---------------------------------------------------------------- the profile integrals
+def profile_moments(grid: ProfileGrid, alpha: Fraction):
+    """Brackets (lower, upper) as arb of E_P0[L^a] (remove) and E_P1[L^-a] (add), L the
+    likelihood ratio of the grid's pair, by the identity of the module docstring: in
+    c = e^eps, int e^{(a-1)eps} delta deps = int c^{a-2} delta(c) dc and int e^{-a eps} delta
+    deps = int c^{-a-1} delta(c) dc, each integrated exactly against the grid's linear pieces
+    (upper: chords of the upper ends; lower: lines below delta, grid.pieces)."""
+    with ctx.workprec(PREC):
+        a = to_arb(alpha)
+        t = a - 1
+        pts, coef, cs = _piece_matrix(grid)
+        p = [(t * to_arb(e)).exp() for e in pts]                      # c^{a-1}
+        q = [pj * cj for pj, cj in zip(p, cs)]                        # c^a
+        row = p + q + [1 / x for x in q] + [1 / x for x in p]
+        s = arb_mat(1, len(row), row) * coef
+        # columns: (which, sign) in (remove, +), (remove, -), (add, +), (add, -); each with
+        # sum A (p1 - p0), sum B (q1 - q0), sum A (1/q1 - 1/q0), sum B (1/p1 - 1/p0)
+        out = {}
+        for col, key in enumerate(_COLS):
+            base = 4 * col
+            I = s[0, base] / t + s[0, base + 1] / a
+            J = -(s[0, base + 2] / a + s[0, base + 3] / t)
+            out[key] = (I, J)
+
+        def both(which):
+            (Iu, Ju), (Il, Jl) = out[(which, 1)], out[(which, -1)]
+            return ((arb(max(Il.lower(), arb(0).lower())), arb(Iu.upper())),
+                    (arb(max(Jl.lower(), arb(0).lower())), arb(Ju.upper())))
+        (IR, JR), (IA, JA) = both("remove"), both("add")
+        R, A_ = grid.ends("remove"), grid.ends("add")
+        top = to_arb(grid.top)
+        # tails beyond top
+        tJR = R[-1][2] * (-a * top).exp() / a
+        tJA = A_[-1][2] * (-a * top).exp() / a
+        tIR = tail_remove(grid, alpha)
+        tIA = tail_add(grid, alpha)
+        k = a * t
+        rem = (1 + k * (IR[0] + JA[0]), 1 + k * (IR[1] + tIR + JA[1] + tJA))
+        add = (1 + k * (IA[0] + JR[0]), 1 + k * (IA[1] + tIA + JR[1] + tJR))
+        return rem, add
+
+
+_COLS = (("remove", 1), ("remove", -1), ("add", 1), ("add", -1))
+
+
+def _piece_matrix(grid: ProfileGrid):
+    """The pieces of both directions as one coefficient matrix over the pieces' end points
+    (cached on the grid, with c_j = e^{e_j}): row blocks p_j, q_j, 1/q_j, 1/p_j of the end
+    points e_j, columns 4 per (direction, sign): the coefficients of sum A (p1 - p0),
+    sum B (q1 - q0), sum A (1/q1 - 1/q0) and sum B (1/p1 - 1/p0)."""
+    cached = getattr(grid, "_matrix", None)
+    if cached is not None:
+        return cached
+    pts = sorted({e for w in ("remove", "add") for e0, e1, *_ in grid.pieces(w) for e in (e0, e1)})
+    idx = {e: j for j, e in enumerate(pts)}
+    m = len(pts)
+    coef = arb_mat(4 * m, 4 * len(_COLS))
+    with ctx.workprec(PREC):
+        for col, (which, sg) in enumerate(_COLS):
+            base = 4 * col
+            for e0, e1, A, B, sign in grid.pieces(which):
+                if sign != sg:
+                    continue
+                j0, j1 = idx[e0], idx[e1]
+                for blk, v in ((0, A), (1, B), (2, A), (3, B)):
+                    coef[blk * m + j1, base + blk] += v
+                    coef[blk * m + j0, base + blk] -= v
+        cs = [to_arb(e).exp() for e in pts]
+    grid._matrix = (pts, coef, cs)
+    return grid._matrix
+
+
+def tail_remove(grid: ProfileGrid, alpha: Fraction) -> arb:
+    """int_top^inf e^{(a-1)e} delta_R <= k_n E[L^n] e^{(a-n) top} / (n - a), n > a an integer."""
+    x = float(grid.top)
+    best, arg = None, None
+    for n in range(math.floor(alpha) + 1, len(grid.mom)):
+        v = (math.log(float(chernoff_k(n))) + float(grid.mom[n].log().mid())
+             + float(alpha - n) * x - math.log(float(n - alpha)))
+        if best is None or v < best:
+            best, arg = v, n
+    if arg is None:
+        return arb("inf")
+    n = arg
+    with ctx.workprec(PREC):
+        return arb((to_arb(chernoff_k(n)) * grid.mom[n] * (to_arb(alpha - n) * to_arb(grid.top)).exp()
+                    / to_arb(n - alpha)).upper())
+
+
+def tail_add(grid: ProfileGrid, alpha: Fraction) -> arb:
+    """int_top^inf e^{(a-1)e} delta_A <= c_s e^{K(s)} e^{(a-1-s) top} / (s - a + 1), s > a - 1,
+    K(s) = E (s u/2 + s^2 u/(2M)) (grid.py)."""
+    t, x, u, E, M = float(alpha - 1), float(grid.top), float(grid.u.mid()), grid.E, grid.M
+
+    def f(s):
+        return (s * math.log(s) - (1 + s) * math.log1p(s) + E * (s * u / 2 + s * s * u / (2 * M))
+                + (t - s) * x - math.log(s - t))
+    cands = [t + 2.0 ** (k / 4) for k in range(-40, 60)]
+    s = Fraction(min(cands, key=f)).limit_denominator(2 ** 20)
+    if s <= alpha - 1:
+        s = alpha - 1 + Fraction(1, 2 ** 20)
+    with ctx.workprec(PREC):
+        sa, ta = to_arb(s), to_arb(alpha - 1)
+        v = (cs_arb(sa) * (E * (sa * grid.u / 2 + sa * sa * grid.u / (2 * M))
+                           + (ta - sa) * to_arb(grid.top)).exp() / (sa - ta))
+        return arb(v.upper())

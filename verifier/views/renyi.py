@@ -16,7 +16,10 @@ Where each end comes from:
       E_P1[L^-a]  = 1 + a(a-1) [ int_0^inf e^{(a-1)e} delta_A(e) de + int_0^inf e^{-a e} delta_R(e) de ]
 
   on the cover of ``grid.ProfileGrid`` (monotone in e: each cell between the lower end at
-  its right and the upper end at its left), the tails beyond the grid by the moment bounds;
+  its right and the upper end at its left), the tails beyond the grid by the moment bounds
+  (``grid.profile_moments``);
+- real a <= 64 on request (a relative width): the Laplace transform of one lognormal
+  (``bounds/laplace.py``, THEORY section 10b), both directions, to 1e-10 and finer;
 - remove, real a between integers: also log-convexity of s -> log E[Ybar^s] (Hölder /
   Lyapunov, cited) from the exact integer moments; the bracket is the intersection;
 - remove, every a: Jensen, E[Ybar^a] <= E[Y^a], so D_a <= a u / 2;
@@ -43,12 +46,13 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from flint import arb, arb_mat, ctx
+from flint import arb, ctx
 
 from verifier.core.arith import InputError, Interval, decimal_str, frac_str, to_arb
 from verifier.views.conversions import Conversion, ball_down as _dn, ball_up as _up, convert, zcdp_convert
-from verifier.views.grid import PREC, ProfileGrid, cs_arb
-from verifier.bounds.moments import chernoff_k, integer_moments
+from verifier.views.grid import PREC, ProfileGrid, profile_moments
+from verifier.bounds import laplace as LP
+from verifier.bounds.moments import integer_moments
 
 DEFAULT_ORDERS = tuple(Fraction(x) for x in
                        ("1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "5", "6", "8", "10",
@@ -146,114 +150,6 @@ def conversions_json(curve: RenyiCurve, delta: Fraction) -> dict:
             "zcdp_improved": curve.zcdp_epsilon(delta).to_json()}
 
 
-# ---------------------------------------------------------------- the profile integrals
-def _profile_moments(grid: ProfileGrid, alpha: Fraction):
-    """Brackets (lower, upper) as arb of E_P0[L^a] (remove) and E_P1[L^-a] (add), L the
-    likelihood ratio of the grid's pair, by the identity of the module docstring: in
-    c = e^eps, int e^{(a-1)eps} delta deps = int c^{a-2} delta(c) dc and int e^{-a eps} delta
-    deps = int c^{-a-1} delta(c) dc, each integrated exactly against the grid's linear pieces
-    (upper: chords of the upper ends; lower: lines below delta, grid.pieces)."""
-    with ctx.workprec(PREC):
-        a = to_arb(alpha)
-        t = a - 1
-        pts, coef, cs = _piece_matrix(grid)
-        p = [(t * to_arb(e)).exp() for e in pts]                      # c^{a-1}
-        q = [pj * cj for pj, cj in zip(p, cs)]                        # c^a
-        row = p + q + [1 / x for x in q] + [1 / x for x in p]
-        s = arb_mat(1, len(row), row) * coef
-        # columns: (which, sign) in (remove, +), (remove, -), (add, +), (add, -); each with
-        # sum A (p1 - p0), sum B (q1 - q0), sum A (1/q1 - 1/q0), sum B (1/p1 - 1/p0)
-        out = {}
-        for col, key in enumerate(_COLS):
-            base = 4 * col
-            I = s[0, base] / t + s[0, base + 1] / a
-            J = -(s[0, base + 2] / a + s[0, base + 3] / t)
-            out[key] = (I, J)
-
-        def both(which):
-            (Iu, Ju), (Il, Jl) = out[(which, 1)], out[(which, -1)]
-            return ((arb(max(Il.lower(), arb(0).lower())), arb(Iu.upper())),
-                    (arb(max(Jl.lower(), arb(0).lower())), arb(Ju.upper())))
-        (IR, JR), (IA, JA) = both("remove"), both("add")
-        R, A_ = grid.ends("remove"), grid.ends("add")
-        top = to_arb(grid.top)
-        # tails beyond top
-        tJR = R[-1][2] * (-a * top).exp() / a
-        tJA = A_[-1][2] * (-a * top).exp() / a
-        tIR = _tail_remove(grid, alpha)
-        tIA = _tail_add(grid, alpha)
-        k = a * t
-        rem = (1 + k * (IR[0] + JA[0]), 1 + k * (IR[1] + tIR + JA[1] + tJA))
-        add = (1 + k * (IA[0] + JR[0]), 1 + k * (IA[1] + tIA + JR[1] + tJR))
-        return rem, add
-
-
-_COLS = (("remove", 1), ("remove", -1), ("add", 1), ("add", -1))
-
-
-def _piece_matrix(grid: ProfileGrid):
-    """The pieces of both directions as one coefficient matrix over the pieces' end points
-    (cached on the grid, with c_j = e^{e_j}): row blocks p_j, q_j, 1/q_j, 1/p_j of the end
-    points e_j, columns 4 per (direction, sign): the coefficients of sum A (p1 - p0),
-    sum B (q1 - q0), sum A (1/q1 - 1/q0) and sum B (1/p1 - 1/p0)."""
-    cached = getattr(grid, "_matrix", None)
-    if cached is not None:
-        return cached
-    pts = sorted({e for w in ("remove", "add") for e0, e1, *_ in grid.pieces(w) for e in (e0, e1)})
-    idx = {e: j for j, e in enumerate(pts)}
-    m = len(pts)
-    coef = arb_mat(4 * m, 4 * len(_COLS))
-    with ctx.workprec(PREC):
-        for col, (which, sg) in enumerate(_COLS):
-            base = 4 * col
-            for e0, e1, A, B, sign in grid.pieces(which):
-                if sign != sg:
-                    continue
-                j0, j1 = idx[e0], idx[e1]
-                for blk, v in ((0, A), (1, B), (2, A), (3, B)):
-                    coef[blk * m + j1, base + blk] += v
-                    coef[blk * m + j0, base + blk] -= v
-        cs = [to_arb(e).exp() for e in pts]
-    grid._matrix = (pts, coef, cs)
-    return grid._matrix
-
-
-def _tail_remove(grid: ProfileGrid, alpha: Fraction) -> arb:
-    """int_top^inf e^{(a-1)e} delta_R <= k_n E[L^n] e^{(a-n) top} / (n - a), n > a an integer."""
-    x = float(grid.top)
-    best, arg = None, None
-    for n in range(math.floor(alpha) + 1, len(grid.mom)):
-        v = (math.log(float(chernoff_k(n))) + float(grid.mom[n].log().mid())
-             + float(alpha - n) * x - math.log(float(n - alpha)))
-        if best is None or v < best:
-            best, arg = v, n
-    if arg is None:
-        return arb("inf")
-    n = arg
-    with ctx.workprec(PREC):
-        return arb((to_arb(chernoff_k(n)) * grid.mom[n] * (to_arb(alpha - n) * to_arb(grid.top)).exp()
-                    / to_arb(n - alpha)).upper())
-
-
-def _tail_add(grid: ProfileGrid, alpha: Fraction) -> arb:
-    """int_top^inf e^{(a-1)e} delta_A <= c_s e^{K(s)} e^{(a-1-s) top} / (s - a + 1), s > a - 1,
-    K(s) = E (s u/2 + s^2 u/(2M)) (grid.py)."""
-    t, x, u, E, M = float(alpha - 1), float(grid.top), float(grid.u.mid()), grid.E, grid.M
-
-    def f(s):
-        return (s * math.log(s) - (1 + s) * math.log1p(s) + E * (s * u / 2 + s * s * u / (2 * M))
-                + (t - s) * x - math.log(s - t))
-    cands = [t + 2.0 ** (k / 4) for k in range(-40, 60)]
-    s = Fraction(min(cands, key=f)).limit_denominator(2 ** 20)
-    if s <= alpha - 1:
-        s = alpha - 1 + Fraction(1, 2 ** 20)
-    with ctx.workprec(PREC):
-        sa, ta = to_arb(s), to_arb(alpha - 1)
-        v = (cs_arb(sa) * (E * (sa * grid.u / 2 + sa * sa * grid.u / (2 * M))
-                           + (ta - sa) * to_arb(grid.top)).exp() / (sa - ta))
-        return arb(v.upper())
-
-
 # ---------------------------------------------------------------- one-epoch divergences
 def _div(lo: arb, hi: arb, alpha: Fraction) -> tuple:
     """(lower, upper) of log(m) / (a - 1) for m between the balls lo and hi (m >= 1 by
@@ -264,6 +160,11 @@ def _div(lo: arb, hi: arb, alpha: Fraction) -> tuple:
         lval = _dn(low.log() / t) if low > 1 else Fraction(0)
         hval = _up(arb(hi.upper()).log() / t) if hi.is_finite() else None
         return lval, hval
+
+
+def _meet(lo, hi, d):
+    """The intersection of (lo, hi) with a bracket d (None: nothing; an upper end None: none)."""
+    return (lo, hi) if d is None else (max(lo, d[0]), hi if d[1] is None else min(hi, d[1]))
 
 
 def _chord(p0: arb, p1: arb, f: arb) -> arb:
@@ -282,8 +183,9 @@ def _gaussian(M: int) -> bool:
     return M == 1
 
 
-def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments):
-    """[(alpha, (rem_lo, rem_hi), (add_lo, add_hi), method)] of one epoch."""
+def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments, laplace=None):
+    """[(alpha, (rem_lo, rem_hi), (add_lo, add_hi), method)] of one epoch (``laplace``: a
+    relative width asked of the Laplace engine at orders up to its MAX_ORDER)."""
     with ctx.workprec(PREC):
         u = 1 / to_arb(sigma) ** 2
         phi = [m.log() for m in moments]                       # log E[W^n]
@@ -311,7 +213,7 @@ def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments
             r_lo, r_hi = max(r_lo, lo), min(r_hi, _up(up))
             methods.append("log-convexity of the integer moments")
         if grid is not None:
-            rem, add = _profile_moments(grid, a)
+            rem, add = profile_moments(grid, a)
             if a + 2 < len(grid.mom):
                 lo, hi = _div(rem[0], rem[1], a)
                 r_lo = max(r_lo, lo)
@@ -320,6 +222,10 @@ def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments
             a_lo = max(a_lo, lo)
             a_hi = min(a_hi, hi) if hi is not None else a_hi
             methods.append("privacy-profile integral")
+        if laplace is not None and a <= LP.MAX_ORDER:
+            rem, add = LP.divergences(sigma, M, a, laplace, moments, (r_lo, a_lo))
+            (r_lo, r_hi), (a_lo, a_hi) = _meet(r_lo, r_hi, rem), _meet(a_lo, a_hi, add)
+            methods.append("Laplace transform of one lognormal")
         if r_lo > r_hi or a_lo > a_hi:          # two certified brackets that do not meet
             raise AssertionError(f"inconsistent Rényi brackets at alpha = {a}")
         out.append((a, (r_lo, r_hi), (a_lo, a_hi), "; ".join(methods) or "bounds"))
@@ -347,10 +253,11 @@ def zcdp_add(sigma: Fraction, M: int, grid: ProfileGrid, rows) -> Interval:
 
 
 def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool = True,
-                refine_delta: Fraction | None = None, fine: int = 1):
+                refine_delta: Fraction | None = None, fine: int = 1, laplace=None):
     """The certified Rényi curve of (sigma, M, E) at ``orders`` (default DEFAULT_ORDERS).
     With ``refine_delta`` the orders near the best (epsilon, refine_delta) conversion of
-    each direction are added (ratios 2^{k/16}).  ``fine``: the grid's level (api.views.rdp)."""
+    each direction are added (ratios 2^{k/16}).  ``fine``: the grid's level, ``laplace``: a
+    relative width asked of the Laplace engine (api.views.rdp)."""
     import time
     from verifier.bounds.profile import check_range
     check_range(sigma, M, E)
@@ -359,10 +266,11 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
     for a in orders:
         if not 1 < a <= MAX_ORDER:
             raise InputError(f"Rényi order {decimal_str(a, 12)} is outside (1, {MAX_ORDER}]")
-    amax = max(66, math.ceil(max(orders)) + MOMENT_ORDER_SLACK)
+    amax = max(66, math.ceil(max(orders)) + MOMENT_ORDER_SLACK,
+               min(math.ceil(max(orders)), LP.MAX_ORDER) + LP.TAYLOR + 2 if laplace else 0)
     moments = integer_moments(sigma, M, amax, PREC + 2 * amax.bit_length())
     grid = ProfileGrid(sigma, M, 1, fine=fine) if with_profile else None
-    rows = one_epoch(sigma, M, orders, grid, moments)
+    rows = one_epoch(sigma, M, orders, grid, moments, laplace)
     if refine_delta is not None:
         extra = set()
         for k in (1, 2):
@@ -371,7 +279,7 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
             extra |= {Fraction(round(float(best) * 2 ** (j / 2 ** (k + 2)) * 256), 256)
                       for j in range(-4, 5)}
             extra = {a for a in extra if 1 < a <= MAX_ORDER and a not in {r[0] for r in rows}}
-            rows = sorted(rows + one_epoch(sigma, M, sorted(extra), grid, moments))
+            rows = sorted(rows + one_epoch(sigma, M, sorted(extra), grid, moments, laplace))
             extra = set()
     if _gaussian(M):
         # the Gaussian pair: the reflection x -> 1/sigma - x exchanges P0 and P1 (proof check
@@ -390,7 +298,8 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
     info = {"grid_points": len(grid.eps) if grid else 0,
             "grid_top": frac_str(grid.top) if grid else None,
             "moments_up_to": amax, "seconds": round(time.perf_counter() - t0, 3),
-            **({"refinement": fine} if fine > 1 else {})}
+            **({"refinement": fine} if fine > 1 else {}),
+            **({"laplace_rel_width": laplace} if laplace else {})}
     return RenyiCurve(sigma, M, E, tuple(out), Interval(rho_r, rho_r), za, info)
 
 

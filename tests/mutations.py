@@ -915,6 +915,11 @@ def _renyi_grid_unrefined():
     _set("verifier.views.renyi:ProfileGrid", lambda sigma, M, E, fine=1: G.ProfileGrid(sigma, M, E))
 
 
+def _laplace_tilting_shifted():
+    from verifier.bounds import moments as MO
+    _set("verifier.bounds.laplace:moment_egf", lambda u, n, exp=None: MO.moment_egf(u, n + 1)[1:])
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1377,6 +1382,23 @@ MUTATIONS = [
              "a requested width of the Rényi curve refines nothing (the grid ignores its level)",
              _renyi_grid_unrefined,
              ("tests/test_rel_width.py::test_renyi_curve_on_request_refines_the_profile_grid",)),
+    Mutation("laplace.taylor-remainder-dropped", "tail",
+             "the Laplace engine's Lagrange remainders (head and cells) replaced by 0",
+             lambda: _set("verifier.bounds.laplace:_pm", _const_arb(0)),
+             ("tests/test_laplace.py::test_a_short_taylor_model_stays_rigorous_through_its_remainders",)),
+    Mutation("laplace.tails-dropped", "tail",
+             "the lognormal Laplace transform's tails outside its window (and the add tail "
+             "beyond T) replaced by 0",
+             lambda: _set("verifier.bounds.laplace:_upto", _const_arb(0)),
+             ("tests/test_laplace.py::test_a_narrow_window_is_covered_by_its_tail_bounds",)),
+    Mutation("laplace.tilting-shifted", "spread",
+             "E[Y^j e^{-sY}] taken with m_{j+1} for m_j (the tilting identity off by one)",
+             _laplace_tilting_shifted,
+             ("tests/test_laplace.py::test_two_items_match_the_quadrature",)),
+    Mutation("laplace.engine-unused", "search",
+             "a requested width of the Rényi curve never asks the Laplace engine",
+             lambda: _set("verifier.bounds.laplace:MAX_ORDER", 0),
+             ("tests/test_laplace.py::test_rdp_on_request_reaches_1e_8_at_real_orders",)),
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",

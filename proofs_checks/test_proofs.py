@@ -16,7 +16,8 @@ CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accura
                 "profile.first-cell-split": "binomial theorem",
                 "chisquare.product-rule": "Billingsley",
                 "renyi.moment-sum": "multinomial theorem",
-                "poisson.connect-the-dots": "Connect the dots"}
+                "poisson.connect-the-dots": "Connect the dots",
+                "laplace.power-integrals": "Tonelli"}
 
 CHECKS = all_checks()
 

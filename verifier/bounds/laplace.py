@@ -117,7 +117,7 @@ class _Lattice:
 
     def __init__(self, u: arb, M: int, t0: Fraction, r: int, bits: int, J: int):
         self.u, self.M, self.r, self.bits, self.J = u, M, r, bits, J
-        self.step = u / r
+        self.step = lattice_step(u, r)
         self.s0 = to_arb(t0) / M
         self.egf = moment_egf(u, J + 1)          # m_j / j!
         self.cache = {}
@@ -131,7 +131,7 @@ class _Lattice:
     def psi(self, i: int, J: int | None = None) -> list:
         """[Psi_j(t_i) for j = 0..J]."""
         J = self.J if J is None else J
-        P = arb_poly([self.egf[j] * self.L(i + j * self.r) for j in range(J + 1)])
+        P = arb_poly([self.egf[j] * self.L(tilted_index(i, j, self.r)) for j in range(J + 1)])
         Q = truncated_power(P, self.M, J + 1).coeffs()
         Q = Q + [arb(0)] * (J + 1 - len(Q))
         return [moment_from_coefficient(Q[j], j, arb(self.M)) for j in range(J + 1)]
@@ -161,9 +161,29 @@ def _log(x: arb) -> float:
     return float(hi.log().mid()) if hi > 0 else -math.inf
 
 
-def scale_arb(b: arb) -> arb:
-    """b / Gamma(1 - b), the constant of x^b's integral form."""
-    return b / (1 - b).gamma()
+def scale_arb(b, gamma=None):
+    """b / Gamma(1 - b), the constant of x^b's integral form (``gamma``: the Gamma function of
+    b's kind, an arb's ``.gamma()`` by default; proof check laplace.power-integrals calls this
+    with a SymPy b and sympy.gamma)."""
+    gamma = gamma or (lambda x: x.gamma())
+    return b / gamma(1 - b)
+
+
+def add_scale(g, gamma=None):
+    """1 / Gamma(g), the constant of x^{-g}'s integral form (as ``scale_arb``)."""
+    gamma = gamma or (lambda x: x.gamma())
+    return 1 / gamma(g)
+
+
+def lattice_step(u, r):
+    """The lattice's log step u / r (r an integer: e^{ju} is j r steps)."""
+    return u / r
+
+
+def tilted_index(i, j, r):
+    """The lattice index of s_i e^{ju} on the lattice s_k = s_0 e^{k u / r} (proof check
+    laplace.tilting: e^{(i + j r) u / r} = e^{i u / r} e^{j u}, with SymPy symbols)."""
+    return i + j * r
 
 
 def _bits(tol: float, M: int) -> int:
@@ -256,7 +276,7 @@ def add_moment(sigma: Fraction, M: int, alpha: Fraction, mbar: list, tol: float,
             tail = _add_tail(T0 * (i * lat.step).exp(), g, u, M)
             if _log(tail) <= log_tol or i >= MAX_CELLS:
                 break
-        return (total + _upto(tail)) / g.gamma()
+        return add_scale(g) * (total + _upto(tail))
 
 
 def _add_tail(T: arb, g: arb, u: arb, M: int) -> arb:

@@ -1410,6 +1410,13 @@ MUTATIONS = [
                           lambda b, gamma=None: b / (gamma or (lambda x: x.gamma()))(2 - b)),
              ("proofs_checks/test_proofs.py::test_check[laplace.power-integrals]",
               "tests/test_laplace.py::test_two_items_match_the_quadrature")),
+    Mutation("claims.renyi-accuracy-never-asked", "judge",
+             "a real-order Rényi claim undecided at the default bracket never asks the engine "
+             "for the digits it prints (renyi not refinable)",
+             lambda: _set("verifier.claims.values:REFINABLE",
+                          tuple(q for q in _get("verifier.claims.values:REFINABLE")
+                                if q not in ("renyi", "rdp_epsilon"))),
+             ("tests/test_claims_views.py::test_a_real_order_renyi_claim_asks_for_the_digits_it_prints",)),
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",

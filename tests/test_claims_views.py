@@ -129,7 +129,8 @@ def test_an_undecided_engine_value_names_the_engine_and_is_computed_once(tmp_pat
     calls = []
     real = R.renyi_curve
     monkeypatch.setattr(R, "renyi_curve", lambda *a, **k: calls.append(a) or real(*a, **k))
-    v = _q("renyi", sigma="1.7", steps=12, alpha="3.25").value
+    # alpha 96.5: beyond the Laplace engine's orders, so a requested width cannot help
+    v = _q("renyi", sigma="1.7", steps=12, alpha="96.5").value
     printed = decimal_str((v.lower + v.upper) / 2, 12)             # finer than the bracket
     calls.clear()
     f = tmp_path / "r.toml"
@@ -138,22 +139,48 @@ def test_an_undecided_engine_value_names_the_engine_and_is_computed_once(tmp_pat
         id = "r"
         where = "w"
         quantity = "renyi"
-        args = {{ sigma = "1.7", steps = 12, alpha = "3.25" }}
+        args = {{ sigma = "1.7", steps = 12, alpha = "96.5" }}
         printed = "{printed}"
         judge = "rounded"
         [[claims]]
         id = "e"
         where = "w"
-        expr = 'renyi(sigma=1.7, steps=12, alpha=3.25) + 0'
+        expr = 'renyi(sigma=1.7, steps=12, alpha=96.5) + 0'
         printed = "{printed}"
         judge = "rounded"
     '''))
     r = {x.claim.id: x for x in A.audit(CF.load(str(f)))}
     assert r["r"].verdict == A.INCONCLUSIVE and r["e"].verdict == A.INCONCLUSIVE
-    assert "the renyi engine's bracket" in r["r"].cases[0].note
-    assert "precision cap" not in r["r"].cases[0].note
-    assert "the engine bracket of renyi" in r["e"].cases[0].note
-    assert len(calls) == 0                       # the audit reused the one computation
+    for x in (r["r"], r["e"]):
+        assert "undecided even at a requested relative width" in x.cases[0].note, x.cases[0].note
+        assert "precision cap" not in x.cases[0].note
+    assert len(calls) <= 1          # the default reused; the one requested width computed once
+
+
+def test_a_real_order_renyi_claim_asks_for_the_digits_it_prints(tmp_path):
+    """renyi at alpha 3.25 printed to 12 digits (0.05532059857142 remove; the default bracket
+    [0.0552763, 0.0553586] cannot decide it): the judge asks for the width the digits need and
+    the Laplace engine (orders <= 64) confirms it; a wrong last digit is refuted."""
+    f = tmp_path / "r.toml"
+    f.write_text(HEAD + textwrap.dedent('''
+        [[claims]]
+        id = "right"
+        where = "w"
+        quantity = "renyi"
+        args = { sigma = "1.7", steps = 12, alpha = "3.25" }
+        printed = "0.0553205985714"
+        judge = "rounded"
+        [[claims]]
+        id = "wrong"
+        where = "w"
+        expr = 'renyi(sigma=1.7, steps=12, alpha=3.25, direction="add")'
+        printed = "0.0542611592125"
+        judge = "rounded"
+    '''))
+    r = {x.claim.id: x for x in A.audit(CF.load(str(f)))}
+    assert r["right"].verdict == A.CONFIRMED, r["right"].cases[0].note
+    assert "requested relative width" in r["right"].cases[0].note
+    assert r["wrong"].verdict == A.REFUTED, (r["wrong"].cases[0].value, r["wrong"].cases[0].note)
 
 
 def test_extrema_of_engine_quantities_at_the_corners(tmp_path):

@@ -163,7 +163,7 @@ def final(value: Interval | None, status: str, why: str, integer=False) -> Evalu
 # decide a printed value (claims/audit.py); None: the engines' defaults.
 _REQUESTED = ContextVar("requested_rel_width", default=None)
 REFINABLE = ("epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at", "noise_multiplier",
-             "poisson_noise_multiplier")
+             "poisson_noise_multiplier", "renyi", "rdp_epsilon")
 
 
 def requested_width():

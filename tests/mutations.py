@@ -1417,6 +1417,10 @@ MUTATIONS = [
                           tuple(q for q in _get("verifier.claims.values:REFINABLE")
                                 if q not in ("renyi", "rdp_epsilon"))),
              ("tests/test_claims_views.py::test_a_real_order_renyi_claim_asks_for_the_digits_it_prints",)),
+    Mutation("renyi.order-monotonicity-unused", "spread",
+             "the Rényi curve's orders bracketed each alone (D_a nondecreasing in a unused)",
+             lambda: _set("verifier.views.renyi:_monotone", lambda rows: sorted(rows)),
+             ("tests/test_laplace.py::test_orders_beyond_the_engine_inherit_the_monotone_ends",)),
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",

@@ -161,3 +161,14 @@ def test_rdp_on_request_reaches_1e_8_at_real_orders():
         for iv in (o.remove, o.add):
             assert float((iv.upper - iv.lower) / iv.lower) <= 1e-8, (o.alpha, iv)
     assert "refinement_limit" not in c.info and c.info.get("refinement") is None
+
+
+def test_orders_beyond_the_engine_inherit_the_monotone_ends():
+    """D_a is nondecreasing in a: at sigma 1, M 10 the add direction at order 192 (beyond the
+    Laplace engine's 160 sigma^2) is at least the order-128 value the engine certified
+    (the profile route alone gives a lower end near 2.84; mutation renyi.order-monotonicity-unused)."""
+    from verifier.views.renyi import renyi_curve
+    c = renyi_curve(F(1), 10, 1, [F(128), F(192)], laplace=1e-8)
+    lo128, o192 = c.at(128).add, c.at(192).add
+    assert float((lo128.upper - lo128.lower) / lo128.lower) < 1e-8
+    assert o192.lower >= lo128.lower > 6

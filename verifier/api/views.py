@@ -69,7 +69,7 @@ def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None, rel_
     def widest(c) -> float:        # the widest order's bracket (either direction) over w
         return max(excess(iv, w, iv.lower) for o in c.orders for iv in (o.remove, o.add))
 
-    def compute(fine):             # orders <= 64: the Laplace engine at w/2 (level by level
+    def compute(fine):             # laplace.applies: the Laplace engine at w/2 (level by level
         c = renyi_curve(s, m, e, os_, refine_delta=d, fine=fine, laplace=float(w) / 2)
         return c, c                # the profile grid refines the rest)
     curve, limit = refine(compute, widest)

@@ -51,7 +51,13 @@ CELL_LOG = 0.25              # the cells' ratio rho = e^{u/r}, r = ceil(u / CELL
 # ADD_CELL K / (g + K): ((g + K) e (rho - 1) / K)^K <= 0.3^K
 ADD_CELL = 0.11
 MAX_CELLS = 20000
-MAX_ORDER = 64               # orders beyond: the profile engine (views/renyi.py)
+MAX_ORDER = 256              # orders beyond (or a u beyond MAX_ORDER_U): the profile engine
+MAX_ORDER_U = 160            # (views/renyi.py); the cost grows with a u: a few seconds at 160
+
+
+def applies(alpha, sigma) -> bool:
+    """Whether the engine is used at this order (its cost, not its validity, decides)."""
+    return alpha <= MAX_ORDER and alpha <= MAX_ORDER_U * sigma ** 2
 
 
 def _log_phi_tail(x: float) -> float:

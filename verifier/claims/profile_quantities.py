@@ -64,7 +64,7 @@ def renyi(a, prec, max_prec=None):
 
 
 def _laplace_width():
-    """A judge's requested width as the Laplace engine's (orders up to 64: views/renyi.py):
+    """A judge's requested width as the Laplace engine's (laplace.applies: views/renyi.py):
     at most 1e-12, whatever was asked (its cost hardly depends on the width, and a judge
     asks once, from the default bracket's midpoint, which may be far from the value)."""
     w = requested_width()

@@ -115,7 +115,7 @@ def cmd_rdp(args) -> int:
     level = c.info.get("refinement")
     print(f"  {c.info['grid_points']} profile grid points"
           + (f" (refinement level {level})" if level else "")
-          + (", orders up to 64 also by the Laplace transform of one lognormal"
+          + (", orders up to min(256, 160 sigma^2) also by the Laplace transform"
              if "laplace_rel_width" in c.info else "") + f", {c.info['seconds']:.2f} s")
     if "refinement_limit" in c.info:
         print(f"  the requested width was not reached: {c.info['refinement_limit']}")

@@ -18,8 +18,11 @@ Where each end comes from:
   on the cover of ``grid.ProfileGrid`` (monotone in e: each cell between the lower end at
   its right and the upper end at its left), the tails beyond the grid by the moment bounds
   (``grid.profile_moments``);
-- real a <= 64 on request (a relative width): the Laplace transform of one lognormal
-  (``bounds/laplace.py``, THEORY section 10b), both directions, to 1e-10 and finer;
+- real a <= min(256, 160 sigma^2) on request (a relative width): the Laplace transform of
+  one lognormal (``bounds/laplace.py``, THEORY section 10b), both directions, 1e-10 and finer;
+- across the orders computed: D_a is nondecreasing in a (van Erven & Harremoës 2014,
+  Theorem 3: cited), so each lower end is at least every smaller order's, each upper end at
+  most every larger order's (``_monotone``);
 - remove, real a between integers: also log-convexity of s -> log E[Ybar^s] (Hölder /
   Lyapunov, cited) from the exact integer moments; the bracket is the intersection;
 - remove, every a: Jensen, E[Ybar^a] <= E[Y^a], so D_a <= a u / 2;
@@ -222,7 +225,7 @@ def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments
             a_lo = max(a_lo, lo)
             a_hi = min(a_hi, hi) if hi is not None else a_hi
             methods.append("privacy-profile integral")
-        if laplace is not None and a <= LP.MAX_ORDER:
+        if laplace is not None and LP.applies(a, sigma):
             rem, add = LP.divergences(sigma, M, a, laplace, moments, (r_lo, a_lo))
             (r_lo, r_hi), (a_lo, a_hi) = _meet(r_lo, r_hi, rem), _meet(a_lo, a_hi, add)
             methods.append("Laplace transform of one lognormal")
@@ -267,7 +270,8 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
         if not 1 < a <= MAX_ORDER:
             raise InputError(f"Rényi order {decimal_str(a, 12)} is outside (1, {MAX_ORDER}]")
     amax = max(66, math.ceil(max(orders)) + MOMENT_ORDER_SLACK,
-               min(math.ceil(max(orders)), LP.MAX_ORDER) + LP.TAYLOR + 2 if laplace else 0)
+               max((math.ceil(a) for a in orders if LP.applies(a, sigma)), default=0)
+               + LP.TAYLOR + 2 if laplace else 0)
     moments = integer_moments(sigma, M, amax, PREC + 2 * amax.bit_length())
     grid = ProfileGrid(sigma, M, 1, fine=fine) if with_profile else None
     rows = one_epoch(sigma, M, orders, grid, moments, laplace)
@@ -281,6 +285,7 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
             extra = {a for a in extra if 1 < a <= MAX_ORDER and a not in {r[0] for r in rows}}
             rows = sorted(rows + one_epoch(sigma, M, sorted(extra), grid, moments, laplace))
             extra = set()
+    rows = _monotone(rows)
     if _gaussian(M):
         # the Gaussian pair: the reflection x -> 1/sigma - x exchanges P0 and P1 (proof check
         # profile.gaussian-symmetry), so both directions have the same divergence
@@ -301,6 +306,22 @@ def renyi_curve(sigma: Fraction, M: int, E: int, orders=None, with_profile: bool
             **({"refinement": fine} if fine > 1 else {}),
             **({"laplace_rel_width": laplace} if laplace else {})}
     return RenyiCurve(sigma, M, E, tuple(out), Interval(rho_r, rho_r), za, info)
+
+
+def _monotone(rows):
+    """Rows by increasing order with each direction's lower ends raised to the largest lower
+    end of a smaller order and upper ends lowered to the smallest upper end of a larger one
+    (D_a nondecreasing in a: module docstring)."""
+    rows = sorted(rows)
+    out = [[a, list(r), list(d), m] for a, r, d, m in rows]
+    for k in (1, 2):
+        for i in range(1, len(out)):
+            out[i][k][0] = max(out[i][k][0], out[i - 1][k][0])
+        for i in range(len(out) - 2, -1, -1):
+            out[i][k][1] = min(out[i][k][1], out[i + 1][k][1])
+    if any(x[k][0] > x[k][1] for x in out for k in (1, 2)):    # certified brackets that
+        raise AssertionError("Rényi brackets not monotone in the order")   # do not meet
+    return [(a, tuple(r), tuple(d), m) for a, r, d, m in out]
 
 
 def _scaled(rows, E: int):

@@ -129,8 +129,8 @@ def test_an_undecided_engine_value_names_the_engine_and_is_computed_once(tmp_pat
     calls = []
     real = R.renyi_curve
     monkeypatch.setattr(R, "renyi_curve", lambda *a, **k: calls.append(a) or real(*a, **k))
-    # alpha 96.5: beyond the Laplace engine's orders, so a requested width cannot help
-    v = _q("renyi", sigma="1.7", steps=12, alpha="96.5").value
+    # alpha 300.5: beyond the Laplace engine's orders (256), so a requested width cannot help
+    v = _q("renyi", sigma="1.7", steps=12, alpha="300.5").value
     printed = decimal_str((v.lower + v.upper) / 2, 12)             # finer than the bracket
     calls.clear()
     f = tmp_path / "r.toml"
@@ -139,13 +139,13 @@ def test_an_undecided_engine_value_names_the_engine_and_is_computed_once(tmp_pat
         id = "r"
         where = "w"
         quantity = "renyi"
-        args = {{ sigma = "1.7", steps = 12, alpha = "96.5" }}
+        args = {{ sigma = "1.7", steps = 12, alpha = "300.5" }}
         printed = "{printed}"
         judge = "rounded"
         [[claims]]
         id = "e"
         where = "w"
-        expr = 'renyi(sigma=1.7, steps=12, alpha=96.5) + 0'
+        expr = 'renyi(sigma=1.7, steps=12, alpha=300.5) + 0'
         printed = "{printed}"
         judge = "rounded"
     '''))

@@ -915,6 +915,12 @@ def _renyi_grid_unrefined():
     _set("verifier.views.renyi:ProfileGrid", lambda sigma, M, E, fine=1: G.ProfileGrid(sigma, M, E))
 
 
+def _tradeoff_grid_unrefined():
+    from verifier.views import grid as G
+    _set("verifier.views.tradeoff:ProfileGrid",
+         lambda sigma, M, E, tau=1 / 16, fine=1: G.ProfileGrid(sigma, M, E, tau=tau))
+
+
 def _laplace_tilting_shifted():
     from verifier.bounds import moments as MO
     _set("verifier.bounds.laplace:moment_egf", lambda u, n, exp=None: MO.moment_egf(u, n + 1)[1:])
@@ -1421,6 +1427,11 @@ MUTATIONS = [
              "the Rényi curve's orders bracketed each alone (D_a nondecreasing in a unused)",
              lambda: _set("verifier.views.renyi:_monotone", lambda rows: sorted(rows)),
              ("tests/test_laplace.py::test_orders_beyond_the_engine_inherit_the_monotone_ends",)),
+    Mutation("tradeoff.grid-refinement-ignored", "search",
+             "a requested width of the trade-off bands refines nothing (the grid ignores its "
+             "level)",
+             _tradeoff_grid_unrefined,
+             ("tests/test_rel_width.py::test_tradeoff_on_request_refines_the_profile_grid",)),
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",

@@ -78,11 +78,13 @@ def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None, rel_
     return curve
 
 
-@keywords_after(3, "points", "at")
-def tradeoff(sigma, steps, epochs=1, *, points=21, at=None):
+@keywords_after(3, "points", "at", "rel_width")
+def tradeoff(sigma, steps, epochs=1, *, points=21, at=None, rel_width=None):
     """The certified trade-off band of E epochs of M steps (a ``TradeoffCurve``): at each a,
     f = T(P0^E, P1^E)(a) and the reversed pair's, each an Interval; ``tv`` the exact TV from
-    the same profile."""
+    the same profile.  ``rel_width``: every band at most that wide relative to its upper end
+    (the profile grid and its engine refined by ``profile.refine``; ``info`` names what
+    stopped short)."""
     from verifier.views.tradeoff import tradeoff_curve
     s, m, e = _parse(sigma, steps, epochs)
     if at is not None:
@@ -96,7 +98,20 @@ def tradeoff(sigma, steps, epochs=1, *, points=21, at=None):
             points = int(points)
         except (TypeError, ValueError):
             raise InputError(f"points must be an integer, got {points!r}") from None
-    return tradeoff_curve(s, m, e, at=at, points=points)
+    if rel_width is None:
+        return tradeoff_curve(s, m, e, at=at, points=points)
+    from verifier.bounds.profile import excess, refine
+    from verifier.numerics.brackets import check_rel_width
+    w = check_rel_width(rel_width)
+
+    def compute(fine):
+        c = tradeoff_curve(s, m, e, at=at, points=points, fine=fine)
+        return c, c
+    curve, limit = refine(compute, lambda c: max(excess(iv, w, iv.upper) for p in c.points
+                                                  for iv in (p.f, p.reverse)))
+    if limit is not None:
+        curve.info["refinement_limit"] = limit
+    return curve
 
 
 @keywords_after(3, "orders", "alpha_max")

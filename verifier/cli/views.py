@@ -125,16 +125,23 @@ def cmd_rdp(args) -> int:
 def cmd_tradeoff(args) -> int:
     from verifier.api.views import tradeoff
     c = tradeoff(args.sigma, args.steps, args.epochs,
-                 points=args.points if args.points is not None else 21, at=args.at)
+                 points=args.points if args.points is not None else 21, at=args.at,
+                 rel_width=args.rel_width)
     if args.json:
         print_json(c.to_json())
         return EXIT_OK
     print(f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, "
           f"{run_shape(c.steps, c.epochs)} (certified bands)")
-    print(f"  {'a':>10}  {'f = T(P0^E, P1^E)(a)':<30} {'reversed T(P1^E, P0^E)(a)':<30}")
+    dg, wd = _digits(args.rel_width)
+    wd = max(30, wd)
+    print(f"  {'a':>10}  {'f = T(P0^E, P1^E)(a)':<{wd}} {'reversed T(P1^E, P0^E)(a)':<{wd}}")
     for p in c.points:
-        print(f"  {frac_str(p.a):>10}  {p.f.short(8):<30} {p.reverse.short(8):<30}")
-    print(f"  distance to the diagonal max_a (1 - a - f(a)) in {c.closest.short(8)}; "
-          f"exact TV in {c.tv.short(8)}")
-    print(f"  {c.info['grid_points']} profile grid points, {c.info['seconds']:.2f} s")
+        print(f"  {frac_str(p.a):>10}  {p.f.short(dg):<{wd}} {p.reverse.short(dg):<{wd}}")
+    print(f"  distance to the diagonal max_a (1 - a - f(a)) in {c.closest.short(dg)}; "
+          f"exact TV in {c.tv.short(dg)}")
+    level = c.info.get("refinement")
+    print(f"  {c.info['grid_points']} profile grid points"
+          + (f" (refinement level {level})" if level else "") + f", {c.info['seconds']:.2f} s")
+    if "refinement_limit" in c.info:
+        print(f"  the requested width was not reached: {c.info['refinement_limit']}")
     return EXIT_OK

@@ -127,7 +127,10 @@ def _band(lines, a: Fraction) -> Interval:
     return Interval(lo_q, hi_q)
 
 
-def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21) -> TradeoffCurve:
+def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21,
+                   fine: int = 1) -> TradeoffCurve:
+    """The bands at the type I errors ``at`` (or ``points`` equally spaced); ``fine``: the
+    profile grid's refinement level (api.views.tradeoff's requested width)."""
     import time
     t0 = time.perf_counter()
     if at is None:
@@ -138,7 +141,7 @@ def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21) -
     for a in at:
         if not 0 <= a <= 1:
             raise InputError(f"type I error a = {frac_str(a)} is outside [0, 1]")
-    grid = ProfileGrid(sigma, M, E, tau=1 / 32)
+    grid = ProfileGrid(sigma, M, E, tau=1 / 32, fine=fine)
     fwd, rev = _lines(grid, "remove", "add"), _lines(grid, "add", "remove")
     pts = tuple(TradeoffPoint(a, _band(fwd, a), _band(rev, a)) for a in sorted(set(at)))
     (_, lr, hr), (_, la, ha) = grid.ends("remove")[0], grid.ends("add")[0]
@@ -148,5 +151,6 @@ def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21) -
     gaps = [(1 - p.a - p.f.upper, 1 - p.a - p.f.lower) for p in pts]
     closest = Interval(max(max(g[0] for g in gaps), Fraction(0)), hi_tv)
     info = {"grid_points": len(grid.eps), "grid_top": frac_str(grid.top),
-            "seconds": round(time.perf_counter() - t0, 3)}
+            "seconds": round(time.perf_counter() - t0, 3),
+            **({"refinement": fine} if fine > 1 else {})}
     return TradeoffCurve(sigma, M, E, pts, tv, closest, info)

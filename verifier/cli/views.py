@@ -133,7 +133,7 @@ def cmd_tradeoff(args) -> int:
     print(f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, "
           f"{run_shape(c.steps, c.epochs)} (certified bands)")
     dg, wd = _digits(args.rel_width)
-    wd = max(30, wd)
+    wd = 30 if args.rel_width is None else wd
     print(f"  {'a':>10}  {'f = T(P0^E, P1^E)(a)':<{wd}} {'reversed T(P1^E, P0^E)(a)':<{wd}}")
     for p in c.points:
         print(f"  {frac_str(p.a):>10}  {p.f.short(dg):<{wd}} {p.reverse.short(dg):<{wd}}")

@@ -62,17 +62,25 @@ def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None, rel_
     os_ = parse_orders(orders, alpha_max)
     if rel_width is None:
         return renyi_curve(s, m, e, os_, refine_delta=d)
+    # laplace.applies: the Laplace engine at w/2; the profile grid refines the rest level by level
+    return _refined(lambda fine, w: renyi_curve(s, m, e, os_, refine_delta=d, fine=fine,
+                                                laplace=float(w) / 2),
+                    rel_width, lambda c: [(iv, iv.lower) for o in c.orders
+                                          for iv in (o.remove, o.add)])
+
+
+def _refined(build, rel_width, brackets):
+    """A view at a requested relative width: ``build(fine, w)`` at the levels ``profile.refine``
+    chooses until every (bracket, scale) of ``brackets(view)`` is at most w * scale wide; what
+    stopped short goes to ``info["refinement_limit"]``."""
     from verifier.bounds.profile import excess, refine
     from verifier.numerics.brackets import check_rel_width
     w = check_rel_width(rel_width)
 
-    def widest(c) -> float:        # the widest order's bracket (either direction) over w
-        return max(excess(iv, w, iv.lower) for o in c.orders for iv in (o.remove, o.add))
-
-    def compute(fine):             # laplace.applies: the Laplace engine at w/2 (level by level
-        c = renyi_curve(s, m, e, os_, refine_delta=d, fine=fine, laplace=float(w) / 2)
-        return c, c                # the profile grid refines the rest)
-    curve, limit = refine(compute, widest)
+    def compute(fine):
+        c = build(fine, w)
+        return c, c
+    curve, limit = refine(compute, lambda c: max(excess(iv, w, sc) for iv, sc in brackets(c)))
     if limit is not None:
         curve.info["refinement_limit"] = limit
     return curve
@@ -100,18 +108,9 @@ def tradeoff(sigma, steps, epochs=1, *, points=21, at=None, rel_width=None):
             raise InputError(f"points must be an integer, got {points!r}") from None
     if rel_width is None:
         return tradeoff_curve(s, m, e, at=at, points=points)
-    from verifier.bounds.profile import excess, refine
-    from verifier.numerics.brackets import check_rel_width
-    w = check_rel_width(rel_width)
-
-    def compute(fine):
-        c = tradeoff_curve(s, m, e, at=at, points=points, fine=fine)
-        return c, c
-    curve, limit = refine(compute, lambda c: max(excess(iv, w, iv.upper) for p in c.points
-                                                  for iv in (p.f, p.reverse)))
-    if limit is not None:
-        curve.info["refinement_limit"] = limit
-    return curve
+    return _refined(lambda fine, w: tradeoff_curve(s, m, e, at=at, points=points, fine=fine),
+                    rel_width, lambda c: [(iv, iv.upper) for p in c.points
+                                          for iv in (p.f, p.reverse)])
 
 
 @keywords_after(3, "orders", "alpha_max")

@@ -112,14 +112,19 @@ def cmd_rdp(args) -> int:
                   f"   (order {decimal_str(Fraction(cv.alpha), 6)}{loss})")
         if ex is not None:
             print(f"    exact profile     epsilon in {ex.short(8)}")
-    level = c.info.get("refinement")
-    print(f"  {c.info['grid_points']} profile grid points"
-          + (f" (refinement level {level})" if level else "")
-          + (", orders up to min(256, 160 sigma^2) also by the Laplace transform"
-             if "laplace_rel_width" in c.info else "") + f", {c.info['seconds']:.2f} s")
-    if "refinement_limit" in c.info:
-        print(f"  the requested width was not reached: {c.info['refinement_limit']}")
+    _engine_lines(c.info, ", orders up to min(256, 160 sigma^2) also by the Laplace transform"
+                  if "laplace_rel_width" in c.info else "")
     return EXIT_OK
+
+
+def _engine_lines(info: dict, extra: str = "") -> None:
+    """The grid, its refinement level, the time, and what stopped a requested width short."""
+    level = info.get("refinement")
+    print(f"  {info['grid_points']} profile grid points"
+          + (f" (refinement level {level})" if level else "") + extra
+          + f", {info['seconds']:.2f} s")
+    if "refinement_limit" in info:
+        print(f"  the requested width was not reached: {info['refinement_limit']}")
 
 
 def cmd_tradeoff(args) -> int:
@@ -139,9 +144,5 @@ def cmd_tradeoff(args) -> int:
         print(f"  {frac_str(p.a):>10}  {p.f.short(dg):<{wd}} {p.reverse.short(dg):<{wd}}")
     print(f"  distance to the diagonal max_a (1 - a - f(a)) in {c.closest.short(dg)}; "
           f"exact TV in {c.tv.short(dg)}")
-    level = c.info.get("refinement")
-    print(f"  {c.info['grid_points']} profile grid points"
-          + (f" (refinement level {level})" if level else "") + f", {c.info['seconds']:.2f} s")
-    if "refinement_limit" in c.info:
-        print(f"  the requested width was not reached: {c.info['refinement_limit']}")
+    _engine_lines(c.info)
     return EXIT_OK

@@ -94,3 +94,42 @@ def test_assemble_is_epoch_laws():
 
 def _same(x: arb, y: arb) -> bool:
     return bool(x.mid() == y.mid()) and bool(x.rad() == y.rad())
+
+
+# ---- radii (docs/THEORY.md section 9, "Working precision"): the working precision is
+# chosen for sums that carry only their own terms' radii; a difference of longer sums
+# (suffix sums of a window, a cancelling chord weight) would need 20-40 bits more
+
+def test_bucket_masses_carry_only_their_own_radii():
+    """The tests' buckets partition a window: their radii add up to about the window's own
+    (a difference of suffix sums would give each bucket the radii of everything beyond it:
+    about the number of buckets times more)."""
+    with ctx.workprec(PREC):
+        P, B, _, _ = _stages(F(1), 100, 3, 1e-6)
+        X = B.B1
+        sd = 30.0
+        buckets = ST.bucketed(X, None, 4, len(X.c), sd)
+        window = sum(float(v.rad()) for v in X.c)
+        got = sum(float(r1.rad()) for r1, _ in buckets)
+        assert len(buckets) > 100 and 0 < got <= 1.01 * window + 1e-30 * len(buckets)
+
+
+def test_body_cells_are_computed_above_the_working_precision():
+    """The spread weights (q b h - m)/((b - a) h) cancel about log2 b bits after the cells'
+    masses (differences of upper tails) lost theirs: computed 2 bitlen(J1) bits higher, the
+    spread's radii stay near the working precision's unit."""
+    with ctx.workprec(PREC):
+        P = PL.plan(F(4, 5), 1000, 3, 1e-7)
+        C = BO.cells(F(4, 5), 1000, P)
+    assert P.J1 > 2 ** 11
+    assert sum(float(v.rad()) for _, v in C.spread) < 2.0 ** -(PREC - 4)
+
+
+def test_precision_tiers_keep_a_small_eps_under_two_limbs():
+    """The laws for the smallest eps cap resolve eps <= 8 (not 20): at sigma 4, M 1e4, E 100,
+    delta 1e-10 the finest level a 1e-6 request needs (32) runs at <= 128 bits (two limbs:
+    an Arb DFT about twice as fast as at 129-192); the top cap keeps its e^61 term."""
+    from verifier.bounds import profile as PR
+    assert PR.prec_cap(4) == 8 and PR.prec_cap(16) == 20 and PR.prec_cap(61) == 61
+    assert PR._prec(10 ** 4, 1e-10 / 32 ** 2, PR.prec_cap(4)) <= 128
+    assert PR._prec(3, 1e-10, PR.prec_cap(61)) - PR._prec(3, 1e-10, PR.prec_cap(4)) >= 70

@@ -43,6 +43,7 @@ from flint import acb, arb, arb_poly, ctx
 
 from verifier.bounds.moments import moment_egf, moment_from_coefficient, truncated_power
 from verifier.core.arith import to_arb
+from verifier.numerics.cache import EngineCache
 
 TAYLOR = 24                  # K, the cells' Taylor degree + 1 (and the head's)
 CELL_LOG = 0.25              # the cells' ratio rho = e^{u/r}, r = ceil(u / CELL_LOG) * fine
@@ -299,26 +300,44 @@ def _add_tail(T: arb, g: arb, u: arb, M: int) -> arb:
     return ((c * c.log() - c + c * u / 2 + c * c * u / (2 * M)).exp() * T ** (g - c) / (c - g))
 
 
+# one-epoch brackets by (direction, sigma, M, alpha, requested width, level): a requested
+# Rényi width refines the profile grid for the other orders level by level and asks again
+# for these (docs/THEORY.md section 10b); any bracket computed once stays valid
+_BRACKETS = EngineCache(256)
+
+
+def clear_cache():
+    """Forget the cached one-epoch brackets (benchmarks time cold runs)."""
+    _BRACKETS.clear()
+
+
 def divergences(sigma: Fraction, M: int, alpha: Fraction, rel_width: float, moments: list,
                 lower: tuple, fine: int = 1) -> tuple:
     """((remove lower, upper) or None, (add lower, upper)): the one-epoch divergences D_a of
     both directions as exact rationals (outward), their relative widths about ``rel_width``
     (``lower``: known lower ends of both, which set the moments' tolerance: a relative width
-    w of D needs about w (a - 1) D of E).  Remove is None at an integer order (exact there)."""
-    from verifier.core.arith import ball_bounds
+    w of D needs about w (a - 1) D of E; a bracket cached for the same order, width and
+    level is reused whatever ``lower``).  Remove is None at an integer order (exact there)."""
     out = []
     for which, lo in zip(("remove", "add"), lower):
         if which == "remove" and alpha.denominator == 1:
             out.append(None)
             continue
-        need = rel_width * float(alpha - 1) * max(float(lo), 1e-12) / 4
-        tol = min(max(need, 1e-30), 1e-4)
-        f = remove_moment if which == "remove" else add_moment
-        with ctx.workprec(max(160, int(-math.log2(tol)) + 96)):
-            m = f(sigma, M, alpha, moments, tol, fine)
-            t = to_arb(alpha - 1)
-            lo_b, hi_b = arb(m.lower()), arb(m.upper())
-            low = ball_bounds(lo_b.log() / t)[0] if lo_b > 1 else Fraction(0)
-            high = ball_bounds(hi_b.log() / t)[1] if hi_b.is_finite() else None
-        out.append((low, high))
+        out.append(_BRACKETS.get((which, sigma, M, alpha, rel_width, fine), lambda: _divergence(
+            which, sigma, M, alpha, rel_width, moments, lo, fine)))
     return tuple(out)
+
+
+def _divergence(which: str, sigma: Fraction, M: int, alpha: Fraction, rel_width: float,
+                moments: list, lo: Fraction, fine: int) -> tuple:
+    from verifier.core.arith import ball_bounds
+    need = rel_width * float(alpha - 1) * max(float(lo), 1e-12) / 4
+    tol = min(max(need, 1e-30), 1e-4)
+    f = remove_moment if which == "remove" else add_moment
+    with ctx.workprec(max(160, int(-math.log2(tol)) + 96)):
+        m = f(sigma, M, alpha, moments, tol, fine)
+        t = to_arb(alpha - 1)
+        lo_b, hi_b = arb(m.lower()), arb(m.upper())
+        low = ball_bounds(lo_b.log() / t)[0] if lo_b > 1 else Fraction(0)
+        high = ball_bounds(hi_b.log() / t)[1] if hi_b.is_finite() else None
+    return low, high

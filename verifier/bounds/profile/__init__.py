@@ -46,10 +46,14 @@ def parse_pair(sigma, steps, epochs) -> tuple:
 
 
 def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
-    # x^M multiplies relative radii by M (2 log2 M guard bits); the profile multiplies the
-    # DFT's absolute radii by up to e^eps (eps <= eps_cap: 1.45 eps_cap bits) and must
-    # resolve delta >= floor
-    return 64 + 2 * M.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
+    # a free parameter (the radii only widen brackets): x^M multiplies relative radii by M
+    # (log2 M bits, and 4 more); the profile multiplies absolute radii by up to e^eps (eps <=
+    # eps_cap: 1.45 eps_cap bits) and must resolve delta >= floor; 56 guard bits for the DFT
+    # lengths (<= 2^22), the E-fold powers and a margin below floor.  Measured (docs/THEORY.md
+    # section 9, "Working precision"): the brackets at M 1000 and 1e4 stay the same to 12
+    # digits from 16-30 bits below this; at eps near 55, 24 bits below it lose a direction.
+    # At most 128 bits (two limbs) an Arb DFT takes about half the time of 129-192.
+    return 60 + M.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
 
 
 _LAWS = EngineCache(5)          # per-epoch laws (numerics/cache.py)
@@ -65,7 +69,13 @@ def clear_cache():
 # search starts at the smallest and moves up when its answer lies beyond cap + CAP_SLACK
 EPS_CAPS = (4, 16, 61)
 CAP_SLACK = 4
-LOW_PREC_CAP = 20        # the laws' two precisions: eps <= 20 (caps 4, 16), eps <= 61
+
+
+def prec_cap(wcap: int) -> int:
+    """The eps the laws' precision resolves for windows sized for eps <= wcap: the answers a
+    search accepts there (wcap + CAP_SLACK), at most the range's; one precision per cap (a
+    search that moves up a cap recomputes the laws)."""
+    return min(wcap + CAP_SLACK, EPS_CAPS[-1])
 
 
 def _epoch_laws(sigma: Fraction, M: int, E: int, floor: float,
@@ -106,8 +116,7 @@ def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | N
     from verifier.bounds.profile.compose import add_moment_bound
     from verifier.numerics.compose import ComposedProfile
     wcap = next((c for c in EPS_CAPS if eps_cap <= c), EPS_CAPS[-1])   # the windows' sizes
-    lk, prec, laws = _epoch_laws(sigma, M, E, floor, budget_epochs,
-                                 LOW_PREC_CAP if wcap + CAP_SLACK <= LOW_PREC_CAP else 61, fine)
+    lk, prec, laws = _epoch_laws(sigma, M, E, floor, budget_epochs, prec_cap(wcap), fine)
     pk = lk + (E, wcap)
     return _PROFILES.get(pk, lambda: ComposedProfile(
         laws, E, prec, floor, wcap, symmetric=M == 1,
@@ -191,8 +200,10 @@ WIDTH_ORDER = 2        # widths shrink about as fine^-2 (measured: docs/PROFILE.
                        # accuracy"); later levels use the order measured on the last two
 TIME_ORDER = 2         # a level's time grows at most about as fine^2 (measured 1.3-1.8) until
 TIME_ORDER_MIN = 1.5   # two levels measure it (then at least this)
-MARGIN = 1.15          # a level is picked for a width this much below the request
+MARGIN = 1.25          # a level is picked for a width this much below the request (the widths
+                       # of nearby levels wobble with the rounded free parameters)
 STALLED = 0.5          # a measured order below this: the bracket stopped narrowing
+BISECTION_SHARE = 100  # a requested width's share left to the bisection of epsilon(delta)
 JUMP = 8               # a level at most this many times the last one (whose time may have
                        # been a cache's: its prediction is checked by a cold level first)
 
@@ -338,7 +349,9 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
                     rel_width: Fraction | None = None) -> EpsilonResult:
     """Certified bracket of epsilon(delta) = the smallest eps >= 0 with delta(eps) <= delta,
     and of each direction's; ``rel_width``: refined (``refine``) until the bracket is at most
-    that wide relative (absolute below eps 0.1), the bisection's tolerance a tenth of it."""
+    that wide relative (absolute below eps 0.1), the bisection's tolerance 1/BISECTION_SHARE
+    of it (a bisection step costs O(1) evaluations of the composed profile: the width is
+    left to the engine)."""
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
     if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
@@ -348,7 +361,7 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
         return EpsilonResult(sigma, M, E, delta, iv, iv, iv, "undecided",
                              time.perf_counter() - t, {"closed_form": GAUSSIAN_INFO, "digits": d})
     guess = guess_epsilon(sigma, M, E, float(delta))
-    rel = REL if rel_width is None else min(REL, rel_width / 10)
+    rel = REL if rel_width is None else min(REL, rel_width / BISECTION_SHARE)
     out = {}
 
     def compute(fine):

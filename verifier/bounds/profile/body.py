@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import acb, arb
+from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, decimal_str, to_arb
 from verifier.numerics.memory import reserve
@@ -38,6 +38,15 @@ class Cells:
 
 
 def cells(sigma: Fraction, M: int, P: Plan) -> Cells:
+    """The body cells (``_cells``) at 2 bitlen(J1) bits above the working precision: a cell's
+    mass is a difference of upper tails (about log2 of the cell count lost to cancellation)
+    and its spread weights (q b h - m) / ((b - a) h) lose about log2 b more (docs/PROFILE.md,
+    "Precision": at sigma 0.8, M 1000 these radii decided the upper ends' precision)."""
+    with ctx.workprec(ctx.prec + 2 * P.J1.bit_length()):
+        return _cells(sigma, M, P)
+
+
+def _cells(sigma: Fraction, M: int, P: Plan) -> Cells:
     """The body cells spread onto their end points (step (a)).  The tests' labels: for
     M >= RANDOM_LABELS_M the same spread read as a randomized label (end point a with
     probability wa/q, b with wb/q, given the cell): under P0 their law is the spread, under

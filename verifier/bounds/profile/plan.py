@@ -43,6 +43,9 @@ PAIR_MERGE = 4       # the pair sums' tail cells merged this many at a time (1 f
 PAIR_MERGE_CELLS = 256   # ... where there are at most this many tail cells
 PAIR_STEP = 1 / 32   # the pair sums' geometric grid (relative step); FINE at M <= FINE_TAIL_M
 PAIR_STEP_FINE = 1 / 256
+PRODUCT_LENGTH = 1 << 20  # the tail parts' ball polynomial products at most about this long,
+PRODUCT_PER_PUT = 8       # and at most this many coefficients per log of the point-by-point
+                          # route they replace (upper.product_cut)
 FAR_B = 16           # the far tail parts meet B spread onto a lattice this many times coarser
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
@@ -68,7 +71,7 @@ def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int, int]:
     plan's (merged 4 at small M, light tails); the K = 2 cells merged f // s more."""
     s = max(1, math.isqrt(fine))
     k1 = round(TAIL_STEP / TAIL_STEP_FINE) if small_light and fine > 1 else 1
-    return (s if small_light else fine), k1, max(1, fine // s), fine * s
+    return s, k1, max(1, fine // s), fine * s
 
 
 @dataclass

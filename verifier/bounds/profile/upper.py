@@ -21,7 +21,7 @@ from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, f
                                                first_cell_n, split_first_cell)
 from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, FINE_TAIL_M, GRID_X, K2_COARSE,
                                          PAIR_MERGE, PAIR_MERGE_CELLS, PAIR_STEP, PAIR_STEP_FINE,
-                                         Plan)
+                                         PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan)
 from verifier.bounds.profile.spreads import (Window, add_mass, coarse, coarse_keep_low, collapse,
                                             convolve, float_moments, geometric, keep_range,
                                             onto_lattice, spread_log, sub_mean)
@@ -174,6 +174,25 @@ class _Remove:
             add_mass(self.law, k + 1, mass * th)
 
 
+def product_cut(vs: list, body_span: int, sub: int, far_body: int):
+    """The largest tail value the ball polynomial product takes (a free parameter: both
+    routes are step (a)): the product is about body_span + (v - vs[0]) / sub coefficients
+    long (at most PRODUCT_LENGTH), the point-by-point route costs far_body logs per value
+    left to it; the cut minimizes length / PRODUCT_PER_PUT + logs.  At sigma 0.8, M 1000,
+    level 24 the product takes all 1900 values (a fixed 4096 coefficients took 58: 2 million
+    logs); at sigma 0.5, M 2 the heavy tail spans 10^4 times T1 and its 300 values cost 2000
+    logs, far less than a product that long."""
+    best, cut = None, vs[0]
+    for n, v in enumerate(vs, 1):
+        length = body_span + (v - vs[0]) / sub
+        if length > PRODUCT_LENGTH and n > 1:
+            break
+        cost = length / PRODUCT_PER_PUT + far_body * (len(vs) - n)
+        if best is None or cost < best:
+            best, cut = cost, v
+    return cut
+
+
 def tail_parts(R: _Remove, B: Body, CB: CoarseBody, P: Plan, M: int):
     """K = k >= 1 tail items: (B_n h + V)/M with V the spread tail endpoints (k = 1) or (k/2)
     times a pair sum (k >= 2, Jensen over the pairs: step (c)), by one ball polynomial
@@ -195,14 +214,13 @@ def tail_parts(R: _Remove, B: Body, CB: CoarseBody, P: Plan, M: int):
             gk, vs = K2_COARSE * CB.g, {Fraction(k * t, 2): ct for t, ct in pair.items()}
         # V's lattice: 4 times finer than B's for k <= 2, B's own for k >= 3 (rarer events)
         sub = gk // 4 if gk % 4 == 0 and k <= 2 else (gk if k >= 3 else 1)
-        room = max(4096 - (max(Bk) - min(Bk)) * (gk // sub), 1024)
-        cut = min(vs) + room * sub
+        Bs = onto_lattice({Fraction(j * gk): c for j, c in Bk.items()}, FAR_B * gk)
+        cut = product_cut(sorted(vs), (max(Bk) - min(Bk)) * (gk // sub), sub, len(Bs))
         dense = {v: c for v, c in vs.items() if v <= cut}
         for n, c in convolve(Bk, gk // sub, onto_lattice(dense, sub)).items():
             R.put((arb(n * sub) * ha / Ma).log(), c * wk)
         far = [(to_arb(v), c) for v, c in vs.items() if v > cut]
         if far:
-            Bs = onto_lattice({Fraction(j * gk): c for j, c in Bk.items()}, FAR_B * gk)
             for j, cb in Bs.items():
                 bj, mass_b = arb(j * FAR_B * gk), cb * wk
                 for v, c in far:

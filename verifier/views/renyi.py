@@ -188,7 +188,7 @@ def _gaussian(M: int) -> bool:
 
 def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments, laplace=None):
     """[(alpha, (rem_lo, rem_hi), (add_lo, add_hi), method)] of one epoch (``laplace``: a
-    relative width asked of the Laplace engine at orders up to its MAX_ORDER)."""
+    relative width asked of the Laplace engine at the orders `laplace.applies` admits)."""
     with ctx.workprec(PREC):
         u = 1 / to_arb(sigma) ** 2
         phi = [m.log() for m in moments]                       # log E[W^n]

@@ -133,3 +133,17 @@ def test_precision_tiers_keep_a_small_eps_under_two_limbs():
     assert PR.prec_cap(4) == 8 and PR.prec_cap(16) == 20 and PR.prec_cap(61) == 61
     assert PR._prec(10 ** 4, 1e-10 / 32 ** 2, PR.prec_cap(4)) <= 128
     assert PR._prec(3, 1e-10, PR.prec_cap(61)) - PR._prec(3, 1e-10, PR.prec_cap(4)) >= 70
+
+
+def test_tail_product_takes_what_it_saves():
+    """upper.product_cut (a free parameter): a dense tail goes whole into the ball product
+    (1900 values against a body of 1000 far points: 2 million logs otherwise); a tail spread
+    over 10^4 times its start with few far body points keeps the point-by-point route; the
+    product never passes PRODUCT_LENGTH."""
+    dense = [270908 + 160 * i for i in range(1900)]
+    assert UP.product_cut(dense, 65000, 10, 1000) == dense[-1]
+    sparse = [int(92 * 1.03 ** i) + i for i in range(300)]
+    cut = UP.product_cut(sparse, 192, 1, 8)
+    assert sparse[0] <= cut < sparse[-1] and cut - sparse[0] < 10 ** 5
+    huge = [i * 10 ** 4 for i in range(1000)]
+    assert UP.product_cut(huge, 0, 1, 10 ** 6) - huge[0] <= PL.PRODUCT_LENGTH

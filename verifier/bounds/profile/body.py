@@ -193,7 +193,11 @@ def body_laws(sigma: Fraction, M: int, P: Plan, prec: int) -> Body:
     mu_s, mu_b, mu_t = sub_mean(C.spread), sub_mean(C.labels), sub_mean(C.tilted)
     k2 = k2_tests(sigma, M)
     yB, yT, y2 = label_transforms(C, M, W, k2, prec)
-    yS, yS2 = (yB, None) if C.randomized else spread_transforms(C, M, W, P.kmax, prec)
+    # the K >= 2 parts' own body laws (s^{M-2}, s^{M-3}: one more inverse DFT) below
+    # RANDOM_LABELS_M only, as upper.coarse_body plans; above, B_{M-1} serves (B_{M-k} <= B_n
+    # in the coupling; sigma 1, M 1e4, E 100, level 16: the same brackets to 12 digits)
+    yS, yS2 = (yB, None) if C.randomized else spread_transforms(
+        C, M, W, P.kmax if M < RANDOM_LABELS_M else 1, prec)
 
     def law(y, part, n, NN, pts, mu, left, extra=None):
         return RetryLaw(y, part, n, NN, pts, mu, J1, extra=extra, left=left, target=t)

@@ -17,7 +17,6 @@ from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import first_cell_test, refine_first_bucket
 from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,
                                          TEST_MERGE, Plan, test_refinement)
-from verifier.bounds.profile.spreads import add_mass
 
 
 def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
@@ -145,6 +144,7 @@ def statistic_laws(blocks, fine: int = 1):
     sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
     eta_l = Fraction(sl / (GRID_L * test_refinement(fine, False)[3])).limit_denominator(10 ** 12)
     lo_cap = ml - 16 * sl
+    zero = arb(0)
     test0: dict[int, arb] = {}
     test1: dict[int, arb] = {}
     for (al, be, ga, bk), (x, _, _) in zip(blocks, fl):
@@ -154,14 +154,18 @@ def statistic_laws(blocks, fine: int = 1):
         cuts = [0] + [int(i) + 1 for i in np.flatnonzero(np.diff(ks))] + [len(ks)]
         for s_, e_ in zip(cuts, cuts[1:]):
             # each run summed on its own (a difference of prefix sums would carry the radii
-            # of everything before the run)
-            s1 = s2 = arb(0)
-            for r1_, r2_ in sb[s_:e_]:
-                s1 += r1_
-                s2 += r2_
+            # of everything before the run); most runs are one bucket
+            if e_ - s_ == 1:
+                s1, s2 = sb[s_]
+            else:
+                s1 = s2 = zero
+                for r1_, r2_ in sb[s_:e_]:
+                    s1 += r1_
+                    s2 += r2_
             k = int(ks[s_])
-            add_mass(test0, k, al * s1)
-            add_mass(test1, k, be * s1 + ga * s2)
+            v0, v1 = al * s1, be * s1 + ga * s2
+            test0[k] = test0[k] + v0 if k in test0 else v0
+            test1[k] = test1[k] + v1 if k in test1 else v1
     return test0, test1, eta_l
 
 

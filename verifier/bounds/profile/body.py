@@ -40,8 +40,8 @@ class Cells:
 def cells(sigma: Fraction, M: int, P: Plan) -> Cells:
     """The body cells (``_cells``) at 2 bitlen(J1) bits above the working precision: a cell's
     mass is a difference of upper tails (about log2 of the cell count lost to cancellation)
-    and its spread weights (q b h - m) / ((b - a) h) lose about log2 b more (docs/PROFILE.md,
-    "Precision": at sigma 0.8, M 1000 these radii decided the upper ends' precision)."""
+    and its spread weights (q b h - m) / ((b - a) h) lose about log2 b more (docs/THEORY.md section
+    9, "Working precision": at sigma 0.8, M 1000 these radii decided the upper ends')."""
     with ctx.workprec(ctx.prec + 2 * P.J1.bit_length()):
         return _cells(sigma, M, P)
 

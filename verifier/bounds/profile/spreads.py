@@ -246,6 +246,6 @@ def float_moments(pairs):
 
 
 def add_mass(d: dict, k: int, v: arb):
-    d[k] = d.get(k, arb(0)) + v
+    d[k] = d[k] + v if k in d else v
 
 

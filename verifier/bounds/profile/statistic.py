@@ -17,6 +17,7 @@ from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import first_cell_test, refine_first_bucket
 from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,
                                          TEST_MERGE, Plan, test_refinement)
+from verifier.bounds.profile.spreads import add_mass
 
 
 def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
@@ -163,9 +164,8 @@ def statistic_laws(blocks, fine: int = 1):
                     s1 += r1_
                     s2 += r2_
             k = int(ks[s_])
-            v0, v1 = al * s1, be * s1 + ga * s2
-            test0[k] = test0[k] + v0 if k in test0 else v0
-            test1[k] = test1[k] + v1 if k in test1 else v1
+            add_mass(test0, k, al * s1)
+            add_mass(test1, k, be * s1 + ga * s2)
     return test0, test1, eta_l
 
 

@@ -26,6 +26,10 @@ TAIL_MASS_MIN = 1e-5
 TAIL_FINE = 2        # refinement level f: light tails' tail mass f^TAIL_FINE smaller (the body
                      # reaches further; sigma 0.8, M 1000, level 8: the remove bracket 3.7e-4 ->
                      # 4.3e-5 wide at the same time: docs/THEORY.md section 9)
+TAIL_FINE_HEAVY = 1  # ... heavy tails' f^TAIL_FINE_HEAVY smaller (their body's DFT widens faster)
+CELL_FINE_HEAVY = 2  # heavy tails' body cells: the doubling rule's variance budget f^2 smaller
+                     # (real widths 1/f: sigma 0.5, M 1000, level 16, both: the remove bracket of
+                     # delta(2.8) 1.6e-4 -> 1.2e-5 wide; a fixed rule stopped it narrowing)
 CELL_FLOOR = 1e3      # body cells widen only where w^2 P(Y >= a) <= 4e-5 (s2/h^2) CELL_FLOOR floor
 K2_TEST_M = 1000     # the tests use K = 2 outcomes below this M (heavy tails: at every M)
 K2_MERGE_LARGE = 16  # tail cells merged this many at a time in the K = 2 outcomes for M >= K2_TEST_M
@@ -58,6 +62,16 @@ def fine_tails(sigma, M: int) -> bool:
     return sigma >= LIGHT_TAILS and 2 <= M <= FINE_TAIL_M
 
 
+def grid_refinement(fine: int) -> int:
+    """How many times finer than the defaults the grids of log W (upper ends) and of the
+    test statistic are at refinement level ``fine``: fine isqrt(fine) (free parameters).
+    Both grids' errors are about their steps squared and cost little: for the statistic see
+    test_refinement; for log W, each epoch is spread onto the grid before the E-fold
+    composition, so its error grows with E (sigma 1, M 1e4, E 100, delta 1e-8, level 24: the
+    remove bracket of delta(0.656) 2.8e-5 -> 2.1e-5 wide, 26 -> 28 s)."""
+    return fine * max(1, math.isqrt(fine))
+
+
 def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int, int]:
     """(bucket factor, K = 1 merge, K = 2 merge, grid factor) of the tests at refinement level
     ``fine`` (free parameters: any values give valid tests); ``small_light``: fine_tails.
@@ -71,7 +85,7 @@ def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int, int]:
     plan's (merged 4 at small M, light tails); the K = 2 cells merged f // s more."""
     s = max(1, math.isqrt(fine))
     k1 = round(TAIL_STEP / TAIL_STEP_FINE) if small_light and fine > 1 else 1
-    return s, k1, max(1, fine // s), fine * s
+    return s, k1, max(1, fine // s), grid_refinement(fine)
 
 
 @dataclass
@@ -90,6 +104,21 @@ class Plan:
                                  # labels' whole window: their law is skewed far past 12 sd)
 
 
+def _tail_mass(light: bool, M: int, E: int, floor: float, fine: int) -> float:
+    """M P(Y > T1), the expected number of tail items (a free parameter).  Light tails: at
+    most TAIL_MASS, and small enough that E (Mp)^3 / 6 (about the probability of K >= 3 tail
+    items in some epoch, bounded through Jensen over pairs, the loosest step for light tails)
+    stays below 1e-5 floor (down to TAIL_MASS_MIN).  Heavy tails: TAIL_MASS_HEAVY.  Both
+    f^TAIL_FINE(_HEAVY) smaller at refinement level f for M >= 3 (measured, docs/THEORY.md
+    section 9: heavy tails at sigma 0.5-0.6, M 10-1000 stopped narrowing near 1e-5 relative
+    without it; at M = 2 it only widened the body's DFT: 14 s -> 24 s for 1e-6)."""
+    if M < 3:
+        return TAIL_MASS if light else TAIL_MASS_HEAVY
+    if not light:
+        return TAIL_MASS_HEAVY / fine ** TAIL_FINE_HEAVY
+    return min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3))) / fine ** TAIL_FINE
+
+
 def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
     """The free parameters for a charge floor (delta of interest) and a refinement level
     ``fine`` (1: the defaults; k: the lattice step h and every grid k times finer)."""
@@ -99,12 +128,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
     sd = math.sqrt(s2)
     budget = 1e-4 * floor / E
     x1 = 1.0
-    # light tails: at most TAIL_MASS, and small enough that E (Mp)^3 / 6 (about the
-    # probability of K >= 3 tail items in some epoch, bounded through Jensen over pairs, the
-    # loosest step for light tails) stays below 1e-5 floor (down to TAIL_MASS_MIN)
-    tail_mass = (min(TAIL_MASS, max(TAIL_MASS_MIN, (6e-5 * floor / E) ** (1 / 3))
-                     / fine ** TAIL_FINE) if sigma >= LIGHT_TAILS and M >= 3 else
-                 TAIL_MASS if sigma >= LIGHT_TAILS else TAIL_MASS_HEAVY)
+    tail_mass = _tail_mass(sigma >= LIGHT_TAILS, M, E, floor, fine)
     while M * normal_sf_float(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
@@ -119,9 +143,11 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
                          f"(more than {MAX_N}); not supported")
     # body cells: for light tails width 1 while the mass above is at least about floor (the
     # region a small delta resolves), then the exact-TV engine's doubling rule (heavy tails:
-    # that rule alone; their body reaches far and gains nothing from it)
+    # that rule alone, its budget refined with the level; their body reaches far and gains
+    # nothing from width 1)
     light = sigma >= LIGHT_TAILS
-    bounds = cell_boundaries(sf, hf, J1, s2 * (min(1.0, CELL_FLOOR * floor) if light else 1.0))
+    bounds = cell_boundaries(sf, hf, J1, s2 * (min(1.0, CELL_FLOOR * floor) if light
+                                               else fine ** -CELL_FINE_HEAVY))
 
     def beyond(c):          # E[Y; Y >= t] + (M - 1) P(Y >= t), t = c h: the charge (e)
         x = sf * (math.log(c * hf) + u / 2)

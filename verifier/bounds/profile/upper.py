@@ -21,7 +21,7 @@ from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, f
                                                first_cell_n, split_first_cell)
 from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, FINE_TAIL_M, GRID_X, K2_COARSE,
                                          PAIR_MERGE, PAIR_MERGE_CELLS, PAIR_STEP, PAIR_STEP_FINE,
-                                         PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan)
+                                         PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan, grid_refinement)
 from verifier.bounds.profile.spreads import (Window, add_mass, coarse, coarse_keep_low, collapse,
                                             convolve, float_moments, geometric, keep_range,
                                             onto_lattice, spread_log, sub_mean)
@@ -40,14 +40,15 @@ class LogGrid:
 
 
 def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
-    """eta = sd(log W) / GRID_X from a float subsample of B_M; B_M spread onto the multiples
-    of G0 (step (a) for a sum), G0 h / M about a quarter of eta at W = 1 (a float choice)."""
+    """eta = sd(log W) / (GRID_X grid_refinement(level)) from a float subsample of B_M; B_M
+    spread onto the multiples of G0 (step (a) for a sum), G0 h / M about a quarter of eta at
+    W = 1 (a float choice)."""
     SM, h = B.SM, P.h
     stride = max(1, len(SM.c) // 8192)            # a float choice: a subsample suffices
     pairs = [(math.log(max((SM.start + i) * float(h) / M, 1e-300)), max(float(SM.c[i].mid()), 0.0))
              for i in range(0, len(SM.c), stride) if (SM.start + i) > 0]
     mx, sx = float_moments(pairs)
-    eta = Fraction(sx / (GRID_X * P.fine)).limit_denominator(10 ** 12)
+    eta = Fraction(sx / (GRID_X * grid_refinement(P.fine))).limit_denominator(10 ** 12)
     k_floor = math.floor((mx - 14 * sx) / float(eta))
     c_log = (to_arb(h) / arb(M)).log()
     G0 = max(1, int(float(eta) * M / float(h) / 4))

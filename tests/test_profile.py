@@ -548,6 +548,38 @@ def test_m2_against_quadrature(which, sigma, eps, slack):
             assert _mp(got.lower) >= ref / mp.mpf(slack), (got, ref)
 
 
+# delta_R(2.8) at sigma 0.5, M 1000, E 10: the refinement level 32 bracket (certified by the
+# same engine with every free parameter 32 times finer, rounded outward; 3.3e-6 wide)
+HEAVY_M1000_L32 = (F("9.9726514e-4"), F("9.9726847e-4"))
+
+
+def test_heavy_tails_refine_their_tail_mass_and_cells():
+    """sigma 0.5, M 1000, E 10, refinement level 4: the remove bracket of delta(2.8) is at most
+    2e-4 wide (relative; 1.55e-4) and meets level 32's.  With the heavy tails' tail mass fixed
+    at the default 1e-2 it was 3.2e-4 wide, with their body cells' doubling rule fixed 2.5e-4
+    (and both stopped narrowing near 1.5e-4 at levels 16-24: the tests of K >= 2 tail items,
+    the cells' spread)."""
+    P = PR.engine(F("0.5"), 1000, 10, 1e-3, eps_cap=3.8, fine=4)
+    rem, _ = PR.directions(P, F("2.8"))
+    assert rem.upper - rem.lower <= F(2, 10 ** 4) * rem.lower, rem
+    lo, hi = HEAVY_M1000_L32
+    assert rem.lower <= hi and lo <= rem.upper, rem
+
+
+def test_refined_log_grid_follows_the_epochs():
+    """sigma 2, M 10, E 100, refinement level 4: both brackets of delta(5) at most 2.4e-4 wide
+    (relative; 1.9e-4 and 2.3e-4) and meeting level 16's (rounded outward).  The grid of
+    log W is refined as fine isqrt(fine) (plan.grid_refinement): each epoch is spread onto it
+    before the 100-fold composition; refined as fine alone they were 3.1e-4 and 3.5e-4."""
+    P = PR.engine(F(2), 10, 100, 1e-6, eps_cap=6, fine=4)
+    rem, add = PR.directions(P, F(5))
+    refs = {"remove": (F("6.034952e-3"), F("6.035009e-3")),
+            "add": (F("5.797646e-3"), F("5.797713e-3"))}
+    for iv, (lo, hi) in ((rem, refs["remove"]), (add, refs["add"])):
+        assert iv.upper - iv.lower <= F(24, 10 ** 5) * iv.lower, iv
+        assert iv.lower <= hi and lo <= iv.upper, iv
+
+
 def test_heavy_tails_tests_reach_the_whole_window():
     """sigma = 0.5, M = 2, E = 1, delta_R(6.9) = 9.8e-4 at refinement level 8: the remove
     bracket contains the 50-digit quadrature and its lower end is within 5e-5 relative of it.

@@ -1,7 +1,9 @@
 """Benchmark: the random-allocation engine's requested accuracy, how its time
 grows with the requested relative width of epsilon(delta).
 
-    python bench/bench_rel_width.py          # five configurations x five requests (a few minutes)
+    python bench/bench_rel_width.py            # five configurations x five requests (5 min)
+    python bench/bench_rel_width.py --corners  # and the target box's corners: heavy tails at
+                                               # M 1000 and 1e4, sigma 1 at M 1e4 (10 min)
 
 Each row: the configuration (sigma, M steps per epoch, E epochs, delta), the requested
 relative width ("default": unrefined), the width reached, the time (cold: caches cleared),
@@ -11,6 +13,7 @@ level, 16; the time limit, 60 s; the engine's DFT or cell limits).  Memory: the 
 resident size of this process at the end.
 """
 import resource
+import sys
 import time
 from fractions import Fraction as F
 
@@ -18,13 +21,15 @@ from verifier.bounds import profile as PR
 
 CONFIGS = [("2", 10, 10, "1e-6"), ("1", 100, 10, "1e-6"), ("0.5", 2, 1, "1e-3"),
            ("0.8", 1000, 3, "1e-5"), ("4", 10000, 100, "1e-10")]
+# the corners of the issue's box (M 2..1e4, E <= 100, sigma 0.5..4, delta 1e-10..1e-3)
+CORNERS = [("1", 10000, 100, "1e-8"), ("0.5", 1000, 10, "1e-3"), ("0.5", 10000, 100, "1e-10")]
 REQUESTS = [None, F(1, 10 ** 3), F(1, 10 ** 4), F(1, 10 ** 5), F(1, 10 ** 6)]
 
 
 def main():
     print(f"{'sigma':>6} {'M':>6} {'E':>4} {'delta':>6} | {'requested':>9} {'reached':>9} "
           f"{'seconds':>8} {'level':>5}  stopped by")
-    for s, M, E, d in CONFIGS:
+    for s, M, E, d in CONFIGS + (CORNERS if "--corners" in sys.argv else []):
         for w in REQUESTS:
             PR.clear_cache()
             t = time.perf_counter()

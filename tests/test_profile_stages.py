@@ -132,6 +132,8 @@ def test_precision_tiers_keep_a_small_eps_under_two_limbs():
     from verifier.bounds import profile as PR
     assert PR.prec_cap(4) == 8 and PR.prec_cap(16) == 20 and PR.prec_cap(61) == 61
     assert PR._prec(10 ** 4, 1e-10 / 32 ** 2, PR.prec_cap(4)) <= 128
+    # eps 4..12 (the cap 8): sigma 0.5, M 1e4, E 100, delta 1e-10 (eps 7.9) at level 3
+    assert PR.prec_cap(8) == 12 and PR._prec(10 ** 4, 1e-10 / 3 ** 2, PR.prec_cap(8)) <= 128
     assert PR._prec(3, 1e-10, PR.prec_cap(61)) - PR._prec(3, 1e-10, PR.prec_cap(4)) >= 70
 
 

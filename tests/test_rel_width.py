@@ -84,8 +84,8 @@ def test_refine_loop_stops_when_the_bracket_stops_narrowing():
 
 def test_next_level_uses_the_measured_order_and_the_time_left():
     # order 1 measured between levels 4 and 8 (width 16 -> 8 times the request): 8 x 8 x 1.25
-    # = 80 is past the ladder, so the finest level; its time (8 s at level 8, order 2)
-    # 512 s does not fit in 100 s: the finest that fits, 24 (72 s)
+    # = 80 is past the ladder, so the finest level; its time (8 s at level 8, order 2, and
+    # the 25% margin) 640 s does not fit in 100 s: the finest that fits, 24 (90 s)
     done = [(4, 16.0, 2.0), (8, 8.0, 8.0)]
     assert PR.next_level(done, 64, 1000.0) == (64, None)
     assert PR.next_level(done, 64, 100.0) == (24, None)
@@ -93,10 +93,10 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     assert lvl is None and why.startswith("time:")
     # order 2 (the default) from one level: 10 x 1.25 -> sqrt = 3.54: level 4
     assert PR.next_level([(1, 10.0, 0.1)], 64, 60.0) == (4, None)
-    # 400 x 1.25 -> level 23: 24, at most 8 times level 1: 8, whose time (64 s) does not fit in
-    # 60 s: 6 (36 s); in 10 s: 3 (9 s)
+    # 400 x 1.25 -> level 23: 24, at most 8 times level 1: 8, whose time (64 s, 80 with the
+    # margin) does not fit in 60 s: 6 (45 s); in 10 s: 2 (5 s; 3 would be 11 s)
     assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (6, None)
-    assert PR.next_level([(1, 400.0, 1.0)], 64, 10.0) == (3, None)
+    assert PR.next_level([(1, 400.0, 1.0)], 64, 10.0) == (2, None)
 
 
 def test_cli_rel_width_for_random_allocation():

@@ -207,6 +207,8 @@ TIME_ORDER = 2         # a level's time grows at most about as fine^2 (measured 
 TIME_ORDER_MIN = 1.5   # two levels measure it (then at least this)
 MARGIN = 1.25          # a level is picked for a width this much below the request (the widths
                        # of nearby levels wobble with the rounded free parameters)
+TIME_MARGIN = 1.25     # ... and its predicted time this much above the prediction (sigma 0.5,
+                       # M 1000, E 10: level 8 -> 32 predicted 52 s from the order 1.5, took 64)
 STALLED = 0.5          # a measured order below this: the bracket stopped narrowing
 BISECTION_SHARE = 100  # a requested width's share left to the bisection of epsilon(delta)
 JUMP = 8               # a level at most this many times the last one (whose time may have
@@ -225,7 +227,7 @@ def next_level(done: list, max_fine: int, left: float) -> tuple:
     over the requested width, seconds) of the levels computed so far.  The level needed is
     predicted from the widths (order WIDTH_ORDER, or the one measured on the last two
     levels), rounded up to LEVELS; a level whose predicted time (order TIME_ORDER, or the one
-    measured, at least TIME_ORDER_MIN) would pass
+    measured, at least TIME_ORDER_MIN; with a TIME_MARGIN) would pass
     ``left`` seconds is replaced by the finest that fits.  Floats only choose the level: every
     level's bracket is certified."""
     f, x, t = done[-1]
@@ -244,7 +246,7 @@ def next_level(done: list, max_fine: int, left: float) -> tuple:
     pick = min(pick, max_fine, JUMP * f)      # a cached level's time predicts nothing
     q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, TIME_ORDER_MIN, 3)
     def cost(g):
-        return t * (g / f) ** q
+        return t * (g / f) ** q * TIME_MARGIN
     fits = [g for g in LEVELS if f < g <= pick and cost(g) <= left]
     if not fits:
         return None, (f"time: level {pick} would take about {cost(pick):.0f} s more (the limit "

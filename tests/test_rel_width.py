@@ -93,10 +93,12 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     assert lvl is None and why.startswith("time:")
     # order 2 (the default) from one level: 10 x 1.25 -> sqrt = 3.54: level 4
     assert PR.next_level([(1, 10.0, 0.1)], 64, 60.0) == (4, None)
-    # 400 x 1.25 -> level 23: 24, at most 8 times level 1: 8, whose time (64 s, 80 with the
-    # margin) does not fit in 60 s: 6 (45 s); in 10 s: 2 (5 s; 3 would be 11 s)
-    assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (6, None)
-    assert PR.next_level([(1, 400.0, 1.0)], 64, 10.0) == (2, None)
+    # 400 x 1.25 -> level 23: 24, at most 8 times level 1: 8, whose time (order 1.75: 38 s,
+    # 48 with the margin) fits in 60 s but not in 40: 6 (29 s); in 10 s: 3 (8.5 s; 4 would
+    # be 14 s)
+    assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (8, None)
+    assert PR.next_level([(1, 400.0, 1.0)], 64, 40.0) == (6, None)
+    assert PR.next_level([(1, 400.0, 1.0)], 64, 10.0) == (3, None)
 
 
 def test_cli_rel_width_for_random_allocation():

@@ -203,9 +203,10 @@ MAX_FINE = LEVELS[-1]  # the finest refinement level a requested width may ask f
 REFINE_SECONDS = 60    # ... and no level is started that would likely end past this
 WIDTH_ORDER = 2        # widths shrink about as fine^-2 (measured: docs/PROFILE.md, "A requested
                        # accuracy"); later levels use the order measured on the last two
-TIME_ORDER = 1.75      # a level's time grows about as fine^1.75 (measured 1.3-1.8) until two
-TIME_ORDER_MIN = 1.5   # levels measure it (then at least this; with TIME_MARGIN, order 2 took
-                       # level 6 at sigma 0.5, M 1e4, E 100 where 8 fitted and met 1e-5)
+TIME_ORDER = 1.75      # a level's time grows about as fine^1.75 (measured 1.3-1.8; order 2 with
+                       # TIME_MARGIN took level 6 at sigma 0.5, M 1e4, E 100 where 8 fitted
+                       # and met 1e-5) until two levels measure it,
+TIME_ORDER_MIN = 1.5   # then the measured order, at least this
 MARGIN = 1.25          # a level is picked for a width this much below the request (the widths
                        # of nearby levels wobble with the rounded free parameters)
 TIME_MARGIN = 1.25     # ... and its predicted time this much above the prediction (sigma 0.5,

@@ -72,20 +72,20 @@ def grid_refinement(fine: int) -> int:
     return fine * max(1, math.isqrt(fine))
 
 
-def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int, int]:
-    """(bucket factor, K = 1 merge, K = 2 merge, grid factor) of the tests at refinement level
-    ``fine`` (free parameters: any values give valid tests); ``small_light``: fine_tails.
-    Measured at sigma 2, M 10 and sigma 0.8-1, M 100-1000 (docs/PROFILE.md, "A requested
-    accuracy"): the statistic's grid decides much of the lower ends' error (about eta_l^2)
-    and costs little; the K = 1 buckets and tail cells matter at M >= 100, but at small M
-    with light tails (tail cells 4 times finer, blocks x buckets the level's cost) not
-    beyond the ordinary tail step and s times finer buckets; the K = 2 outcomes (pairs of
-    tail cells, quadratic in their number) little.  So at level f, s = isqrt(f): the grid f s
-    times finer; the buckets f times (s at small M, light tails); the K = 1 tail cells the
-    plan's (merged 4 at small M, light tails); the K = 2 cells merged f // s more."""
+def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int]:
+    """(bucket factor, K = 1 merge, K = 2 merge) of the tests at refinement level ``fine``
+    (free parameters: any values give valid tests); ``small_light``: fine_tails; the
+    statistic's grid is grid_refinement's.  Measured at sigma 2, M 10 and sigma 0.8-1,
+    M 100-1000 (docs/THEORY.md section 9, "A requested accuracy"): the statistic's grid
+    decides much of the lower ends' error (about eta_l^2) and costs little; the K = 1 buckets
+    and tail cells matter at M >= 100, but at small M with light tails (tail cells 4 times
+    finer, blocks x buckets the level's cost) not beyond the ordinary tail step; the K = 2
+    outcomes (pairs of tail cells, quadratic in their number) little.  So at level f,
+    s = isqrt(f): the buckets s times finer; the K = 1 tail cells the plan's (merged 4 at
+    small M, light tails); the K = 2 cells merged f // s more."""
     s = max(1, math.isqrt(fine))
     k1 = round(TAIL_STEP / TAIL_STEP_FINE) if small_light and fine > 1 else 1
-    return s, k1, max(1, fine // s), grid_refinement(fine)
+    return s, k1, max(1, fine // s)
 
 
 @dataclass
@@ -128,7 +128,8 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
     sd = math.sqrt(s2)
     budget = 1e-4 * floor / E
     x1 = 1.0
-    tail_mass = _tail_mass(sigma >= LIGHT_TAILS, M, E, floor, fine)
+    light = sigma >= LIGHT_TAILS
+    tail_mass = _tail_mass(light, M, E, floor, fine)
     while M * normal_sf_float(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
@@ -145,7 +146,6 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
     # region a small delta resolves), then the exact-TV engine's doubling rule (heavy tails:
     # that rule alone, its budget refined with the level; their body reaches far and gains
     # nothing from width 1)
-    light = sigma >= LIGHT_TAILS
     bounds = cell_boundaries(sf, hf, J1, s2 * (min(1.0, CELL_FLOOR * floor) if light
                                                else fine ** -CELL_FINE_HEAVY))
 

@@ -16,7 +16,8 @@ from flint import arb
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import first_cell_test, refine_first_bucket
 from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,
-                                         TEST_MERGE, Plan, test_refinement)
+                                         TEST_MERGE, Plan, grid_refinement,
+                                         test_refinement)
 from verifier.bounds.profile.spreads import add_mass
 
 
@@ -79,7 +80,7 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
         blocks = [(arb(1), arb(0), arb(1), refine_first_bucket(k0, B.BM, B.T1l)),
                   (arb(1), arb(0), arb(1), first_cell_test(fine, M))]
     # K = 1: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
-    bucket_f, merge1, merge2, _ = test_refinement(P.fine, P.fine_tails)
+    bucket_f, merge1, merge2 = test_refinement(P.fine, P.fine_tails)
     buckets = bucketed(B.B1, B.T2l, max(1, int(sd / (BUCKET_SD * bucket_f))),
                        k1_reach(P, len(B.B1.c)), sd)
     for pi, ti in tail_cells(B, P, TEST_MERGE * merge1):
@@ -143,7 +144,7 @@ def statistic_laws(blocks, fine: int = 1):
     ws = np.concatenate([w[ok] for _, w, ok in fl])
     ml = float(np.dot(xs, ws) / ws.sum())
     sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
-    eta_l = Fraction(sl / (GRID_L * test_refinement(fine, False)[3])).limit_denominator(10 ** 12)
+    eta_l = Fraction(sl / (GRID_L * grid_refinement(fine))).limit_denominator(10 ** 12)
     lo_cap = ml - 16 * sl
     zero = arb(0)
     test0: dict[int, arb] = {}

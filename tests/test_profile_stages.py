@@ -137,6 +137,17 @@ def test_precision_tiers_keep_a_small_eps_under_two_limbs():
     assert PR._prec(3, 1e-10, PR.prec_cap(61)) - PR._prec(3, 1e-10, PR.prec_cap(4)) >= 70
 
 
+def test_precision_just_above_two_limbs_is_taken_down():
+    """A precision the rule puts at most LIMB_SLACK bits above 128 runs at 128 (a free
+    parameter: an Arb DFT there takes about 0.45 the time): sigma 0.5, M 1e4, E 100, delta
+    1e-10 (eps 7.9) at levels 6-24 (130-133 bits by the rule); far above, the rule's own."""
+    from verifier.bounds import profile as PR
+    for level in (6, 8, 24):
+        assert PR._prec(10 ** 4, 1e-10 / level ** 2, PR.prec_cap(8)) == 128
+    assert PR._prec(10 ** 4, 1e-10 / 24 ** 2, PR.prec_cap(61)) > 128 + PR.LIMB_SLACK
+    assert PR._prec(10, 1e-3, PR.prec_cap(4)) < 128
+
+
 def test_tail_product_takes_what_it_saves():
     """upper.product_cut (a free parameter): a dense tail goes whole into the ball product
     (1900 values against a body of 1000 far points: 2 million logs otherwise); a tail spread

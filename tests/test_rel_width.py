@@ -99,6 +99,33 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (8, None)
     assert PR.next_level([(1, 400.0, 1.0)], 64, 40.0) == (6, None)
     assert PR.next_level([(1, 400.0, 1.0)], 64, 10.0) == (3, None)
+    # sigma 0.8, M 1000, E 3, delta 1e-5, 1e-6 requested: level 1 (randomized labels) ->
+    # 8 measures order 2.64: 8 x (4.55 x 1.25)^(1/2.64) = 15.5, level 16 (it landed 4% short);
+    # level 1 apart, the default order 2: 19.1, level 24, whose time (order 1.5 from level 1's
+    # 0.4 s: 48 s) fits in 52 s
+    done = [(1, 1091.7, 0.4), (8, 4.552, 7.4)]
+    assert PR.next_level(done, 64, 52.0) == (16, None)
+    assert PR.next_level(done, 64, 52.0, first_apart=True) == (24, None)
+    assert PR.labels_apart(1000) and not PR.labels_apart(999)
+
+
+def test_level_one_is_apart_where_its_labels_are_randomized(monkeypatch):
+    """Both searches tell the refinement loop whether level 1 ran other tests (M >= 1000)."""
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake(compute, excess, max_fine=PR.MAX_FINE, seconds=PR.REFINE_SECONDS, first_apart=False):
+        seen.append(first_apart)
+        raise Stop
+    monkeypatch.setattr(PR, "refine", fake)
+    for M in (999, 1000):
+        with pytest.raises(Stop):
+            PR.epsilon_bracket(F(1), M, 1, F(1, 10 ** 5), rel_width=F(1, 10 ** 4))
+        with pytest.raises(Stop):
+            PR.delta_bracket(F(1), M, 1, F(1), rel_width=F(1, 10 ** 4))
+    assert seen == [False, False, True, True]
 
 
 def test_cli_rel_width_for_random_allocation():

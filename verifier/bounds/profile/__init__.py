@@ -53,7 +53,14 @@ def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
     # section 9, "Working precision"): the brackets at M 1000 and 1e4 stay the same to 12
     # digits from 16-30 bits below this; at eps near 55, 24 bits below it lose a direction.
     # At most 128 bits (two limbs) an Arb DFT takes about half the time of 129-192.
-    return 60 + M.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
+    bits = 60 + M.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
+    return TWO_LIMBS if TWO_LIMBS < bits <= TWO_LIMBS + LIMB_SLACK else bits
+
+
+TWO_LIMBS = 128     # an Arb DFT at <= 128 bits takes 0.45 the time of one at 129-136 (262144
+LIMB_SLACK = 8      # points: 0.7 s vs 1.2-1.6 s); a precision this far above it is taken down
+                    # to it (measured: sigma 0.5, M 1e4, E 100, level 8: 130 -> 120 bits gave the
+                    # same brackets to 10 digits)
 
 
 _LAWS = EngineCache(5)          # per-epoch laws (numerics/cache.py)
@@ -224,22 +231,30 @@ def _order(a: tuple, b: tuple, default: float, lo: float, hi: float) -> float:
     return min(hi, max(lo, abs(math.log(a[1] / b[1]) / math.log(b[0] / a[0]))))
 
 
-def next_level(done: list, max_fine: int, left: float) -> tuple:
+def _against(done: list, f: int):
+    """The level an order is measured against: the finest at most half of ``f`` (a span of
+    a doubling at least: the widths of nearby levels wobble with the rounded free
+    parameters), else the last one; None without one."""
+    return next((d for d in reversed(done) if 2 * d[0] <= f), done[-1] if done else None)
+
+
+def next_level(done: list, max_fine: int, left: float, first_apart: bool = False) -> tuple:
     """(level, None) of the next refinement, or (None, why not): ``done`` lists (fine, width
     over the requested width, seconds) of the levels computed so far.  The level needed is
     predicted from the widths (order WIDTH_ORDER, or the one measured on the last two
     levels), rounded up to LEVELS; a level whose predicted time (order TIME_ORDER, or the one
     measured, at least TIME_ORDER_MIN; with a TIME_MARGIN) would pass
-    ``left`` seconds is replaced by the finest that fits.  Floats only choose the level: every
-    level's bracket is certified."""
+    ``left`` seconds is replaced by the finest that fits.  ``first_apart``: level 1 ran other
+    tests than the refined levels (randomized labels, M >= RANDOM_LABELS_M), so its width
+    measures no order (sigma 0.8, M 1000: level 1 -> 8 measured 2.6, 8 -> 16 then had 2.1
+    and level 16 landed 4% short).  Floats only choose the level: every level's bracket is
+    certified."""
     f, x, t = done[-1]
-    # the orders are measured against the finest level at most half this one (a span of a
-    # doubling at least: the widths of nearby levels wobble with the rounded free parameters)
-    prev = next((d for d in reversed(done[:-1]) if 2 * d[0] <= f), done[-2] if len(done) > 1
-                else None)
-    p = _order(prev and prev[:2], (f, x), WIDTH_ORDER, 0, 4)
-    if prev is not None and p < STALLED:
-        return None, (f"the bracket stopped narrowing (level {prev[0]} to {f}: the engine's "
+    prev = _against(done[:-1], f)
+    prev_w = _against([d for d in done[:-1] if not (first_apart and d[0] == 1)], f)
+    p = _order(prev_w and prev_w[:2], (f, x), WIDTH_ORDER, 0, 4)
+    if prev_w is not None and p < STALLED:
+        return None, (f"the bracket stopped narrowing (level {prev_w[0]} to {f}: the engine's "
                       f"other resolutions limit it)")
     if f >= max_fine:
         return None, f"the finest refinement level ({max_fine}) reached"
@@ -256,13 +271,14 @@ def next_level(done: list, max_fine: int, left: float) -> tuple:
     return fits[-1], None
 
 
-def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS) -> tuple:
+def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS,
+           first_apart: bool = False) -> tuple:
     """The one refinement loop of a requested accuracy: ``compute(fine)`` -> (bracket or None,
     result), every level valid and a finer one tighter; ``excess(bracket)`` -> the bracket's
     width over the requested width (<= 1: met).  Level 1 first, then the level predicted to
     meet the request (``next_level``), until a bracket meets it (or is None: inconclusive),
     the finest level, the time limit, a bracket that stopped narrowing, or the engine's limits
-    (DFT length, cells, memory) refuse a level.  Returns (result, what stopped short of the
+    (DFT length, cells, memory) refuse a level (``first_apart``: next_level's).  Returns (result, what stopped short of the
     request, or None when it was met)."""
     from verifier.core.arith import InputError
     from verifier.core.progress import report
@@ -283,9 +299,16 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
         if x is None or x <= 1:
             return res, None
         done.append((fine, x, now - t))
-        fine, why = next_level(done, max_fine, seconds - (now - t0))
+        fine, why = next_level(done, max_fine, seconds - (now - t0), first_apart)
         if fine is None:
             return res, why
+
+
+def labels_apart(M: int) -> bool:
+    """Whether the tests of level 1 differ from the refined levels' (body.cells: randomized
+    labels at level 1 from RANDOM_LABELS_M, deterministic ones when refined)."""
+    from verifier.bounds.profile.plan import RANDOM_LABELS_M
+    return M >= RANDOM_LABELS_M
 
 
 def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:
@@ -347,7 +370,8 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
         rem, add = directions(P, eps)
         out.update(rem=rem, add=add)
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
-    P, limit = refine(compute, lambda iv: excess(iv, rel_width, iv.lower))
+    P, limit = refine(compute, lambda iv: excess(iv, rel_width, iv.lower),
+                      first_apart=labels_apart(M))
     rem, add = out["rem"], out["add"]
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, larger_direction(rem, add),
@@ -379,7 +403,8 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
                                 delta, guess, EPS_CAPS, CAP_SLACK, rel)
         out.update(ivs=ivs)
         return both_directions(ivs)[0], P
-    P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))))
+    P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))),
+                      first_apart=labels_apart(M))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,

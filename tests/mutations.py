@@ -69,6 +69,20 @@ def _set_profile(name: str, value):
             setattr(mod, name, value)
 
 
+def _thin_down():
+    """spreads.thin moving each index down to the multiple of c below it (not a spread)."""
+    from flint import arb
+
+    def thin(law, room):
+        out = {}
+        for n, v in law.items():
+            k = room.numerator * n // room.denominator if n > 0 else 0
+            c = 1 if k < 2 else 1 << (k.bit_length() - 1)
+            out[n // c * c] = out.get(n // c * c, arb(0)) + v
+        return out
+    _set_profile("thin", thin)
+
+
 def _const_arb(v):
     def f(*a, **k):
         from flint import arb
@@ -1381,6 +1395,11 @@ MUTATIONS = [
              lambda: _set("verifier.bounds.profile:labels_apart", lambda M: False),
              ("tests/test_rel_width.py::test_next_level_uses_the_measured_order_and_the_time_left",
               "tests/test_rel_width.py::test_level_one_is_apart_where_its_labels_are_randomized")),
+    Mutation("profile.thin-moves-down", "spread",
+             "the tail parts' product output is moved down onto its coarser lattices instead of "
+             "spread onto them (the upper end no longer an upper end)",
+             _thin_down,
+             ("tests/test_profile_stages.py::test_thin_is_a_mean_preserving_spread_within_its_room",)),
     Mutation("profile.limb-slack-dropped", "search",
              "a precision a few bits above two limbs is kept (three-limb DFTs at the corner)",
              lambda: _set("verifier.bounds.profile:LIMB_SLACK", 0),

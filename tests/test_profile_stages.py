@@ -8,6 +8,8 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from flint import arb, ctx
 
 from verifier.bounds.profile import body as BO
@@ -154,9 +156,42 @@ def test_tail_product_takes_what_it_saves():
     over 10^4 times its start with few far body points keeps the point-by-point route; the
     product never passes PRODUCT_LENGTH."""
     dense = [270908 + 160 * i for i in range(1900)]
-    assert UP.product_cut(dense, 65000, 10, 1000) == dense[-1]
+    assert UP.product_cut(dense, 65000, 10, lambda v: 1000) == dense[-1]
     sparse = [int(92 * 1.03 ** i) + i for i in range(300)]
-    cut = UP.product_cut(sparse, 192, 1, 8)
+    cut = UP.product_cut(sparse, 192, 1, lambda v: 8)
     assert sparse[0] <= cut < sparse[-1] and cut - sparse[0] < 10 ** 5
     huge = [i * 10 ** 4 for i in range(1000)]
-    assert UP.product_cut(huge, 0, 1, 10 ** 6) - huge[0] <= PL.PRODUCT_LENGTH
+    assert UP.product_cut(huge, 0, 1, lambda v: 10 ** 6) - huge[0] <= PL.PRODUCT_LENGTH
+    # the far route's cost falls with the value (B coarser against far values): sigma 0.5,
+    # M 1000, level 24 (5571 values up to 1400 times the first): the product stops short
+    far = [169584 * (1 + 1 / 768) ** i for i in range(5571)]
+    cost = lambda v: 1025 / UP.far_coarsening(v, 0, 640, 8 * F(8, 10 ** 5))
+    assert far[1000] < UP.product_cut(far, 65532, 10, cost) < far[4000]
+
+
+def test_far_route_coarsens_b_within_its_room():
+    """far_coarsening: the largest power of 2 whose step stays below room (b0 + v)."""
+    room = F(8, 10 ** 5)
+    for v in (10, 10 ** 6, 4 * 10 ** 6, 10 ** 8):
+        c = UP.far_coarsening(v, 100, 640, room)
+        assert c >= 1 and c & (c - 1) == 0
+        assert c == 1 or c * 640 <= room * (100 + v) < 2 * c * 640
+    assert UP.far_coarsening(10 ** 8, 0, 640, room) == 8
+
+
+@given(st.dictionaries(st.integers(0, 10 ** 6), st.integers(1, 1000), min_size=1, max_size=40),
+       st.fractions(F(1, 10 ** 4), F(1, 2)))
+def test_thin_is_a_mean_preserving_spread_within_its_room(law, room):
+    """spreads.thin (step (a)): the mass and the mean kept exactly (the balls contain them),
+    every index n moved only to the multiples of c <= room n around it."""
+    from verifier.bounds.profile.spreads import thin
+    out = thin({n: arb(m) for n, m in law.items()}, room)
+    assert sum(out.values(), arb(0)).contains(sum(law.values()))
+    assert sum((n * v for n, v in out.items()), arb(0)).contains(sum(n * m for n, m in law.items()))
+    lo, hi = min(law), max(law)
+    for n in out:                       # no mass beyond the neighbours of the law's range
+        assert n >= (lo - lo * room) and n <= hi + hi * room + 1
+    single = thin({1000: arb(1)}, F(1, 100))     # c = 8: 1000 is a multiple of 8
+    assert list(single) == [1000]
+    two = thin({1001: arb(1)}, F(1, 100))
+    assert sorted(two) == [1000, 1008] and two[1008].contains(arb(1) / 8)

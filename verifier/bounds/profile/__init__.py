@@ -4,20 +4,22 @@ profile delta(eps), epsilon(delta), each a rigorous bracket.
 - laws.py: one epoch as three discrete laws (remove and add upper ends, the test statistic
   for the lower ends), every approximation one-sided;
 - compose.py: E epochs by one DFT per law, and delta(eps) at O(1) per eps;
-- this module: ranges, results and the searches (epsilon(delta) by certified bisection).
+- results.py: the answers (DeltaResult, EpsilonResult);
+- this module: ranges and the searches (epsilon(delta) by certified bisection) with their
+  refinement loop (a requested accuracy).
 """
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.core.arith import Interval, frac_str
+from verifier.core.arith import Interval
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
-from verifier.numerics.brackets import (REL, DeltaAnswer, EpsilonAnswer, both_directions,
-                                        directions, epsilon_search, larger_direction, mirrored)
+from verifier.numerics.brackets import (REL, both_directions, directions, epsilon_search,
+                                        larger_direction, mirrored)
+from verifier.bounds.profile.results import CERTIFIED, DeltaResult, EpsilonResult  # noqa: F401
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -149,60 +151,6 @@ def meets(sigma: Fraction, M: int, E: int, eps: Fraction, delta: Fraction,
     if iv.lower > delta:           # one direction's lower end
         return Tri.FAILS, iv
     return Tri.UNDECIDED, iv
-
-
-@dataclass(frozen=True)
-class DeltaResult(DeltaAnswer):
-    sigma: Fraction
-    steps: int
-    epochs: int
-    epsilon: Fraction
-    delta: Interval              # delta(eps) = max of the two directions
-    remove: Interval
-    add: Interval
-    larger: str                  # "remove", "add" or "undecided"
-    seconds: float
-    info: dict
-
-    @property
-    def CERTIFIED(self) -> str:
-        return CERTIFIED
-
-    def to_json(self) -> dict:
-        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
-                "epsilon": frac_str(self.epsilon), **self.answer_json()}
-
-
-@dataclass(frozen=True)
-class EpsilonResult(EpsilonAnswer):
-    sigma: Fraction
-    steps: int
-    epochs: int
-    delta: Fraction
-    epsilon: Interval | None     # None: inconclusive (no certified upper end within [0, 60])
-    remove: Interval | None
-    add: Interval | None
-    larger: str
-    seconds: float
-    info: dict
-
-    @property
-    def bracketed(self) -> bool:
-        return self.epsilon is not None
-
-    @property
-    def CERTIFIED(self) -> str:
-        return CERTIFIED
-
-    def to_json(self) -> dict:
-        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
-                "delta": frac_str(self.delta), **self.answer_json()}
-
-
-CERTIFIED = ("rigorous bracket: upper ends by convex-order spreads and monotone moves of each "
-             "epoch's law (charges for what is left out), lower ends by explicit tests; every "
-             "number an Arb ball (DFTs included); epsilon by certified bisection "
-             "(docs/THEORY.md section 9)")
 
 
 LEVELS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)   # the refinement levels a request may use

@@ -45,15 +45,30 @@ FIRST_CELL_N = 1024      # lattice points per level of the add law's first-cell 
 FIRST_CELL_SPLIT = 1e-2  # the add law is split on the first cell where its atom at 0 exceeds this times the budget
 PAIR_MERGE = 4       # the pair sums' tail cells merged this many at a time (1 for short tails)
 PAIR_MERGE_CELLS = 256   # ... where there are at most this many tail cells
+PAIR_CELLS = 1024    # ... and beyond, to about this many (sigma 0.5, M 1000, level 24: 5571 cells;
+                     # merged 6 the remove bracket 0.06% wider than merged 4, at half the pairs)
 PAIR_STEP = 1 / 32   # the pair sums' geometric grid (relative step); FINE at M <= FINE_TAIL_M
 PAIR_STEP_FINE = 1 / 256
 PRODUCT_LENGTH = 1 << 20  # the tail parts' ball polynomial products at most about this long,
 PRODUCT_PER_PUT = 8       # and at most this many coefficients per log of the point-by-point
                           # route they replace (upper.product_cut)
 FAR_B = 16           # the far tail parts meet B spread onto a lattice this many times coarser
+FAR_X = Fraction(8)     # refined levels: ... and coarser by powers of 2 while its step in log W
+                        # stays below this many steps of the log grid (upper.far_route)
+THIN_X = Fraction(1, 8)  # refined levels: the tail parts' product output spread onto lattices
+                         # whose step in log W stays below this many grid steps (spreads.thin)
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
+
+
+def log_rooms(fine: int) -> tuple:
+    """(thin, far): the steps in log W, in steps of the log grid, within which the tail
+    parts' product output and the far route's body are spread onto coarser lattices: THIN_X
+    and FAR_X at refined levels (sigma 0.5, M 1000, E 10, level 24: the tail parts 15.6 ->
+    6.3 s, the remove bracket of delta(2.8) the same to 10 digits); 0 at level 1, whose
+    brackets stay those the references pinned (the coarsenings moved the 8th digit there)."""
+    return (THIN_X, FAR_X) if fine > 1 else (Fraction(0), Fraction(0))
 
 
 def fine_tails(sigma, M: int) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 from flint import arb
 
@@ -210,6 +211,30 @@ class Window:
     """A window's masses (c[i] at start + i), the shape coarse reads."""
     c: list
     start: int
+
+
+def thin(law: dict, room: Fraction) -> dict:
+    """Each index n > 0 of a lattice law spread onto the multiples of c(n), the largest power
+    of 2 with c <= room n (mean-preserving, exact weights: step (a)): the step in the log of
+    the value stays below room.  Indices with room n < 2 (and 0) kept."""
+    p, q = room.numerator, room.denominator
+    if p == 0:
+        return law
+    out: dict[int, arb] = {}
+    for n, v in law.items():
+        k = p * n // q if n > 0 else 0
+        if k < 2:
+            add_mass(out, n, v)
+            continue
+        c = 1 << (k.bit_length() - 1)
+        j, r = divmod(n, c)
+        if r == 0:
+            add_mass(out, n, v)
+            continue
+        w = arb(r) / c
+        add_mass(out, j * c, v * (1 - w))
+        add_mass(out, (j + 1) * c, v * w)
+    return out
 
 
 def coarse_keep_low(c: list, g: int) -> dict:

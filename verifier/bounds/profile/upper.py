@@ -20,10 +20,11 @@ from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, first_cell_levels,
                                                first_cell_n, split_first_cell)
 from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, FINE_TAIL_M, GRID_X, K2_COARSE,
-                                         PAIR_MERGE, PAIR_MERGE_CELLS, PAIR_STEP, PAIR_STEP_FINE,
-                                         PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan, grid_refinement)
+                                         PAIR_CELLS, PAIR_MERGE, PAIR_MERGE_CELLS, PAIR_STEP, PAIR_STEP_FINE,
+                                         PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan, grid_refinement,
+                                         log_rooms)
 from verifier.bounds.profile.spreads import (Window, add_mass, coarse, coarse_keep_low, collapse,
-                                            convolve, float_moments, geometric, keep_range,
+                                            convolve, float_moments, geometric, keep_range, thin,
                                             onto_lattice, spread_log, sub_mean)
 
 
@@ -151,7 +152,9 @@ def tail_spread(B: Body, P: Plan, step: int) -> dict:
 def pair_law(B: Body, P: Plan, M: int) -> dict:
     """The law of a pair's sum of tail items (tail cells merged PAIR_MERGE at a time where
     there are more than PAIR_MERGE_CELLS), spread onto a geometric grid from 2 T1 (a)."""
-    tw = sorted(tail_spread(B, P, 1 if len(P.tail) <= PAIR_MERGE_CELLS else PAIR_MERGE).items())
+    n = len(P.tail)
+    merge = 1 if n <= PAIR_MERGE_CELLS else max(PAIR_MERGE, -(-n // PAIR_CELLS))
+    tw = sorted(tail_spread(B, P, merge).items())
     pair: dict[int, arb] = {}
     for ia, (ta, ca) in enumerate(tw):
         for tb_, cb_ in tw[ia:]:
@@ -175,23 +178,34 @@ class _Remove:
             add_mass(self.law, k + 1, mass * th)
 
 
-def product_cut(vs: list, body_span: int, sub: int, far_body: int):
+def product_cut(vs: list, body_span: int, sub: int, far_cost) -> Fraction:
     """The largest tail value the ball polynomial product takes (a free parameter: both
     routes are step (a)): the product is about body_span + (v - vs[0]) / sub coefficients
-    long (at most PRODUCT_LENGTH), the point-by-point route costs far_body logs per value
-    left to it; the cut minimizes length / PRODUCT_PER_PUT + logs.  At sigma 0.8, M 1000,
-    level 24 the product takes all 1900 values (a fixed 4096 coefficients took 58: 2 million
-    logs); at sigma 0.5, M 2 the heavy tail spans 10^4 times T1 and its 300 values cost 2000
-    logs, far less than a product that long."""
+    long (at most PRODUCT_LENGTH), a value left to the point-by-point route costs
+    far_cost(v) logs; the cut minimizes length / PRODUCT_PER_PUT + logs.  At sigma 0.8,
+    M 1000, level 24 the product takes all 1900 values (a fixed 4096 coefficients took 58:
+    2 million logs); at sigma 0.5, M 2 the heavy tail spans 10^4 times T1 and its 300 values
+    cost 2000 logs, far less than a product that long."""
+    rest = [0.0]
+    for v in reversed(vs):
+        rest.append(rest[-1] + far_cost(v))
+    rest.reverse()                       # rest[n]: the far route's logs for vs[n:]
     best, cut = None, vs[0]
     for n, v in enumerate(vs, 1):
         length = body_span + (v - vs[0]) / sub
         if length > PRODUCT_LENGTH and n > 1:
             break
-        cost = length / PRODUCT_PER_PUT + far_body * (len(vs) - n)
+        cost = length / PRODUCT_PER_PUT + rest[n]
         if best is None or cost < best:
             best, cut = cost, v
     return cut
+
+
+def far_coarsening(v, b0: int, step: int, room: Fraction) -> int:
+    """c = 2^i, the largest with c step <= room (b0 + v): how much coarser than ``step`` the
+    far route spreads B (on lattice units from b0 up) against the tail value v."""
+    k = room * (b0 + v) / step
+    return 1 << (max(1, math.floor(k)).bit_length() - 1)
 
 
 def tail_parts(R: _Remove, B: Body, CB: CoarseBody, P: Plan, M: int):
@@ -201,6 +215,7 @@ def tail_parts(R: _Remove, B: Body, CB: CoarseBody, P: Plan, M: int):
     product's length point by point against B spread FAR_B times coarser (a)."""
     C, ha, Ma = B.cells, to_arb(P.h), arb(M)
     one_p, p_in = 1 - C.p, C.p - C.Gt[-1]         # P(T1 <= Y < t_max)
+    thin_x, far_x = (x * R.G.eta for x in log_rooms(P.fine))
     tw1, pair = tail_spread(B, P, 1), pair_law(B, P, M)
     for k in range(1, min(P.kmax, M) + 1):
         # P(K = k, all tail items < t_max) / (1-p)^n / p_in^min(k,2) (the body law B_n has
@@ -215,17 +230,32 @@ def tail_parts(R: _Remove, B: Body, CB: CoarseBody, P: Plan, M: int):
             gk, vs = K2_COARSE * CB.g, {Fraction(k * t, 2): ct for t, ct in pair.items()}
         # V's lattice: 4 times finer than B's for k <= 2, B's own for k >= 3 (rarer events)
         sub = gk // 4 if gk % 4 == 0 and k <= 2 else (gk if k >= 3 else 1)
-        Bs = onto_lattice({Fraction(j * gk): c for j, c in Bk.items()}, FAR_B * gk)
-        cut = product_cut(sorted(vs), (max(Bk) - min(Bk)) * (gk // sub), sub, len(Bs))
+        far_n, b0 = (max(Bk) - min(Bk)) // FAR_B + 2, max(min(Bk), 0) * gk
+        cut = product_cut(sorted(vs), (max(Bk) - min(Bk)) * (gk // sub), sub, lambda v: far_n /
+                          far_coarsening(v, b0, FAR_B * gk, far_x))
         dense = {v: c for v, c in vs.items() if v <= cut}
-        for n, c in convolve(Bk, gk // sub, onto_lattice(dense, sub)).items():
+        for n, c in thin(convolve(Bk, gk // sub, onto_lattice(dense, sub)), thin_x).items():
             R.put((arb(n * sub) * ha / Ma).log(), c * wk)
-        far = [(to_arb(v), c) for v, c in vs.items() if v > cut]
-        if far:
-            for j, cb in Bs.items():
-                bj, mass_b = arb(j * FAR_B * gk), cb * wk
-                for v, c in far:
-                    R.put(((bj + v) * ha / Ma).log(), mass_b * c)
+        far_route(R, Bk, gk, sorted((v, c) for v, c in vs.items() if v > cut), wk, P, M, far_x)
+
+
+def far_route(R: _Remove, Bk: dict, gk: int, far: list, wk: arb, P: Plan, M: int, room: Fraction):
+    """Values v of V beyond the product's cut, point by point against B (on the multiples of
+    gk) spread onto a lattice FAR_B c times coarser, c = 2^i the largest whose step in x =
+    log W, at most c FAR_B gk / (min B + v), stays below ``room`` (step (a) for each fixed
+    V = v: B is independent of V, so B spread given V = v spreads the sum; B's points closer
+    than a grid step of log W carry nothing the grid keeps).  sigma 0.5, M 1000, E 10,
+    level 24: 2.5 million puts with c = 1 (the far values reach 1400 times the cut)."""
+    ha, Ma = to_arb(P.h), arb(M)
+    step, b0 = FAR_B * gk, max(min(Bk), 0) * gk
+    spread: dict[int, dict] = {}
+    for v, c in far:
+        cf = far_coarsening(v, b0, step, room)
+        if cf not in spread:
+            spread[cf] = onto_lattice({Fraction(j * gk): cb for j, cb in Bk.items()}, cf * step)
+        va, mass = to_arb(v), c * wk
+        for j, cb in spread[cf].items():
+            R.put(((arb(j * cf * step) + va) * ha / Ma).log(), cb * mass)
 
 
 def remove_law(B: Body, G: LogGrid, CB: CoarseBody, P: Plan, M: int) -> tuple[dict, arb]:

@@ -226,8 +226,8 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
     width over the requested width (<= 1: met).  Level 1 first, then the level predicted to
     meet the request (``next_level``), until a bracket meets it (or is None: inconclusive),
     the finest level, the time limit, a bracket that stopped narrowing, or the engine's limits
-    (DFT length, cells, memory) refuse a level (``first_apart``: next_level's).  Returns (result, what stopped short of the
-    request, or None when it was met)."""
+    (DFT length, cells, memory) refuse a level (``first_apart``: next_level's).  Returns
+    (result, what stopped short of the request, or None when it was met)."""
     from verifier.core.arith import InputError
     from verifier.core.progress import report
     fine, last, t0, done = 1, None, time.perf_counter(), []

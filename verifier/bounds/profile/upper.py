@@ -211,8 +211,9 @@ def far_coarsening(v, b0: int, step: int, room: Fraction) -> int:
 def tail_parts(R: _Remove, B: Body, CB: CoarseBody, P: Plan, M: int):
     """K = k >= 1 tail items: (B_n h + V)/M with V the spread tail endpoints (k = 1) or (k/2)
     times a pair sum (k >= 2, Jensen over the pairs: step (c)), by one ball polynomial
-    product of the coarse B_n with V on a lattice 4 times finer (a); values of V beyond the
-    product's length point by point against B spread FAR_B times coarser (a)."""
+    product of the coarse B_n with V on a lattice 4 times finer (a), its output thinned at
+    refined levels (spreads.thin, (a)); values of V beyond the product's cut point by point
+    against B spread FAR_B times coarser, coarser still for far values (far_route, (a))."""
     C, ha, Ma = B.cells, to_arb(P.h), arb(M)
     one_p, p_in = 1 - C.p, C.p - C.Gt[-1]         # P(T1 <= Y < t_max)
     thin_x, far_x = (x * R.G.eta for x in log_rooms(P.fine))

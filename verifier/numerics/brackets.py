@@ -165,8 +165,12 @@ class EpsilonAnswer(Answer):
     """An epsilon(delta) answer: ``epsilon`` an Interval or None (inconclusive)."""
 
     @property
+    def bracketed(self) -> bool:
+        return self.epsilon is not None
+
+    @property
     def status(self) -> str:
-        return "bracketed" if self.epsilon is not None else "inconclusive"
+        return "bracketed" if self.bracketed else "inconclusive"
 
     @property
     def directions(self) -> dict:

@@ -162,10 +162,6 @@ class PoissonEpsilon(_PoissonRun, EpsilonAnswer):
     seconds: float
     info: dict
 
-    @property
-    def bracketed(self) -> bool:
-        return self.epsilon is not None
-
     def to_json(self) -> dict:
         return {**_common(self), "delta": frac_str(self.delta), **self.answer_json()}
 

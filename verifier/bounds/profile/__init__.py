@@ -253,10 +253,10 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
 
 
 def labels_apart(M: int) -> bool:
-    """Whether the tests of level 1 differ from the refined levels' (body.cells: randomized
-    labels at level 1 from RANDOM_LABELS_M, deterministic ones when refined)."""
-    from verifier.bounds.profile.plan import RANDOM_LABELS_M
-    return M >= RANDOM_LABELS_M
+    """Whether the tests of level 1 differ from the refined levels' (plan.randomized_labels:
+    randomized at level 1 only, so level 1's differ exactly where they are randomized)."""
+    from verifier.bounds.profile.plan import randomized_labels
+    return randomized_labels(M, 1)
 
 
 def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:

@@ -15,7 +15,8 @@ from verifier.core.arith import InputError, decimal_str, to_arb
 from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
 from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
-from verifier.bounds.profile.plan import K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M, Plan
+from verifier.bounds.profile.plan import (K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M, Plan,
+                                         randomized_labels)
 from verifier.bounds.profile.spreads import RetryLaw, add_mass, cell_mean, sub_mean
 
 
@@ -56,7 +57,7 @@ def _cells(sigma: Fraction, M: int, P: Plan) -> Cells:
     h, bounds = P.h, P.bounds
     ha = to_arb(h)
     q, m, p, tau = cell_moments(sigma, h, bounds)
-    randomized = M >= RANDOM_LABELS_M and P.fine == 1    # refined: deterministic labels
+    randomized = randomized_labels(M, P.fine)
     w: dict[int, arb] = {}
     wt: dict[int, arb] = {}
     for i in range(len(bounds) - 1):

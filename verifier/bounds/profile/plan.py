@@ -62,6 +62,13 @@ BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outco
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
 
 
+def randomized_labels(M: int, fine: int) -> bool:
+    """Whether the tests read their labels from the spread (randomized, sharing the upper
+    end's DFTs): from RANDOM_LABELS_M at level 1; refined levels use deterministic labels
+    (more power: the randomized labels' loss, about 0.05%, would bound the width)."""
+    return M >= RANDOM_LABELS_M and fine == 1
+
+
 def log_rooms(fine: int) -> tuple:
     """(thin, far): the steps in log W, in steps of the log grid, within which the tail
     parts' product output and the far route's body are spread onto coarser lattices: THIN_X

@@ -9,8 +9,19 @@ from verifier.core.arith import Interval, frac_str
 from verifier.numerics.brackets import DeltaAnswer, EpsilonAnswer
 
 
+class _PairRun:
+    """What both answers of the pair share: their CERTIFIED statement and the run's JSON keys."""
+
+    @property
+    def CERTIFIED(self) -> str:
+        return CERTIFIED
+
+    def run_json(self) -> dict:
+        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs}
+
+
 @dataclass(frozen=True)
-class DeltaResult(DeltaAnswer):
+class DeltaResult(_PairRun, DeltaAnswer):
     sigma: Fraction
     steps: int
     epochs: int
@@ -22,17 +33,12 @@ class DeltaResult(DeltaAnswer):
     seconds: float
     info: dict
 
-    @property
-    def CERTIFIED(self) -> str:
-        return CERTIFIED
-
     def to_json(self) -> dict:
-        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
-                "epsilon": frac_str(self.epsilon), **self.answer_json()}
+        return {**self.run_json(), "epsilon": frac_str(self.epsilon), **self.answer_json()}
 
 
 @dataclass(frozen=True)
-class EpsilonResult(EpsilonAnswer):
+class EpsilonResult(_PairRun, EpsilonAnswer):
     sigma: Fraction
     steps: int
     epochs: int
@@ -44,17 +50,8 @@ class EpsilonResult(EpsilonAnswer):
     seconds: float
     info: dict
 
-    @property
-    def bracketed(self) -> bool:
-        return self.epsilon is not None
-
-    @property
-    def CERTIFIED(self) -> str:
-        return CERTIFIED
-
     def to_json(self) -> dict:
-        return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
-                "delta": frac_str(self.delta), **self.answer_json()}
+        return {**self.run_json(), "delta": frac_str(self.delta), **self.answer_json()}
 
 
 CERTIFIED = ("rigorous bracket: upper ends by convex-order spreads and monotone moves of each "

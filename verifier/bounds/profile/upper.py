@@ -20,9 +20,9 @@ from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, first_cell_levels,
                                                first_cell_n, split_first_cell)
 from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, FINE_TAIL_M, GRID_X, K2_COARSE,
-                                         PAIR_CELLS, PAIR_MERGE, PAIR_MERGE_CELLS, PAIR_STEP, PAIR_STEP_FINE,
-                                         PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan, grid_refinement,
-                                         log_rooms)
+                                         PAIR_CELLS, PAIR_MERGE, PAIR_MERGE_CELLS, PAIR_STEP,
+                                         PAIR_STEP_FINE, PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan,
+                                         grid_refinement, log_rooms)
 from verifier.bounds.profile.spreads import (Window, add_mass, coarse, coarse_keep_low, collapse,
                                             convolve, float_moments, geometric, keep_range, thin,
                                             onto_lattice, spread_log, sub_mean)
@@ -231,27 +231,32 @@ def tail_parts(R: _Remove, B: Body, CB: CoarseBody, P: Plan, M: int):
             gk, vs = K2_COARSE * CB.g, {Fraction(k * t, 2): ct for t, ct in pair.items()}
         # V's lattice: 4 times finer than B's for k <= 2, B's own for k >= 3 (rarer events)
         sub = gk // 4 if gk % 4 == 0 and k <= 2 else (gk if k >= 3 else 1)
-        far_n, b0 = (max(Bk) - min(Bk)) // FAR_B + 2, max(min(Bk), 0) * gk
-        cut = product_cut(sorted(vs), (max(Bk) - min(Bk)) * (gk // sub), sub, lambda v: far_n /
-                          far_coarsening(v, b0, FAR_B * gk, far_x))
+        step, b0 = FAR_B * gk, max(min(Bk), 0) * gk
+
+        def coarsen(v, step=step, b0=b0):
+            return far_coarsening(v, b0, step, far_x)
+        far_n = (max(Bk) - min(Bk)) // FAR_B + 2      # about the far route's body points at c = 1
+        cut = product_cut(sorted(vs), (max(Bk) - min(Bk)) * (gk // sub), sub,
+                          lambda v: far_n / coarsen(v))
         dense = {v: c for v, c in vs.items() if v <= cut}
         for n, c in thin(convolve(Bk, gk // sub, onto_lattice(dense, sub)), thin_x).items():
             R.put((arb(n * sub) * ha / Ma).log(), c * wk)
-        far_route(R, Bk, gk, sorted((v, c) for v, c in vs.items() if v > cut), wk, P, M, far_x)
+        far_route(R, Bk, gk, sorted((v, c) for v, c in vs.items() if v > cut), wk, P, M, coarsen)
 
 
-def far_route(R: _Remove, Bk: dict, gk: int, far: list, wk: arb, P: Plan, M: int, room: Fraction):
+def far_route(R: _Remove, Bk: dict, gk: int, far: list, wk: arb, P: Plan, M: int, coarsen):
     """Values v of V beyond the product's cut, point by point against B (on the multiples of
-    gk) spread onto a lattice FAR_B c times coarser, c = 2^i the largest whose step in x =
-    log W, at most c FAR_B gk / (min B + v), stays below ``room`` (step (a) for each fixed
-    V = v: B is independent of V, so B spread given V = v spreads the sum; B's points closer
-    than a grid step of log W carry nothing the grid keeps).  sigma 0.5, M 1000, E 10,
-    level 24: 2.5 million puts with c = 1 (the far values reach 1400 times the cut)."""
+    gk) spread onto a lattice FAR_B c times coarser, c = coarsen(v) (far_coarsening: its
+    step in x = log W, at most c FAR_B gk / (min B + v), within the room at v; step (a) for
+    each fixed V = v: B is independent of V, so B spread given V = v spreads the sum; B's
+    points closer than a grid step of log W carry nothing the grid keeps).  sigma 0.5,
+    M 1000, E 10, level 24: 2.5 million puts with c = 1 (the far values reach 1400 times the
+    cut)."""
     ha, Ma = to_arb(P.h), arb(M)
-    step, b0 = FAR_B * gk, max(min(Bk), 0) * gk
+    step = FAR_B * gk
     spread: dict[int, dict] = {}
     for v, c in far:
-        cf = far_coarsening(v, b0, step, room)
+        cf = coarsen(v)
         if cf not in spread:
             spread[cf] = onto_lattice({Fraction(j * gk): cb for j, cb in Bk.items()}, cf * step)
         va, mass = to_arb(v), c * wk

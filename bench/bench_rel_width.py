@@ -4,6 +4,9 @@ grows with the requested relative width of epsilon(delta).
     python bench/bench_rel_width.py            # five configurations x five requests (5 min)
     python bench/bench_rel_width.py --corners  # and the target box's corners: heavy tails at
                                                # M 1000 and 1e4, sigma 1 at M 1e4 (10 min)
+    python bench/bench_rel_width.py --box      # all 16 corners of the box (sigma 0.5 | 4,
+                                               # M 2 | 1e4, E 1 | 100, delta 1e-10 | 1e-3) at
+                                               # the two targets, 1e-4 and 1e-6 (20 min)
 
 Each row: the configuration (sigma, M steps per epoch, E epochs, delta), the requested
 relative width ("default": unrefined), the width reached, the time (cold: caches cleared),
@@ -24,13 +27,19 @@ CONFIGS = [("2", 10, 10, "1e-6"), ("1", 100, 10, "1e-6"), ("0.5", 2, 1, "1e-3"),
 # the corners of the box (M 2..1e4, E <= 100, sigma 0.5..4, delta 1e-10..1e-3)
 CORNERS = [("1", 10000, 100, "1e-8"), ("0.5", 1000, 10, "1e-3"), ("0.5", 10000, 100, "1e-10")]
 REQUESTS = [None, F(1, 10 ** 3), F(1, 10 ** 4), F(1, 10 ** 5), F(1, 10 ** 6)]
+# every corner of the box, at the two targets (1e-4 within 5 s, 1e-6 within 60 s)
+BOX = [(s, M, E, d) for s in ("0.5", "4") for M in (2, 10000) for E in (1, 100)
+       for d in ("1e-10", "1e-3")]
+BOX_REQUESTS = [F(1, 10 ** 4), F(1, 10 ** 6)]
 
 
 def main():
     print(f"{'sigma':>6} {'M':>6} {'E':>4} {'delta':>6} | {'requested':>9} {'reached':>9} "
           f"{'seconds':>8} {'level':>5}  stopped by")
-    for s, M, E, d in CONFIGS + (CORNERS if "--corners" in sys.argv else []):
-        for w in REQUESTS:
+    box = "--box" in sys.argv
+    configs = BOX if box else CONFIGS + (CORNERS if "--corners" in sys.argv else [])
+    for s, M, E, d in configs:
+        for w in (BOX_REQUESTS if box else REQUESTS):
             PR.clear_cache()
             t = time.perf_counter()
             r = PR.epsilon_bracket(F(s), M, E, F(d), rel_width=w)
@@ -38,9 +47,14 @@ def main():
             e = r.epsilon
             got = float((e.upper - e.lower) / e.lower) if e is not None and e.lower > 0 else float("nan")
             req = "default" if w is None else f"{float(w):.0e}"
+            why = r.info.get("refinement_limit", "")
+            if e is not None and e.upper < F(1, 10):   # the request is absolute below eps 0.1
+                got = float(e.upper - e.lower)
+                why = f"absolute width (epsilon {float(e.upper):.3g} < 0.1) {why}".rstrip()
+            if e is None:       # the CLI's words: epsilon is beyond the engine's range
+                why = "no epsilon <= 60 is certified to meet delta (the engine's range)"
             print(f"{s:>6} {M:>6} {E:>4} {d:>6} | {req:>9} {got:>9.2e} {dt:>8.1f} "
-                  f"{r.info.get('refinement', 1):>5}  {r.info.get('refinement_limit', '')}",
-                  flush=True)
+                  f"{r.info.get('refinement', 1):>5}  {why}", flush=True)
     print(f"peak memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 

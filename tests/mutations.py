@@ -16,6 +16,7 @@ proof (proof-check helpers), input (the input layer).
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -1430,6 +1431,19 @@ MUTATIONS = [
              "budget) at every level",
              lambda: _set("verifier.bounds.profile.plan:CELL_FINE_HEAVY", 0),
              (P + "test_heavy_tails_refine_their_tail_mass_and_cells",)),
+    Mutation("profile.small-light-k2-merged", "test",
+             "at small M with light tails the K = 2 test outcomes' tail cells are merged more "
+             "with the level (as at larger M)",
+             lambda: _set("verifier.bounds.profile.statistic:test_refinement",
+                          lambda f, sl: (max(1, math.isqrt(f)), 4 if sl and f > 1 else 1,
+                                         max(1, f // max(1, math.isqrt(f))))),
+             (P + "test_small_light_m_refines_its_pairs_of_tail_items",)),
+    Mutation("profile.pair-step-unrefined", "spread",
+             "at small M with light tails the pair sums' geometric grid keeps its default step "
+             "at every level",
+             lambda: _set("verifier.bounds.profile.upper:pair_step",
+                          lambda M, f, sl: 1 / 256 if M <= 16 else 1 / 32),
+             (P + "test_small_light_m_refines_its_pairs_of_tail_items",)),
     Mutation("profile.log-grid-refined-as-level", "search",
              "a requested width refines the grid of log W only as the level (not fine isqrt(fine))",
              lambda: _set("verifier.bounds.profile.upper:grid_refinement", lambda f: f),

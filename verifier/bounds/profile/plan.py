@@ -104,10 +104,24 @@ def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int]:
     finer, blocks x buckets the level's cost) not beyond the ordinary tail step; the K = 2
     outcomes (pairs of tail cells, quadratic in their number) little.  So at level f,
     s = isqrt(f): the buckets s times finer; the K = 1 tail cells the plan's (merged 4 at
-    small M, light tails); the K = 2 cells merged f // s more."""
+    small M, light tails); the K = 2 cells merged f // s more -- except at small M with light
+    tails, where both items in the tail is where a small delta lives: there the K = 2 cells
+    follow the plan's (sigma 4, M 2, E 1, delta 1e-10, level 32: the remove bracket's lower end
+    of delta(1.0608) 1.02987e-10 merged 32 // 5 more, 1.03080e-10 not, around a 50-digit
+    quadrature's 1.030916e-10; merged, it stopped narrowing 6e-4 below it)."""
     s = max(1, math.isqrt(fine))
     k1 = round(TAIL_STEP / TAIL_STEP_FINE) if small_light and fine > 1 else 1
-    return s, k1, max(1, fine // s)
+    return s, k1, 1 if small_light else max(1, fine // s)
+
+
+def pair_step(M: int, fine: int, small_light: bool) -> float:
+    """The relative step of the pair sums' geometric grid (a free parameter): PAIR_STEP, or
+    PAIR_STEP_FINE at M <= FINE_TAIL_M; at small M with light tails (fine_tails) also
+    ``fine`` times finer, since the pairs of tail items decide a small delta there (sigma 4,
+    M 2, E 1, delta 1e-10, level 32: the remove bracket's upper end of delta(1.0608) 4.4e-4
+    above a 50-digit quadrature with the step 1/256, 3.8e-5 with 1/8192)."""
+    base = PAIR_STEP_FINE if M <= FINE_TAIL_M else PAIR_STEP
+    return base / fine if small_light else base
 
 
 @dataclass

@@ -19,10 +19,10 @@ from verifier.bounds.exact_tv.one_epoch import spread_cell
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, first_cell_levels,
                                                first_cell_n, split_first_cell)
-from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, FINE_TAIL_M, GRID_X, K2_COARSE,
-                                         PAIR_CELLS, PAIR_MERGE, PAIR_MERGE_CELLS, PAIR_STEP,
-                                         PAIR_STEP_FINE, PRODUCT_LENGTH, PRODUCT_PER_PUT, Plan,
-                                         grid_refinement, log_rooms)
+from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, GRID_X, K2_COARSE, PAIR_CELLS,
+                                         PAIR_MERGE, PAIR_MERGE_CELLS, PRODUCT_LENGTH,
+                                         PRODUCT_PER_PUT, Plan, grid_refinement, log_rooms,
+                                         pair_step)
 from verifier.bounds.profile.spreads import (Window, add_mass, coarse, coarse_keep_low, collapse,
                                             convolve, float_moments, geometric, keep_range, thin,
                                             onto_lattice, spread_log, sub_mean)
@@ -159,7 +159,7 @@ def pair_law(B: Body, P: Plan, M: int) -> dict:
     for ia, (ta, ca) in enumerate(tw):
         for tb_, cb_ in tw[ia:]:
             add_mass(pair, ta + tb_, ca * cb_ * (1 if tb_ == ta else 2))
-    return geometric(pair, 2 * P.J1, 1 + (PAIR_STEP_FINE if M <= FINE_TAIL_M else PAIR_STEP))
+    return geometric(pair, 2 * P.J1, 1 + pair_step(M, P.fine, P.fine_tails))
 
 
 class _Remove:

@@ -1390,6 +1390,11 @@ MUTATIONS = [
              "a requested width's next level is picked by its predicted time without the margin",
              lambda: _set("verifier.bounds.profile:TIME_MARGIN", 1),
              ("tests/test_rel_width.py::test_next_level_uses_the_measured_order_and_the_time_left",)),
+    Mutation("profile.stall-on-short-span", "search",
+             "a requested width's refinement says the bracket stopped narrowing from two levels "
+             "less than a doubling apart",
+             lambda: _set("verifier.bounds.profile:stall_span", lambda a, b: True),
+             ("tests/test_rel_width.py::test_a_stall_is_judged_over_a_doubling_only",)),
     Mutation("profile.first-level-order-kept", "search",
              "a requested width measures the width order against level 1 even where its tests "
              "differ (randomized labels)",

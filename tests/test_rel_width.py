@@ -109,6 +109,16 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     assert PR.labels_apart(1000) and not PR.labels_apart(999)
 
 
+def test_a_stall_is_judged_over_a_doubling_only():
+    """An order below 1/2 stops the loop only over a doubling of the level: sigma 0.5, M 1e4,
+    E 1, delta 1e-10 measured 8 -> 12 at about 0.6 (the lower end's tests wobble) and had
+    stopped at 1.9e-6 with time left; over 4 -> 8 the same widths still stop it."""
+    lvl, why = PR.next_level([(8, 5.0, 14.0), (12, 4.4, 30.0)], 64, 300.0)
+    assert lvl is not None and why is None and lvl > 12
+    lvl, why = PR.next_level([(4, 5.0, 14.0), (8, 4.4, 30.0)], 64, 300.0)
+    assert lvl is None and "stopped narrowing" in why
+
+
 def test_level_one_is_apart_where_its_labels_are_randomized(monkeypatch):
     """Both searches tell the refinement loop whether level 1 ran other tests (M >= 1000)."""
     seen = []

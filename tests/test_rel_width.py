@@ -111,8 +111,8 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
 
 def test_a_stall_is_judged_over_a_doubling_only():
     """An order below 1/2 stops the loop only over a doubling of the level: sigma 0.5, M 1e4,
-    E 1, delta 1e-10 measured 8 -> 12 at about 0.6 (the lower end's tests wobble) and had
-    stopped at 1.9e-6 with time left; over 4 -> 8 the same widths still stop it."""
+    E 1, delta 1e-10 measured 8 -> 12 below 1/2 (the lower end's tests wobble) and named
+    that as its limit; over 4 -> 8 the same widths still stop it."""
     lvl, why = PR.next_level([(8, 5.0, 14.0), (12, 4.4, 30.0)], 64, 300.0)
     assert lvl is not None and why is None and lvl > 12
     lvl, why = PR.next_level([(4, 5.0, 14.0), (8, 4.4, 30.0)], 64, 300.0)

@@ -190,8 +190,8 @@ def stall_span(a: int, b: int) -> bool:
     """Whether levels a < b are far enough apart to say the bracket stopped narrowing: a
     doubling at least.  Over a shorter span the widths wobble with the rounded free
     parameters and the lower ends' tests (sigma 0.5, M 1e4, E 1, delta 1e-10: level 8 -> 12
-    measured an order below 1/2 and stopped at 1.9e-6 in one run; another run went 8 -> 16
-    and met 1e-6 with 6.2e-7)."""
+    measured an order below 1/2 in one run and named that as the limit at 1.9e-6, where the
+    time was; another run went 8 -> 16 and met 1e-6 with 6.2e-7)."""
     return 2 * a <= b
 
 

@@ -16,7 +16,6 @@ proof (proof-check helpers), input (the input layer).
 from __future__ import annotations
 
 import importlib
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
@@ -1436,12 +1435,15 @@ MUTATIONS = [
              "budget) at every level",
              lambda: _set("verifier.bounds.profile.plan:CELL_FINE_HEAVY", 0),
              (P + "test_heavy_tails_refine_their_tail_mass_and_cells",)),
-    Mutation("profile.small-light-k2-merged", "test",
-             "at small M with light tails the K = 2 test outcomes' tail cells are merged more "
-             "with the level (as at larger M)",
-             lambda: _set("verifier.bounds.profile.statistic:test_refinement",
-                          lambda f, sl: (max(1, math.isqrt(f)), 4 if sl and f > 1 else 1,
-                                         max(1, f // max(1, math.isqrt(f))))),
+    Mutation("profile.k2-pairs-merged", "test",
+             "the K = 2 test outcomes are pairs of merged tail cells at every level (not every "
+             "cell's pairs grouped by their sum where the tail's span allows)",
+             lambda: _set("verifier.bounds.profile.statistic:pairs_by_product", lambda P: False),
+             (P + "test_small_light_m_refines_its_pairs_of_tail_items",)),
+    Mutation("profile.pair-law-merged", "spread",
+             "the pair sums' law merges the tail cells at every level (not every pair by one "
+             "ball polynomial product where the tail's span allows)",
+             lambda: _set("verifier.bounds.profile.upper:pairs_by_product", lambda P: False),
              (P + "test_small_light_m_refines_its_pairs_of_tail_items",)),
     Mutation("profile.pair-step-unrefined", "spread",
              "at small M with light tails the pair sums' geometric grid keeps its default step "

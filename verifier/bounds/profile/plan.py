@@ -104,14 +104,22 @@ def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int]:
     finer, blocks x buckets the level's cost) not beyond the ordinary tail step; the K = 2
     outcomes (pairs of tail cells, quadratic in their number) little.  So at level f,
     s = isqrt(f): the buckets s times finer; the K = 1 tail cells the plan's (merged 4 at
-    small M, light tails); the K = 2 cells merged f // s more -- except at small M with light
-    tails, where both items in the tail is where a small delta lives: there the K = 2 cells
-    follow the plan's (sigma 4, M 2, E 1, delta 1e-10, level 32: the remove bracket's lower end
-    of delta(1.0608) 1.02987e-10 merged 32 // 5 more, 1.03080e-10 not, around a 50-digit
-    quadrature's 1.030916e-10; merged, it stopped narrowing 6e-4 below it)."""
+    small M, light tails); the K = 2 cells merged f // s more where their pairs are formed
+    one by one (where pairs_by_product, statistic.k2_by_sum groups every cell's pairs by
+    their sum instead)."""
     s = max(1, math.isqrt(fine))
     k1 = round(TAIL_STEP / TAIL_STEP_FINE) if small_light and fine > 1 else 1
-    return s, k1, 1 if small_light else max(1, fine // s)
+    return s, k1, max(1, fine // s)
+
+
+def pairs_by_product(P: "Plan") -> bool:
+    """Whether the pairs of tail items are formed by ball polynomial products over every
+    tail cell (the pair sums' law, upper.pair_law; the K = 2 test outcomes grouped by the
+    sum of the cells' left ends, statistic.k2_outcomes) rather than one by one over merged
+    cells: at refined levels where the tail's lattice span allows (at most PRODUCT_LENGTH
+    coefficients: light tails; level 1 keeps the pairs one by one, its brackets the ones
+    the references pinned)."""
+    return P.fine > 1 and 2 * (P.tail[-1] - P.tail[0]) + 1 <= PRODUCT_LENGTH
 
 
 def pair_step(M: int, fine: int, small_light: bool) -> float:

@@ -115,7 +115,7 @@ def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int]:
 def pairs_by_product(P: "Plan") -> bool:
     """Whether the pairs of tail items are formed by ball polynomial products over every
     tail cell (the pair sums' law, upper.pair_law; the K = 2 test outcomes grouped by the
-    sum of the cells' left ends, statistic.k2_outcomes) rather than one by one over merged
+    sum of the cells' left ends, statistic.k2_by_sum) rather than one by one over merged
     cells: at refined levels where the tail's lattice span allows (at most PRODUCT_LENGTH
     coefficients: light tails; level 1 keeps the pairs one by one, its brackets the ones
     the references pinned)."""

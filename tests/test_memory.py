@@ -5,6 +5,8 @@ a worker's share before anything runs, and the estimates are upper estimates of 
 measured (slow)."""
 from __future__ import annotations
 
+import functools
+
 import json
 import os
 import subprocess
@@ -119,11 +121,17 @@ def test_the_cli_warns_on_stderr_before_a_large_run(monkeypatch, capsys):
                           "up to about")
 
 
-def test_refinement_stops_at_the_memory_limit_and_says_so():
+def test_refinement_stops_at_the_memory_limit_and_says_so(monkeypatch):
+    # the time limit out of the way (200 s, not 60): on a slow or loaded machine level 8 (the
+    # first refined level; level 1 is cached by the base run) predicted level 12 past 60 s and
+    # the loop stopped by time before memory could refuse anything
+    from verifier.bounds import profile as PR
+    monkeypatch.setattr(PR, "refine", functools.partial(PR.refine, seconds=200.0))
     base = verifier.epsilon(F(1), 200, 10, delta=F(1, 10 ** 6))
     with memory.dry_run(), pytest.raises(memory.DryRun) as d:
         verifier.epsilon(F(1), 200, 10, delta=F(1, 10 ** 6), rel_width=F(1, 10 ** 7))
-    # level 1 fits (the limit is 1.5 times its need); a finer level, more points, does not
+    # the first level the dry run reserves fits (the limit is 1.5 times its need); a finer
+    # level, more points, does not
     cap = memory.resident() + (d.value.need - memory.BASELINE) * 3 // 2
     with memory.limited(cap):
         r = verifier.epsilon(F(1), 200, 10, delta=F(1, 10 ** 6), rel_width=F(1, 10 ** 7))

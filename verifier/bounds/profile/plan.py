@@ -112,6 +112,12 @@ def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int]:
     return s, k1, max(1, fine // s)
 
 
+def tail_step(small_light: bool, fine: int) -> float:
+    """The tail cells' relative step: TAIL_STEP, or TAIL_STEP_FINE at small M with light tails
+    (fine_tails), ``fine`` times finer at refinement level ``fine``."""
+    return (TAIL_STEP_FINE if small_light else TAIL_STEP) / fine
+
+
 def pairs_by_product(P: "Plan") -> bool:
     """Whether the pairs of tail items are formed by ball polynomial products over every
     tail cell (the pair sums' law, upper.pair_law; the K = 2 test outcomes grouped by the
@@ -200,7 +206,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
         x = sf * (math.log(c * hf) + u / 2)
         return normal_sf_float(x - 1 / sf) + (M - 1) * normal_sf_float(x)
     tail = [J1]
-    step = (TAIL_STEP_FINE if fine_tails(sigma, M) else TAIL_STEP) / fine
+    step = tail_step(fine_tails(sigma, M), fine)
     while beyond(tail[-1]) > budget:
         tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + step))))
         if len(tail) > 20000:

@@ -16,8 +16,8 @@ from flint import arb
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import first_cell_test, refine_first_bucket
 from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,
-                                         TAIL_STEP, TAIL_STEP_FINE, TEST_MERGE, Plan,
-                                         grid_refinement, pairs_by_product, test_refinement)
+                                         TEST_MERGE, Plan, grid_refinement, pairs_by_product,
+                                         tail_step, test_refinement)
 from verifier.bounds.profile.spreads import add_mass, convolve
 
 
@@ -119,7 +119,7 @@ def k2_by_sum(B: Body, P: Plan, M: int) -> list:
     pm = {tb[i]: c[0] for i, c in enumerate(cells)}
     tm = {tb[i]: c[1] for i, c in enumerate(cells)}
     pp, tp = convolve(pm, 1, pm), convolve(tm, 1, pm)
-    base, lr = 2 * tb[0], math.log1p((TAIL_STEP_FINE if P.fine_tails else TAIL_STEP) / P.fine)
+    base, lr = 2 * tb[0], math.log1p(tail_step(P.fine_tails, P.fine))
     keys: dict[int, list] = {}
     for s_ in sorted(set(pp) | set(tp)):
         keys.setdefault(int(math.log(s_ / base) / lr), []).append(s_)

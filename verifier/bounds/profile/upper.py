@@ -149,20 +149,19 @@ def tail_spread(B: Body, P: Plan, step: int) -> dict:
     return out
 
 
-def pair_law(B: Body, P: Plan, M: int, tw1: dict | None = None) -> dict:
+def pair_law(B: Body, P: Plan, M: int, tw1: dict) -> dict:
     """The law of a pair's sum of tail items, spread onto a geometric grid from 2 T1 (a):
     every pair of the spread tail cells (``tw1``: tail_spread(B, P, 1)) by one ball
     polynomial product where plan.pairs_by_product (sigma 4, M 2, E 1, delta 1e-10, level
     32: the remove bracket's upper end of delta(1.0608) 1.030955e-10 -> 1.030922e-10, a
     50-digit quadrature's 1.030916e-10, in the 0.6 s the merged pairs took), else one by one,
     the cells merged PAIR_MERGE at a time beyond PAIR_MERGE_CELLS (about PAIR_CELLS beyond)."""
-    tw1 = tail_spread(B, P, 1) if tw1 is None else tw1
     n = len(P.tail)
     if pairs_by_product(P):
         pair = convolve(tw1, 1, tw1)
     else:
         merge = 1 if n <= PAIR_MERGE_CELLS else max(PAIR_MERGE, -(-n // PAIR_CELLS))
-        tw = sorted(tail_spread(B, P, merge).items())
+        tw = sorted((tw1 if merge == 1 else tail_spread(B, P, merge)).items())
         pair = {}
         for ia, (ta, ca) in enumerate(tw):
             for tb_, cb_ in tw[ia:]:

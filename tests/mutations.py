@@ -940,6 +940,24 @@ def _laplace_tilting_shifted():
     _set("verifier.bounds.laplace:moment_egf", lambda u, n, exp=None: MO.moment_egf(u, n + 1)[1:])
 
 
+def _band_left_out_uncharged():
+    from flint import arb as _arb
+    _set("verifier.numerics.band:left_out_charge", lambda out, G: (_arb(0), _arb(0)))
+
+
+def _band_power_uncertified():
+    from flint import arb as _arb
+    _set("verifier.numerics.band:_radius", lambda prec, n: _arb("0.999"))
+    _set("verifier.numerics.band:certified_small", lambda r, n, eps: True)
+
+
+def _band_times_uncharged():
+    from flint import arb as _arb
+    import verifier.numerics.band as BA
+    BA.times = lambda A, X, total: BA.Spectrum(A.N, {k: v * X[k] for k, v in A.vals.items()},
+                                               _arb(0))
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1552,6 +1570,28 @@ MUTATIONS = [
              "rdp_epsilon converts the smaller direction's D_alpha, not the larger",
              lambda: _set("verifier.claims.profile_quantities:max", min),   # its one max
              ("tests/test_claims_views.py::test_rdp_epsilon_is_the_larger_direction",)),
+    Mutation("band.left-out-uncharged", "spread",
+             "a band law's block sums and moments drop the charge of the spectrum's left-out "
+             "coefficients",
+             _band_left_out_uncharged,
+             ("tests/test_band.py::test_left_out_coefficients_are_charged",)),
+    Mutation("band.mirror-dropped", "spread",
+             "a band law's folded spectrum leaves out the mirror N - k of each kept coefficient",
+             lambda: _set("verifier.numerics.band:fold",
+                          lambda W, k, N, a: W.__setitem__(k % len(W), W[k % len(W)] + a)),
+             ("tests/test_band.py::test_left_out_coefficients_are_charged",
+              "tests/test_band.py::test_block_sums_enclose_the_full_inverse_dft")),
+    Mutation("band.power-uncertified", "spread",
+             "band_power leaves out coefficients above 2^-(prec + 10) without its Arb check "
+             "(a radius r with r^n far above the charge)",
+             _band_power_uncertified,
+             ("tests/test_band.py::test_band_power_certifies_what_it_leaves_out",
+              "tests/test_band.py::test_block_sums_enclose_the_full_inverse_dft")),
+    Mutation("band.product-uncharged", "spread",
+             "a band spectrum times one more item's spectrum charges nothing for the left-out "
+             "coefficients",
+             _band_times_uncharged,
+             ("tests/test_band.py::test_band_power_certifies_what_it_leaves_out",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -219,8 +219,9 @@ class LatticeLaw:
         self.start = (0 if not self.alias else
                       max(0, int(math.floor(Interval.of(self.mean).lower))
                           - (N // 2 if left is None else left)))
-        r0 = self.start % N
-        self.c = [getattr(z, part) for z in y[r0:] + y[:r0]]
+        if y is not None:           # None: a subclass reads its values otherwise (BandLaw)
+            r0 = self.start % N
+            self.c = [getattr(z, part) for z in y[r0:] + y[:r0]]
         self.b = self.start + N
         if self.alias:
             ex = (extra[0], extra[1]) if extra else None

@@ -6,15 +6,18 @@ M, M - 1, M - 2, M - 3 items that the remove law, the add law and the tests use.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 from flint import acb, arb, ctx
 
-from verifier.core.arith import InputError, decimal_str, to_arb
+from verifier.core.arith import InputError, Interval, decimal_str, to_arb
+from verifier.numerics.band import band_power, times
 from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
 from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
+from verifier.bounds.profile.bandlaw import band_path
 from verifier.bounds.profile.plan import (K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M, Plan,
                                          randomized_labels)
 from verifier.bounds.profile.spreads import RetryLaw, add_mass, cell_mean, sub_mean
@@ -169,6 +172,52 @@ def spread_transforms(C: Cells, M: int, W: Windows, kmax: int, prec: int):
     return two_inverse(_times(PS, XS), PS, W.N), yS2
 
 
+def band_spectra(C: Cells, M: int, W: Windows, k2: bool, prec: int) -> dict:
+    """The band path's spectra (bandlaw.band_path: deterministic labels, M >= BAND_M): name ->
+    numerics.band.Spectrum of b^M, b^{M-1}, t b^{M-1}, t b^{M-2} (and b^{M-2}, t b^{M-3} with
+    K = 2 tests) of the labels (length NT), s^M and s^{M-1} of the spread (length N), each
+    kept where b^{M-3} (resp. s^{M-1}) is not certified below 2^-(prec + 10)."""
+    def total(pts):
+        return arb(sum((v for _, v in pts), arb(0)).upper())
+    XB, XT = two_dfts(C.labels, C.tilted, W.NT)
+    tb, tt = total(C.labels), total(C.tilted)
+    P3 = band_power(XB, M - 3, prec)
+    P2 = times(P3, XB, tb)
+    P1 = times(P2, XB, tb)
+    out = {"BM": times(P1, XB, tb), "B1": P1, "T1": times(P1, XT, tt), "T2": times(P2, XT, tt)}
+    if k2:
+        out.update(B2=P2, T3=times(P3, XT, tt))
+    del XB, XT
+    XS = two_dfts(C.spread, [], W.N)[0]
+    S1 = band_power(XS, M - 1, prec)
+    out.update(SM=times(S1, XS, total(C.spread)), S1=S1)
+    return out
+
+
+def band_body(C: Cells, W: Windows, M: int, P: Plan, k2: bool, prec: int):
+    """(SM, S1, BM, B1, B2, T1l, T2l, T3l) as BandLaws (bandlaw.py), windows aligned."""
+    from verifier.bounds.profile.bandlaw import BandLaw, alignment
+    from verifier.bounds.profile.spreads import spread_sd
+    J1, t = P.J1, W.eps_t
+    mu_s, mu_b, mu_t = sub_mean(C.spread), sub_mean(C.labels), sub_mean(C.tilted)
+    sd = math.sqrt(M) * float(Interval.of(spread_sd(C.spread, mu_s)).lower)
+    A = alignment(sd, W.N, W.NT)
+    Y = band_spectra(C, M, W, k2, prec)
+    ex = (C.tilted, mu_t, J1)
+
+    def law(name, n, NN, pts, mu, left, extra=None):
+        return BandLaw(Y[name], n, NN, pts, mu, J1, extra=extra, left=left, target=t, align=A)
+    SM = law("SM", M, W.N, C.spread, mu_s, W.lS)
+    S1 = law("S1", M - 1, W.N, C.spread, mu_s, W.lS)
+    BM = law("BM", M, W.NT, C.labels, mu_b, W.lB)
+    B1 = law("B1", M - 1, W.NT, C.labels, mu_b, W.lB)
+    T1l = law("T1", M - 1, W.NT, C.labels, mu_b, W.lX, ex)
+    T2l = law("T2", M - 2, W.NT, C.labels, mu_b, W.lX, ex)
+    B2 = law("B2", M - 2, W.NT, C.labels, mu_b, W.lB) if k2 else None
+    T3l = law("T3", M - 3, W.NT, C.labels, mu_b, W.lX, ex) if k2 else None
+    return SM, S1, BM, B1, B2, T1l, T2l, T3l
+
+
 @dataclass(frozen=True)
 class Body:
     """The window laws of sums of body items (docs/THEORY.md section 9): S* of the spread
@@ -190,9 +239,12 @@ class Body:
 def body_laws(sigma: Fraction, M: int, P: Plan, prec: int) -> Body:
     C = cells(sigma, M, P)
     W = windows(C, sigma, M, P)
+    k2 = k2_tests(sigma, M)
+    if band_path(M, P.fine):                 # the laws read off their sparse spectra
+        SM, S1, BM, B1, B2, T1l, T2l, T3l = band_body(C, W, M, P, k2, prec)
+        return Body(C, W, SM, S1, None, None, BM, B1, B2, T1l, T2l, T3l)
     J1, t = P.J1, W.eps_t
     mu_s, mu_b, mu_t = sub_mean(C.spread), sub_mean(C.labels), sub_mean(C.tilted)
-    k2 = k2_tests(sigma, M)
     yB, yT, y2 = label_transforms(C, M, W, k2, prec)
     # the K >= 2 parts' own body laws (s^{M-2}, s^{M-3}: one more inverse DFT) below
     # RANDOM_LABELS_M only, as upper.coarse_body plans; above, B_{M-1} serves (B_{M-k} <= B_n

@@ -25,7 +25,7 @@ def split_first_cell(wa0: arb, M: int, budget: float, SM, c1: int) -> bool:
     """Split the add law on the first cell [0, c1 h) (a float choice; both ways are valid)
     when the spread's atom at W = 0, wa0^M, is not negligible and the window holds the
     all-in-the-first-cell piece (0 .. M c1)."""
-    return (SM.start == 0 and len(SM.c) > M * c1
+    return (SM.start == 0 and SM.N > M * c1
             and float(wa0.mid()) ** M > FIRST_CELL_SPLIT * budget)
 
 

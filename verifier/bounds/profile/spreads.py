@@ -74,11 +74,17 @@ def coarse(law: RetryLaw, *gs: int):
     point v = j g + r goes to j g and (j + 1) g with weights 1 - r/g and r/g; per block of g
     points these are the block's sums S = sum c and R = sum r c, each block summed on its own
     (differences of global prefix sums would carry the radii of everything before the
-    block), the coarser blocks from the finer ones exactly (R_J = sum (R_j + (j g - J G) S_j))."""
+    block), the coarser blocks from the finer ones exactly (R_J = sum (R_j + (j g - J G) S_j)).
+    A BandLaw's blocks come from its spectrum (bandlaw.py) where g fits its alignment."""
+    g = gs[0]
+    if getattr(law, "fits", None) is not None and law.fits(g):   # a BandLaw: its block sums
+        S_, R_ = law.blocks(g, moments=True)
+        j0 = law.start // g
+        blocks = {j0 + i: (S, R) for i, (S, R) in enumerate(zip(S_, R_))}
+        return _coarser(blocks, g, gs)
     c = law.c
     n = len(c)
     s0 = law.start
-    g = gs[0]
     blocks: dict[int, tuple] = {}                 # j -> (S, R) for the finest g
     for j in range(s0 // g, (s0 + n - 1) // g + 1):
         lo, hi = max(j * g - s0, 0), min((j + 1) * g - s0, n)
@@ -90,6 +96,11 @@ def coarse(law: RetryLaw, *gs: int):
             S += c[t]
             R += (base + t) * c[t]                # r c, r = v - j g
         blocks[j] = (S, R)
+    return _coarser(blocks, g, gs)
+
+
+def _coarser(blocks: dict, g: int, gs: tuple):
+    """coarse's spreads onto the multiples of each G in ``gs`` from the blocks of g points."""
     outs = []
     for G in gs:
         if G % g:

@@ -28,6 +28,8 @@ def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
     suffix sums would carry the radii of every sum beyond it (the window's length times a
     sum's radius: about 19 bits of precision at N = 2^19; docs/THEORY.md section 9, "Working
     precision")."""
+    if getattr(X, "fits", None) is not None:          # BandLaws: aligned blocks
+        return bucketed_blocks(X, Y, X.fit(size), reach, sd)
     zero = arb(0)
     out = []
     centre = float(X.mean.mid()) - X.start
@@ -45,6 +47,25 @@ def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
         else:
             r2 = zero
         out.append((r1, r2))
+    return out
+
+
+def bucketed_blocks(X, Y, G: int, reach: float, sd: float) -> list:
+    """bucketed for BandLaws (bandlaw.py): the buckets are X's window blocks of G points
+    (a power of 2 fitting the alignment) meeting the range within ``reach`` sd of the mean,
+    their masses from the spectra; Y's blocks at the same points (the windows share the
+    alignment), buckets outside Y's window left out."""
+    SX = X.blocks(G)[0]
+    SY, jy = (Y.blocks(G)[0], (X.start - Y.start) // G) if Y is not None else (None, 0)
+    centre = float(X.mean.mid()) - X.start
+    first = max(0, int(centre - reach * sd) // G)
+    last = min(len(SX), int(centre + reach * sd) // G + 1)
+    out = []
+    for i in range(first, last):
+        if SY is None:
+            out.append((SX[i], arb(0)))
+        elif 0 <= i + jy < len(SY):
+            out.append((SX[i], SY[i + jy]))
     return out
 
 
@@ -72,7 +93,7 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
     where the add law was split on it (the K = 0 outcome "label sum 0" is then refined)."""
     Ma = arb(M)
     # K = 0: buckets of consecutive sums r of the M labels, P0 = b^M, P1 = t b^{M-1}
-    k0 = bucketed(B.BM, B.T1l, max(1, int(sd / (BUCKET_K0 * P.fine))), len(B.BM.c), sd)
+    k0 = bucketed(B.BM, B.T1l, max(1, int(sd / (BUCKET_K0 * P.fine))), B.BM.N, sd)
     blocks = [(arb(1), arb(0), arb(1), k0)]
     if fine is not None and not B.cells.randomized and B.BM.start == 0 and B.T1l.start == 0 and k0:
         # the label sum 0 (all items in the first cell: its label is 0, every other cell's
@@ -82,7 +103,7 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
     # K = 1: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
     bucket_f, merge1, merge2 = test_refinement(P.fine, P.fine_tails)
     buckets = bucketed(B.B1, B.T2l, max(1, int(sd / (BUCKET_SD * bucket_f))),
-                       k1_reach(P, len(B.B1.c)), sd)
+                       k1_reach(P, B.B1.N), sd)
     for pi, ti in tail_cells(B, P, TEST_MERGE * merge1):
         blocks.append((Ma * pi, ti, (M - 1) * pi, buckets))
     # K = 2: the two tail items' cells (merged) and a coarse bucket of the other M - 2 labels:

@@ -45,14 +45,21 @@ def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
     spread onto the multiples of G0 (step (a) for a sum), G0 h / M about a quarter of eta at
     W = 1 (a float choice)."""
     SM, h = B.SM, P.h
-    stride = max(1, len(SM.c) // 8192)            # a float choice: a subsample suffices
-    pairs = [(math.log(max((SM.start + i) * float(h) / M, 1e-300)), max(float(SM.c[i].mid()), 0.0))
-             for i in range(0, len(SM.c), stride) if (SM.start + i) > 0]
+    band = getattr(SM, "fits", None) is not None     # a BandLaw: block sums (bandlaw.py)
+    stride = max(1, SM.N // 8192)                    # a float choice: a subsample suffices
+    if band:
+        G = SM.fit(stride)
+        pts = [(SM.start + i * G + G / 2, S) for i, S in enumerate(SM.blocks(G)[0])]
+    else:
+        pts = [(SM.start + i, SM.c[i]) for i in range(0, SM.N, stride)]
+    pairs = [(math.log(max(v * float(h) / M, 1e-300)), max(float(c.mid()), 0.0))
+             for v, c in pts if v > 0]
     mx, sx = float_moments(pairs)
     eta = Fraction(sx / (GRID_X * grid_refinement(P.fine))).limit_denominator(10 ** 12)
     k_floor = math.floor((mx - 14 * sx) / float(eta))
     c_log = (to_arb(h) / arb(M)).log()
     G0 = max(1, int(float(eta) * M / float(h) / 4))
+    G0 = SM.fit(G0) if band else G0
     K0 = coarse(SM, G0) if G0 > 1 else {SM.start + i: c for i, c in enumerate(SM.c)}
     logs = {j: (None if j == 0 else arb(j * G0).log() + c_log) for j in K0}
     return LogGrid(eta, 1 / to_arb(eta), k_floor, G0, K0, logs)
@@ -84,6 +91,8 @@ def coarse_body(B: Body, P: Plan, M: int) -> CoarseBody:
                                                arb(0)) / one_p).mid()), 1.0))
     g = max(1, int(sd_b / (COARSE_SD * P.fine)))
     g = g - g % 4 if g >= 8 else g          # a multiple of 4 (the tail parts' lattice g/4)
+    if getattr(B.S1, "fits", None) is not None:   # a BandLaw: g and K2_COARSE g fit its alignment
+        g = min(B.S1.fit(g), max(1, B.S1.align // K2_COARSE))
     G8 = K2_COARSE * g
     Bc_full, B8 = coarse(B.S1, g, G8)       # sub-probability, mass (1-p)^{M-1}
     top_w = float(P.tail[-1] * P.h) * P.kmax / M + float(P.J1 * P.h)

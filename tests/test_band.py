@@ -1,0 +1,133 @@
+"""Body laws read off their sparse spectra (verifier/numerics/band.py, bounds/profile/bandlaw.py;
+docs/THEORY.md section 9, "Band-limited body laws"): block sums against the full inverse DFT
+(enclosure), the left-out coefficients' charge, band_power's certificate, and the engine's
+brackets by both paths."""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from flint import acb, arb, ctx
+
+from verifier.numerics import band as BA
+from verifier.numerics.lattice import powers, two_dfts, two_inverse
+
+
+def _law(seed: int, span: int = 300):
+    rng = random.Random(seed)
+    pts = [(j, arb(rng.random())) for j in range(span)]
+    tot = sum((v for _, v in pts), arb(0))
+    return [(j, v / tot * arb("0.99")) for j, v in pts]
+
+
+def _full(Y: list, N: int) -> list:
+    return [z.real for z in two_inverse(Y, [acb(0)] * len(Y), N)]
+
+
+def _direct(c: list, G: int, b: int):
+    return (sum(c[b * G:(b + 1) * G], arb(0)),
+            sum((r * c[b * G + r] for r in range(G)), arb(0)))
+
+
+def test_block_sums_enclose_the_full_inverse_dft():
+    with ctx.workprec(128):
+        N, n = 40960, 400
+        X = two_dfts(_law(3), [], N)[0]
+        Y = BA.band_power(X, n, 128)
+        assert len(Y.vals) < N // 100                # the band: a few coefficients of N/2
+        c = _full(powers(X, n, 128), N)
+        for G in (1, 8, 64):
+            S, R = BA.block_sums(Y, G, moments=True)
+            for b in range(0, N // G, max(1, N // G // 40)):
+                s, r = _direct(c, G, b)
+                assert S[b].overlaps(s) and R[b].overlaps(r), (G, b)
+                assert S[b].rad() < 1e-30 and R[b].rad() < 1e-27
+        v = BA.values(Y)
+        assert all(a.overlaps(b) for a, b in zip(v, c))
+
+
+def test_left_out_coefficients_are_charged():
+    """Keep only the 40 largest coefficients of an unpowered spectrum: the rest (up to about
+    1e-3 each) must be charged to every block sum and moment, and the mirror N - k of each
+    kept k counted once."""
+    with ctx.workprec(128):
+        N = 4096
+        X = two_dfts(_law(5, 200), [], N)[0]
+        order = sorted(range(len(X)), key=lambda k: -float(X[k].abs_upper()))
+        keep = set(order[:40])
+        out = max((X[k].abs_upper() for k in order[40:]), key=float)
+        Y = BA.Spectrum(N, {k: X[k] for k in keep}, arb(out.upper()))
+        assert float(out) > 1e-6
+        c = _full(X, N)
+        for G in (1, 4, 32):
+            S, R = BA.block_sums(Y, G, moments=True)
+            for b in range(N // G):
+                s, r = _direct(c, G, b)
+                assert s.lower() >= S[b].lower() and s.upper() <= S[b].upper(), (G, b)
+                assert r.lower() >= R[b].lower() and r.upper() <= R[b].upper(), (G, b)
+        v = BA.values(Y)
+        assert all(x.lower() <= y.lower() and y.upper() <= x.upper() for x, y in zip(v, c))
+
+
+def test_band_power_certifies_what_it_leaves_out():
+    with ctx.workprec(128):
+        N, n = 8192, 60
+        X = two_dfts(_law(7, 120), [], N)[0]
+        Y = BA.band_power(X, n, 128)
+        assert 0 < len(Y.vals) < len(X)
+        for k, z in enumerate(X):
+            if k not in Y.vals:
+                assert (z ** n).abs_upper() <= Y.out, k
+            else:
+                assert Y.vals[k].overlaps(z ** n)
+        T = BA.times(Y, X, arb(1))
+        for k in range(0, len(X), 37):
+            if k not in T.vals:
+                assert (X[k] ** (n + 1)).abs_upper() <= T.out, k
+
+
+def test_a_block_size_must_fit():
+    with pytest.raises(ValueError):
+        BA.block_sums(BA.Spectrum(12, {0: acb(1)}, arb(0)), 5)
+
+
+def _brackets(fine: int):
+    from verifier.bounds import profile as PR
+    PR.clear_cache()
+    P = PR.engine(Fraction(1, 2), 1000, 10, 1e-3, eps_cap=8, fine=fine)
+    return PR.directions(P, Fraction(28, 10))
+
+
+def test_the_engine_reads_band_laws_at_refined_levels():
+    from verifier.bounds.profile import plan as PL
+    from verifier.bounds.profile.bandlaw import BandLaw, band_path
+    from verifier.bounds.profile.body import body_laws
+    from verifier.bounds import profile as PR
+    assert band_path(1000, 2) and not band_path(1000, 1) and not band_path(999, 2)
+    s, M = Fraction(1, 2), 1000
+    floor = 1e-3 / 4
+    P = PL.plan(s, M, 10, floor, 2)
+    with ctx.workprec(PR._prec(M, floor, PR.prec_cap(8))):
+        B = body_laws(s, M, P, ctx.prec)
+        assert all(isinstance(L, BandLaw) for L in (B.SM, B.S1, B.BM, B.B1, B.T1l, B.T2l))
+        for L in (B.SM, B.T1l):
+            assert L.start % L.align == 0 and L.align > 1
+            G = L.fit(L.align)
+            S, R = L.blocks(G, moments=True)
+            for i in range(0, len(S), max(1, len(S) // 20)):
+                s_ = sum(L.c[i * G:(i + 1) * G], arb(0))
+                assert S[i].overlaps(s_), i
+
+
+def test_band_laws_give_the_full_paths_brackets(monkeypatch):
+    """The same engine by band laws and by the full inverse DFTs: the brackets overlap and
+    are as narrow (sigma 0.5, M 1000, E 10, level 2; the band path's buckets and coarse
+    lattices are powers of 2 at most the full path's)."""
+    from verifier.bounds.profile import body as BD
+    rem1, add1 = _brackets(2)
+    monkeypatch.setattr(BD, "band_path", lambda M, fine: False)
+    rem0, add0 = _brackets(2)
+    for a, b in ((rem0, rem1), (add0, add1)):
+        assert a.lower <= b.upper and b.lower <= a.upper
+        assert (b.upper - b.lower) <= Fraction(105, 100) * (a.upper - a.lower)

@@ -1,0 +1,78 @@
+"""Body laws read off their sparse spectra (docs/THEORY.md section 9, "Band-limited body
+laws"; the verifier's construction).  At refined levels with many items the spectrum of a
+sum of M body items keeps a few hundred coefficients of N (sigma 0.5, M 1e4, level 8: 270 of
+327681 above 2^-138); the stages read the laws only through block sums (the coarse
+lattices' spreads, the tests' buckets), which numerics/band.py computes by DFTs of N / G
+points.  The window's start is a multiple of ``align`` (a power of 2 dividing N), so every
+block of G | align points lies inside it; the fine points themselves are computed only if a
+stage asks for them (the full inverse DFT).
+"""
+from __future__ import annotations
+
+import math
+
+from verifier.core.arith import Interval
+from verifier.numerics.band import Spectrum, block_sums, values
+from verifier.bounds.profile.spreads import RetryLaw
+
+BAND_M = 1000    # refined levels from this M read their body laws off the sparse spectra
+
+
+def band_path(M: int, fine: int) -> bool:
+    """Whether the body laws are BandLaws (a cost choice; both are exact up to radii): at
+    refined levels (deterministic labels) from BAND_M items."""
+    return fine > 1 and M >= BAND_M
+
+
+def pow2_at_most(x: float) -> int:
+    return 1 << max(0, int(math.floor(math.log2(max(x, 1.0)))))
+
+
+def alignment(sd: float, *Ns: int) -> int:
+    """The windows' alignment: a power of 2 at most sd / 2 (the window moves by at most half of
+    it: its Chernoff masses, computed for the window used, change little) dividing every N."""
+    a = pow2_at_most(sd / 2)
+    for N in Ns:
+        a = min(a, N & -N)
+    return a
+
+
+class BandLaw(RetryLaw):
+    """A RetryLaw (window, Chernoff masses) whose values are read off the spectrum ``Y``."""
+
+    def __init__(self, Y: Spectrum, n, N, pts, mu, span, extra=None, left=None, target=None,
+                 align: int = 1):
+        m0 = math.floor(Interval.of(n * mu + (extra[1] if extra else 0)).lower)
+        s0 = m0 - (N // 2 if left is None else left)
+        s1 = max(0, round(s0 / align) * align)
+        self.Y, self.align, self._blocks, self._c = Y, align, {}, None
+        super().__init__(None, None, n, N, pts, mu, span, extra, m0 - s1, target)
+
+    @property
+    def c(self) -> list:
+        """The window's points (the full inverse DFT: only where a stage needs fine points)."""
+        if self._c is None:
+            y = values(self.Y)
+            r0 = self.start % self.N
+            self._c = y[r0:] + y[:r0]
+        return self._c
+
+    def fits(self, G: int) -> bool:
+        return G >= 1 and self.align % G == 0 and self.start % G == 0
+
+    def fit(self, G: float) -> int:
+        """The largest power of 2 at most G (at least 1) that fits the window's alignment."""
+        return min(pow2_at_most(G), self.align)
+
+    def blocks(self, G: int, moments: bool = False):
+        """([S_i], [R_i] or None): the window's blocks of G points in order (block i holds
+        the points start + i G .. start + i G + G - 1), their masses and first moments r."""
+        key = (G, moments)
+        if key not in self._blocks:
+            if not self.fits(G):
+                raise ValueError(f"block size {G} does not fit the window's alignment {self.align}")
+            S, R = block_sums(self.Y, G, moments)
+            L, j0 = len(S), self.start // G
+            order = [(j0 + i) % L for i in range(L)]
+            self._blocks[key] = ([S[b] for b in order], None if R is None else [R[b] for b in order])
+        return self._blocks[key]

@@ -131,3 +131,19 @@ def test_band_laws_give_the_full_paths_brackets(monkeypatch):
     for a, b in ((rem0, rem1), (add0, add1)):
         assert a.lower <= b.upper and b.lower <= a.upper
         assert (b.upper - b.lower) <= Fraction(105, 100) * (a.upper - a.lower)
+
+
+
+def test_the_tests_leave_out_only_negligible_outcomes(monkeypatch):
+    """Refined levels leave out of the tests the outcomes worth less than a tenth of the
+    per-epoch budget (laws.DROP_SHARE): the lower ends move by less than 1e-7 relative, and
+    fewer outcomes are formed."""
+    from verifier.bounds.profile import laws as LW
+    from verifier.bounds.profile import plan as PL
+    assert 0 < LW.DROP_SHARE <= 0.1
+    rem1, add1 = _brackets(2)
+    monkeypatch.setattr(LW, "DROP_SHARE", 0.0)
+    rem0, add0 = _brackets(2)
+    assert abs(rem1.lower - rem0.lower) <= Fraction(1, 10 ** 7) * rem0.lower
+    assert rem1.upper == rem0.upper
+    assert PL.grid_refinement(8, 1000) == 8 and PL.grid_refinement(8, 999) == 16

@@ -22,11 +22,15 @@ from flint import ctx
 
 from verifier.numerics.compose import StepLaws
 from verifier.bounds.profile.body import body_laws
-from verifier.bounds.profile.plan import Plan, plan
+from verifier.bounds.profile.plan import Plan, grid_refinement, plan
 from verifier.bounds.profile.statistic import alias_masses, statistic_laws, test_blocks
 from verifier.bounds.profile.upper import add_law, coarse_body, log_grid, remove_law
 
 __all__ = ["epoch_laws", "assemble", "plan", "Plan"]
+
+DROP_SHARE = 0.1    # refined levels: the tests leave out outcomes worth at most this share of
+                    # the per-epoch budget (statistic_laws: sigma 0.5, M 1000, E 10, level 4,
+                    # the whole budget lowered the remove bracket's lower end 8e-7 relative)
 
 
 def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int,
@@ -44,7 +48,9 @@ def assemble(sigma: Fraction, M: int, P: Plan, prec: int) -> StepLaws:
     CB = coarse_body(B, P, M)
     rem, charge_R = remove_law(B, G, CB, P, M)
     add, charge_A, first_cell = add_law(sigma, B, G, CB, P, M)
-    test0, test1, eta_l = statistic_laws(test_blocks(B, P, M, CB.sd_b, first_cell), P.fine)
+    test0, test1, eta_l = statistic_laws(test_blocks(B, P, M, CB.sd_b, first_cell),
+                                         grid_refinement(P.fine, M),
+                                         DROP_SHARE * P.budget if P.fine > 1 else 0.0)
     alias0, alias1 = alias_masses(B, M)
     info = {"h": P.h, "J1": P.J1, "N": B.win.N, "tail_cells": len(P.tail), "kmax": P.kmax,
             "cells": len(P.bounds) + len(P.tail)}

@@ -84,14 +84,22 @@ def fine_tails(sigma, M: int) -> bool:
     return sigma >= LIGHT_TAILS and 2 <= M <= FINE_TAIL_M
 
 
-def grid_refinement(fine: int) -> int:
+def grid_refinement(fine: int, M: int = 1) -> int:
     """How many times finer than the defaults the grids of log W (upper ends) and of the
     test statistic are at refinement level ``fine``: fine isqrt(fine) (free parameters).
     Both grids' errors are about their steps squared and cost little: for the statistic see
     test_refinement; for log W, each epoch is spread onto the grid before the E-fold
     composition, so its error grows with E (sigma 1, M 1e4, E 100, delta 1e-8, level 24: the
-    remove bracket of delta(0.656) 2.8e-5 -> 2.1e-5 wide, 26 -> 28 s)."""
-    return fine * max(1, math.isqrt(fine))
+    remove bracket of delta(0.656) 2.8e-5 -> 2.1e-5 wide, 26 -> 28 s).  Where the body laws
+    are read off their sparse spectra (bandlaw.band_path: M >= BAND_M) the body costs far
+    less and the grids' cost (the E-fold composition, the tests' runs) decides a level's
+    time: there ``fine`` (a 1e-6 request, grids fine x isqrt(fine) -> fine: sigma 0.5, M 1000,
+    E 10: 1.8e-6 in 40 s -> 9.5e-7 in 39 s; sigma 1, M 1e4, E 100, delta 1e-8: 1.9e-6 ->
+    1.2e-6 in 34-38 s; sigma 0.5, M 1e4, E 1, delta 1e-10: 1.9e-6 in 44 s -> 6.5e-7 in 44 s).
+    Below it the finer grids stay (sigma 1, M 100, E 10: 6.2e-7 in 28 s; with ``fine`` the
+    bracket stopped at 4.1e-5)."""
+    from verifier.bounds.profile.bandlaw import band_path
+    return fine if band_path(M, fine) else fine * max(1, math.isqrt(fine))
 
 
 def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int]:

@@ -55,7 +55,7 @@ def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
     pairs = [(math.log(max(v * float(h) / M, 1e-300)), max(float(c.mid()), 0.0))
              for v, c in pts if v > 0]
     mx, sx = float_moments(pairs)
-    eta = Fraction(sx / (GRID_X * grid_refinement(P.fine))).limit_denominator(10 ** 12)
+    eta = Fraction(sx / (GRID_X * grid_refinement(P.fine, M))).limit_denominator(10 ** 12)
     k_floor = math.floor((mx - 14 * sx) / float(eta))
     c_log = (to_arb(h) / arb(M)).log()
     G0 = max(1, int(float(eta) * M / float(h) / 4))

@@ -147,3 +147,17 @@ def test_the_tests_leave_out_only_negligible_outcomes(monkeypatch):
     assert abs(rem1.lower - rem0.lower) <= Fraction(1, 10 ** 7) * rem0.lower
     assert rem1.upper == rem0.upper
     assert PL.grid_refinement(8, 1000) == 8 and PL.grid_refinement(8, 999) == 16
+
+
+def test_band_laws_reserve_their_own_memory_estimate():
+    """The band path holds no inverse transform of full length: its estimate counts 4 balls
+    per point (1.7 measured), not the full path's 13."""
+    from verifier.bounds import profile as PR
+    from verifier.numerics import memory
+    PR.clear_cache()
+    with memory.dry_run(), pytest.raises(memory.DryRun) as d:
+        PR.engine(Fraction(1, 2), 1000, 10, 1e-3, eps_cap=8, fine=2)
+    per = (d.value.need - memory.BASELINE) // d.value.points
+    assert per == memory.PER_POINT["profile-band"] * memory.ball_bytes(128) or per in {
+        memory.PER_POINT["profile-band"] * memory.ball_bytes(p) for p in range(53, 400)}
+    assert memory.PER_POINT["profile-band"] < memory.PER_POINT["profile"]

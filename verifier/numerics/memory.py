@@ -28,8 +28,11 @@ BASELINE = 120 * 1024 ** 2       # the interpreter, flint and numpy (where /proc
 # bench/bench_memory.py): the profile engine's body (label and spread transforms, their
 # powers), the exact-TV engine (two transforms and their inverse), the exact TV over E > 1
 # epochs (three transforms, two powers: 2.9 GB measured at M = 1e9, E = 10), the E-fold
-# composition
-PER_POINT = {"profile": 13, "exact-tv": 8, "exact-tv-epochs": 11, "compose": 6}
+# composition; the profile engine's body read off its sparse spectra (bounds/profile/bandlaw.py:
+# two forward transforms, no inverse of full length; 1.7 per point measured at sigma 0.5,
+# M 1e4, E 100, level 8, 1310720 points: 312 MB above the start, the composition included)
+PER_POINT = {"profile": 13, "profile-band": 4, "exact-tv": 8, "exact-tv-epochs": 11,
+             "compose": 6}
 ENV = "VERIFIER_MEMORY_LIMIT"
 _UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
           "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}

@@ -119,7 +119,8 @@ def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
                          f"{max(N, NT)} (more than {MAX_N})")
     # the label transforms (length NT) and, with deterministic labels, the spread's (N)
-    reserve(NT + (0 if C.randomized else N), "profile", f"the privacy profile at sigma = {decimal_str(sigma, 12)}, "
+    reserve(NT + (0 if C.randomized else N), "profile-band" if band_path(M, P.fine) else "profile",
+            f"the privacy profile at sigma = {decimal_str(sigma, 12)}, "
             f"M = {M}")
     return Windows(N, NT, lS, lB, lX, eps_t)
 

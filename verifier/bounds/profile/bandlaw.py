@@ -25,7 +25,8 @@ def band_path(M: int, fine: int) -> bool:
 
 
 def pow2_at_most(x: float) -> int:
-    return 1 << max(0, int(math.floor(math.log2(max(x, 1.0)))))
+    """The largest power of 2 at most x (1 below 2, and for a NaN)."""
+    return 1 << int(math.floor(math.log2(x))) if x >= 2 else 1
 
 
 def alignment(sd: float, *Ns: int) -> int:

@@ -126,7 +126,8 @@ def test_level_one_is_apart_where_its_labels_are_randomized(monkeypatch):
     class Stop(Exception):
         pass
 
-    def fake(compute, excess, max_fine=PR.MAX_FINE, seconds=PR.REFINE_SECONDS, first_apart=False):
+    def fake(compute, excess, max_fine=PR.MAX_FINE, seconds=PR.REFINE_SECONDS, first_apart=False,
+             first=1):
         seen.append(first_apart)
         raise Stop
     monkeypatch.setattr(PR, "refine", fake)
@@ -191,3 +192,26 @@ def test_tradeoff_on_request_refines_the_profile_grid():
         for iv, ib in ((p.f, b.f), (p.reverse, b.reverse)):
             assert iv.upper - iv.lower <= F(2, 10 ** 4) * iv.upper, (p.a, iv)
             assert iv.lower <= ib.upper and ib.lower <= iv.upper
+
+
+def test_a_narrow_request_at_band_limited_m_starts_above_level_one():
+    """At M >= 1000 a request of 1e-4 or less (and above 1e-5) starts at level 3 (level 1
+    never met it there and only chose the next level); elsewhere at level 1; a first level that is refused falls
+    back to level 1 and says so."""
+    assert PR.start_level(1000, F(1, 10 ** 4)) == PR.START_LEVEL == 3
+    assert PR.start_level(999, F(1, 10 ** 4)) == 1
+    assert PR.start_level(10 ** 4, F(2, 10 ** 4)) == 1 and PR.start_level(10 ** 4, None) == 1
+    assert PR.start_level(10 ** 4, F(1, 10 ** 5)) == 1 and PR.start_level(10 ** 4, F(2, 10 ** 5)) == 3
+    from verifier.core.arith import InputError, Interval
+    seen = []
+
+    def compute(fine):
+        seen.append(fine)
+        if fine > 1:
+            raise InputError("too long")
+        return Interval(F(1), F(2)), "level 1"
+    res, limit = PR.refine(compute, lambda iv: 2.0, first=3)
+    assert seen == [3, 1] and res == "level 1" and limit == "refinement level 3 refused: too long"
+    seen.clear()
+    res, limit = PR.refine(compute, lambda iv: 0.5, first=3)
+    assert seen == [3, 1] and res == "level 1" and limit is None

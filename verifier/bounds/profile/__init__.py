@@ -228,18 +228,40 @@ def next_level(done: list, max_fine: int, left: float, first_apart: bool = False
     return fits[-1], None
 
 
+def start_level(M: int, rel_width) -> int:
+    """The first level of a requested width (a cost choice: every level is certified): level
+    START_LEVEL where the body laws are band-limited (M >= BAND_M) and the request is at most
+    START_WIDTH and wider than START_NARROWEST -- there level 1 (about 4e-4 to 1.2e-3 wide)
+    never met it and only chose the
+    next level (sigma 0.5, M 1e4, E 100, 1e-4: levels 1 then 3-4 in 5.5-5.9 s, level 3 alone
+    met it in 2.7-4.3 s at delta 1e-10 and 1e-3; sigma 1 and 4 at M 1e4, E 100: 2.5 and 1.6 s);
+    else level 1."""
+    from verifier.bounds.profile.bandlaw import BAND_M
+    if rel_width is not None and M >= BAND_M and START_NARROWEST < rel_width <= START_WIDTH:
+        return START_LEVEL
+    return 1
+
+
+START_LEVEL = 3
+START_WIDTH = Fraction(1, 10 ** 4)
+START_NARROWEST = Fraction(1, 10 ** 5)   # narrower requests start at level 1: from level 3
+# the loop's first jump and time prediction fell short (1e-6, sigma 0.5, M 1e4, E 1, delta
+# 1e-10: 2.0e-6 at level 12 in 27 s, stopped by time; from level 1: 6.5e-7 in 44 s)
+
+
 def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS,
-           first_apart: bool = False) -> tuple:
+           first_apart: bool = False, first: int = 1) -> tuple:
     """The one refinement loop of a requested accuracy: ``compute(fine)`` -> (bracket or None,
     result), every level valid and a finer one tighter; ``excess(bracket)`` -> the bracket's
     width over the requested width (<= 1: met).  Level 1 first, then the level predicted to
     meet the request (``next_level``), until a bracket meets it (or is None: inconclusive),
     the finest level, the time limit, a bracket that stopped narrowing, or the engine's limits
-    (DFT length, cells, memory) refuse a level (``first_apart``: next_level's).  Returns
+    (DFT length, cells, memory) refuse a level (``first_apart``: next_level's; ``first``:
+    the first level, start_level's).  Returns
     (result, what stopped short of the request, or None when it was met)."""
     from verifier.core.arith import InputError
     from verifier.core.progress import report
-    fine, last, t0, done = 1, None, time.perf_counter(), []
+    fine, last, t0, done = first, None, time.perf_counter(), []
     while True:
         t = time.perf_counter()
         if fine > 1:
@@ -248,6 +270,10 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
         try:
             iv, res = compute(fine)
         except InputError as e:
+            if last is None and fine > 1:        # a first level above 1 refused: level 1
+                iv, res = compute(1)
+                met = iv is None or float(excess(iv)) <= 1
+                return res, None if met else f"refinement level {fine} refused: {e}"
             if last is None:
                 raise
             return last, f"refinement level {fine} refused: {e}"
@@ -328,7 +354,7 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
         out.update(rem=rem, add=add)
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, iv.lower),
-                      first_apart=labels_apart(M))
+                      first_apart=labels_apart(M), first=start_level(M, rel_width))
     rem, add = out["rem"], out["add"]
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, larger_direction(rem, add),
@@ -361,7 +387,7 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
         out.update(ivs=ivs)
         return both_directions(ivs)[0], P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))),
-                      first_apart=labels_apart(M))
+                      first_apart=labels_apart(M), first=start_level(M, rel_width))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,

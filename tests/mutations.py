@@ -1592,6 +1592,16 @@ MUTATIONS = [
              "coefficients",
              _band_times_uncharged,
              ("tests/test_band.py::test_band_power_certifies_what_it_leaves_out",)),
+    Mutation("band.window-order-unshifted", "spread",
+             "a band law's blocks are read in the transform's order, not from its window's start",
+             lambda: _set("verifier.bounds.profile.bandlaw:window_order",
+                          lambda start, G, L: list(range(L))),
+             ("tests/test_band.py::test_band_aggregates_are_the_points_aggregates",)),
+    Mutation("band.bucket-offset-dropped", "test",
+             "the tests' buckets pair a band law's block with the second law's block of the "
+             "same index, not at the same points",
+             lambda: _set("verifier.bounds.profile.statistic:block_offset", lambda X, Y, G: 0),
+             ("tests/test_band.py::test_band_aggregates_are_the_points_aggregates",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

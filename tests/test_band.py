@@ -101,7 +101,8 @@ def _brackets(fine: int):
 
 def test_the_engine_reads_band_laws_at_refined_levels():
     from verifier.bounds.profile import plan as PL
-    from verifier.bounds.profile.bandlaw import BandLaw, band_path
+    from verifier.bounds.profile.bandlaw import BandLaw
+    from verifier.bounds.profile.plan import band_path
     from verifier.bounds.profile.body import body_laws
     from verifier.bounds import profile as PR
     assert band_path(1000, 2) and not band_path(1000, 1) and not band_path(999, 2)
@@ -124,9 +125,9 @@ def test_band_laws_give_the_full_paths_brackets(monkeypatch):
     """The same engine by band laws and by the full inverse DFTs: the brackets overlap and
     are as narrow (sigma 0.5, M 1000, E 10, level 2; the band path's buckets and coarse
     lattices are powers of 2 at most the full path's)."""
-    from verifier.bounds.profile import body as BD
+    from verifier.bounds.profile import plan as PL
     rem1, add1 = _brackets(2)
-    monkeypatch.setattr(BD, "band_path", lambda M, fine: False)
+    monkeypatch.setattr(PL, "band_path", lambda M, fine: False)
     rem0, add0 = _brackets(2)
     for a, b in ((rem0, rem1), (add0, add1)):
         assert a.lower <= b.upper and b.lower <= a.upper
@@ -146,7 +147,8 @@ def test_the_tests_leave_out_only_negligible_outcomes(monkeypatch):
     rem0, add0 = _brackets(2)
     assert abs(rem1.lower - rem0.lower) <= Fraction(1, 10 ** 7) * rem0.lower
     assert rem1.upper == rem0.upper
-    assert PL.grid_refinement(8, 1000) == 8 and PL.grid_refinement(8, 999) == 16
+    assert (PL.grid_refinement(8, PL.band_path(1000, 8)) == 8
+            and PL.grid_refinement(8, PL.band_path(999, 8)) == 16)
 
 
 def test_band_laws_reserve_their_own_memory_estimate():
@@ -161,3 +163,42 @@ def test_band_laws_reserve_their_own_memory_estimate():
     assert per == memory.PER_POINT["profile-band"] * memory.ball_bytes(128) or per in {
         memory.PER_POINT["profile-band"] * memory.ball_bytes(p) for p in range(53, 400)}
     assert memory.PER_POINT["profile-band"] < memory.PER_POINT["profile"]
+
+
+def test_band_aggregates_are_the_points_aggregates():
+    """What the stages read off a BandLaw -- the coarse lattices' spreads (spreads.coarse) and
+    the tests' buckets with a second law's masses at the same points (statistic.bucketed) --
+    equals what they read off its points (the full inverse DFT), block for block."""
+    from verifier.bounds import profile as PR
+    from verifier.bounds.profile import plan as PL
+    from verifier.bounds.profile.body import body_laws
+    from verifier.bounds.profile.spreads import Window, coarse
+    from verifier.bounds.profile.statistic import block_offset, bucketed
+    s, M = Fraction(1, 2), 1000
+    floor = 1e-3 / 4
+    P = PL.plan(s, M, 10, floor, 2)
+    with ctx.workprec(PR._prec(M, floor, PR.prec_cap(8))):
+        B = body_laws(s, M, P, ctx.prec)
+        g = B.S1.fit(B.S1.align // 8)
+        band, points = coarse(B.S1, g, 8 * g), coarse(Window(B.S1.c, B.S1.start), g, 8 * g)
+        for a, b in zip(band, points):
+            assert a.keys() == b.keys() and len(a) > 20
+            assert all(a[j].overlaps(b[j]) for j in a)
+        X, Y = B.BM, B.T1l
+        G = X.fit(X.align // 4)
+        assert block_offset(X, Y, G) != 0              # the two windows placed apart
+        sd = float(X.N) / 40
+        got = bucketed(X, Y, G, 6, sd)
+        cx = float(X.mean.mid()) - X.start
+        first = max(0, int(cx - 6 * sd) // G)
+        want = []
+        for i in range(first, first + len(got) + 40):
+            v0 = X.start + i * G
+            if i * G + G > X.N or not (Y.start <= v0 and v0 + G <= Y.start + Y.N):
+                continue
+            want.append((sum(X.c[i * G:i * G + G], arb(0)),
+                         sum(Y.c[v0 - Y.start:v0 - Y.start + G], arb(0))))
+        want = want[:len(got)]
+        assert len(got) > 20 and len(want) == len(got)
+        for (a1, a2), (b1, b2) in zip(got, want):
+            assert a1.overlaps(b1) and a2.overlaps(b2)

@@ -18,6 +18,7 @@ where the full inverse DFT costs N log N in ball arithmetic.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -66,16 +67,19 @@ def times(A: Spectrum, X: list, total: arb) -> Spectrum:
     return Spectrum(A.N, {k: v * X[k] for k, v in A.vals.items()}, arb((A.out * total).upper()))
 
 
-def _kernels(N: int, G: int, k: int, moments: bool):
-    """(D_G(k), E_G(k)) for 0 <= k <= N/2 (E_G None unless ``moments``)."""
+@functools.lru_cache(maxsize=1 << 15)
+def _kernels(N: int, G: int, k: int, moments: bool, prec: int):
+    """(D_G(k), E_G(k)) for 0 <= k <= N/2 at ``prec`` bits (E_G None unless ``moments``);
+    cached: the laws of one epoch share their kept indices and block sizes."""
     if k == 0:
         return acb(G), (acb(G * (G - 1) // 2) if moments else None)
-    with ctx.workprec(ctx.prec + KERNEL_BITS):
+    with ctx.workprec(prec + KERNEL_BITS):
         z = acb(arb(2 * k) / N).exp_pi_i()
         zG = acb(arb(2 * k * G % (2 * N)) / N).exp_pi_i()
         d = (zG - 1) / (z - 1)
         e = (z - G * zG + (G - 1) * zG * z) / (1 - z) ** 2 if moments else None
-    return +d, (+e if moments else None)
+    with ctx.workprec(prec):                       # rounded to the working precision
+        return +d, (+e if moments else None)
 
 
 def block_sums(Y: Spectrum, G: int, moments: bool = False):
@@ -88,7 +92,7 @@ def block_sums(Y: Spectrum, G: int, moments: bool = False):
     W = [acb(0)] * L
     V = [acb(0)] * L if moments else None
     for k, y in Y.vals.items():
-        d, e = _kernels(N, G, k, moments)
+        d, e = _kernels(N, G, k, moments, ctx.prec)
         fold(W, k, N, y * d)
         if moments:
             fold(V, k, N, y * e)

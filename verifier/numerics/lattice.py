@@ -207,18 +207,19 @@ class LatticeLaw:
     certified Chernoff bounds on the mass below and above the window."""
 
     def __init__(self, y, part: str, n: int, N: int, pts, mu: arb, span: int, extra=None,
-                 left: int | None = None):
+                 left: int | None = None, align: int = 1):
         """``y``: the inverse DFT (values mod N) holding this law in its ``part`` ("real" or
         "imag"); the sum of n copies of ``pts`` (mean mu, support [0, span]) plus, with
         ``extra`` = (pts', mu', span'), one independent copy of another lattice variable.
-        The window starts ``left`` points below the mean (default N/2: centred)."""
+        The window starts ``left`` points below the mean (default N/2: centred), rounded to
+        the nearest multiple of ``align`` (a window's placement is a free choice: the Chernoff
+        masses below are computed for the window used)."""
         self.n, self.N = n, N
         self.mean = n * mu + (extra[1] if extra else 0)
         full = n * span + (extra[2] if extra else 0)
         self.alias = full >= N
-        self.start = (0 if not self.alias else
-                      max(0, int(math.floor(Interval.of(self.mean).lower))
-                          - (N // 2 if left is None else left)))
+        s0 = int(math.floor(Interval.of(self.mean).lower)) - (N // 2 if left is None else left)
+        self.start = 0 if not self.alias else max(0, (s0 + align // 2) // align * align)
         if y is not None:           # None: a subclass reads its values otherwise (BandLaw)
             r0 = self.start % N
             self.c = [getattr(z, part) for z in y[r0:] + y[:r0]]

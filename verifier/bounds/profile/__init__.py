@@ -228,25 +228,24 @@ def next_level(done: list, max_fine: int, left: float, first_apart: bool = False
     return fits[-1], None
 
 
+START_LEVEL = 3                           # the first level of requests at most START_WIDTH
+START_WIDTH = Fraction(1, 10 ** 4)        # and wider than START_NARROWEST at M >= BAND_M
+START_NARROWEST = Fraction(1, 10 ** 5)    # narrower requests start at level 1: from level 3
+# the loop's first jump and time prediction fell short (1e-6, sigma 0.5, M 1e4, E 1, delta
+# 1e-10: 2.0e-6 at level 12 in 27 s, stopped by time; from level 1: 6.5e-7 in 44 s)
+
+
 def start_level(M: int, rel_width) -> int:
-    """The first level of a requested width (a cost choice: every level is certified): level
-    START_LEVEL where the body laws are band-limited (M >= BAND_M) and the request is at most
-    START_WIDTH and wider than START_NARROWEST -- there level 1 (about 4e-4 to 1.2e-3 wide)
-    never met it and only chose the
-    next level (sigma 0.5, M 1e4, E 100, 1e-4: levels 1 then 3-4 in 5.5-5.9 s, level 3 alone
-    met it in 2.7-4.3 s at delta 1e-10 and 1e-3; sigma 1 and 4 at M 1e4, E 100: 2.5 and 1.6 s);
-    else level 1."""
-    from verifier.bounds.profile.bandlaw import BAND_M
+    """The first level of a requested width (a cost choice: every level is certified):
+    START_LEVEL where the body laws are band-limited (M >= BAND_M) and START_NARROWEST <
+    rel_width <= START_WIDTH -- there level 1 (about 4e-4 to 1.2e-3 wide) never met the
+    request and only chose the next level (sigma 0.5, M 1e4, E 100, 1e-4: levels 1 then 3-4
+    in 5.5-5.9 s, level 3 alone in 2.7-4.3 s at delta 1e-10 and 1e-3; sigma 1 and 4 at M 1e4,
+    E 100: 2.5 and 1.6 s); else level 1."""
+    from verifier.bounds.profile.plan import BAND_M
     if rel_width is not None and M >= BAND_M and START_NARROWEST < rel_width <= START_WIDTH:
         return START_LEVEL
     return 1
-
-
-START_LEVEL = 3
-START_WIDTH = Fraction(1, 10 ** 4)
-START_NARROWEST = Fraction(1, 10 ** 5)   # narrower requests start at level 1: from level 3
-# the loop's first jump and time prediction fell short (1e-6, sigma 0.5, M 1e4, E 1, delta
-# 1e-10: 2.0e-6 at level 12 in 27 s, stopped by time; from level 1: 6.5e-7 in 44 s)
 
 
 def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS,
@@ -261,7 +260,7 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
     (result, what stopped short of the request, or None when it was met)."""
     from verifier.core.arith import InputError
     from verifier.core.progress import report
-    fine, last, t0, done = first, None, time.perf_counter(), []
+    fine, last, t0, done, refused = first, None, time.perf_counter(), [], None
     while True:
         t = time.perf_counter()
         if fine > 1:
@@ -270,17 +269,19 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
         try:
             iv, res = compute(fine)
         except InputError as e:
-            if last is None and fine > 1:        # a first level above 1 refused: level 1
-                iv, res = compute(1)
-                met = iv is None or float(excess(iv)) <= 1
-                return res, None if met else f"refinement level {fine} refused: {e}"
-            if last is None:
+            if last is None and fine == 1:
                 raise
-            return last, f"refinement level {fine} refused: {e}"
+            if last is not None:
+                return last, f"refinement level {fine} refused: {e}"
+            # a first level above 1 refused: level 1 instead, and no further level
+            refused, fine = f"refinement level {fine} refused: {e}", 1
+            continue
         last, now = res, time.perf_counter()
         x = None if iv is None else float(excess(iv))
         if x is None or x <= 1:
             return res, None
+        if refused is not None:
+            return res, refused
         done.append((fine, x, now - t))
         fine, why = next_level(done, max_fine, seconds - (now - t0), first_apart)
         if fine is None:

@@ -11,17 +11,8 @@ from __future__ import annotations
 
 import math
 
-from verifier.core.arith import Interval
 from verifier.numerics.band import Spectrum, block_sums, values
 from verifier.bounds.profile.spreads import RetryLaw
-
-BAND_M = 1000    # refined levels from this M read their body laws off the sparse spectra
-
-
-def band_path(M: int, fine: int) -> bool:
-    """Whether the body laws are BandLaws (a cost choice; both are exact up to radii): at
-    refined levels (deterministic labels) from BAND_M items."""
-    return fine > 1 and M >= BAND_M
 
 
 def pow2_at_most(x: float) -> int:
@@ -38,16 +29,25 @@ def alignment(sd: float, *Ns: int) -> int:
     return a
 
 
+def window_order(start: int, G: int, L: int) -> list:
+    """The transform's block indices in window order: the window's i-th block of G points
+    (start + i G, start a multiple of G) is the transform's block (start / G + i) mod L."""
+    return [(start // G + i) % L for i in range(L)]
+
+
+def is_band(law) -> bool:
+    """Whether a stage reads ``law`` by blocks (a BandLaw) rather than by its points."""
+    return isinstance(law, BandLaw)
+
+
 class BandLaw(RetryLaw):
-    """A RetryLaw (window, Chernoff masses) whose values are read off the spectrum ``Y``."""
+    """A RetryLaw (window aligned to ``align``, Chernoff masses) whose values are read off the
+    spectrum ``Y``."""
 
     def __init__(self, Y: Spectrum, n, N, pts, mu, span, extra=None, left=None, target=None,
                  align: int = 1):
-        m0 = math.floor(Interval.of(n * mu + (extra[1] if extra else 0)).lower)
-        s0 = m0 - (N // 2 if left is None else left)
-        s1 = max(0, round(s0 / align) * align)
+        super().__init__(None, None, n, N, pts, mu, span, extra, left, target, align)
         self.Y, self.align, self._blocks, self._c = Y, align, {}, None
-        super().__init__(None, None, n, N, pts, mu, span, extra, m0 - s1, target)
 
     @property
     def c(self) -> list:
@@ -67,13 +67,16 @@ class BandLaw(RetryLaw):
 
     def blocks(self, G: int, moments: bool = False):
         """([S_i], [R_i] or None): the window's blocks of G points in order (block i holds
-        the points start + i G .. start + i G + G - 1), their masses and first moments r."""
-        key = (G, moments)
-        if key not in self._blocks:
+        the points start + i G .. start + i G + G - 1), their masses and first moments r
+        (sums asked for after the moments are the moments' own)."""
+        if (G, True) in self._blocks:
+            S, R = self._blocks[(G, True)]
+            return S, (R if moments else None)
+        if (G, moments) not in self._blocks:
             if not self.fits(G):
                 raise ValueError(f"block size {G} does not fit the window's alignment {self.align}")
             S, R = block_sums(self.Y, G, moments)
-            L, j0 = len(S), self.start // G
-            order = [(j0 + i) % L for i in range(L)]
-            self._blocks[key] = ([S[b] for b in order], None if R is None else [R[b] for b in order])
-        return self._blocks[key]
+            order = window_order(self.start, G, len(S))
+            self._blocks[(G, moments)] = ([S[b] for b in order],
+                                          None if R is None else [R[b] for b in order])
+        return self._blocks[(G, moments)]

@@ -17,10 +17,10 @@ from verifier.numerics.band import band_power, times
 from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
 from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
-from verifier.bounds.profile.bandlaw import band_path
+from verifier.bounds.profile.bandlaw import BandLaw, alignment
 from verifier.bounds.profile.plan import (K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M, Plan,
                                          randomized_labels)
-from verifier.bounds.profile.spreads import RetryLaw, add_mass, cell_mean, sub_mean
+from verifier.bounds.profile.spreads import RetryLaw, add_mass, cell_mean, spread_sd, sub_mean
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
                          f"{max(N, NT)} (more than {MAX_N})")
     # the label transforms (length NT) and, with deterministic labels, the spread's (N)
-    reserve(NT + (0 if C.randomized else N), "profile-band" if band_path(M, P.fine) else "profile",
+    reserve(NT + (0 if C.randomized else N), "profile-band" if P.band else "profile",
             f"the privacy profile at sigma = {decimal_str(sigma, 12)}, "
             f"M = {M}")
     return Windows(N, NT, lS, lB, lX, eps_t)
@@ -174,7 +174,7 @@ def spread_transforms(C: Cells, M: int, W: Windows, kmax: int, prec: int):
 
 
 def band_spectra(C: Cells, M: int, W: Windows, k2: bool, prec: int) -> dict:
-    """The band path's spectra (bandlaw.band_path: deterministic labels, M >= BAND_M): name ->
+    """The band path's spectra (Plan.band: deterministic labels, M >= BAND_M): name ->
     numerics.band.Spectrum of b^M, b^{M-1}, t b^{M-1}, t b^{M-2} (and b^{M-2}, t b^{M-3} with
     K = 2 tests) of the labels (length NT), s^M and s^{M-1} of the spread (length N), each
     kept where b^{M-3} (resp. s^{M-1}) is not certified below 2^-(prec + 10)."""
@@ -193,30 +193,6 @@ def band_spectra(C: Cells, M: int, W: Windows, k2: bool, prec: int) -> dict:
     S1 = band_power(XS, M - 1, prec)
     out.update(SM=times(S1, XS, total(C.spread)), S1=S1)
     return out
-
-
-def band_body(C: Cells, W: Windows, M: int, P: Plan, k2: bool, prec: int):
-    """(SM, S1, BM, B1, B2, T1l, T2l, T3l) as BandLaws (bandlaw.py), windows aligned."""
-    from verifier.bounds.profile.bandlaw import BandLaw, alignment
-    from verifier.bounds.profile.spreads import spread_sd
-    J1, t = P.J1, W.eps_t
-    mu_s, mu_b, mu_t = sub_mean(C.spread), sub_mean(C.labels), sub_mean(C.tilted)
-    sd = math.sqrt(M) * float(Interval.of(spread_sd(C.spread, mu_s)).lower)
-    A = alignment(sd, W.N, W.NT)
-    Y = band_spectra(C, M, W, k2, prec)
-    ex = (C.tilted, mu_t, J1)
-
-    def law(name, n, NN, pts, mu, left, extra=None):
-        return BandLaw(Y[name], n, NN, pts, mu, J1, extra=extra, left=left, target=t, align=A)
-    SM = law("SM", M, W.N, C.spread, mu_s, W.lS)
-    S1 = law("S1", M - 1, W.N, C.spread, mu_s, W.lS)
-    BM = law("BM", M, W.NT, C.labels, mu_b, W.lB)
-    B1 = law("B1", M - 1, W.NT, C.labels, mu_b, W.lB)
-    T1l = law("T1", M - 1, W.NT, C.labels, mu_b, W.lX, ex)
-    T2l = law("T2", M - 2, W.NT, C.labels, mu_b, W.lX, ex)
-    B2 = law("B2", M - 2, W.NT, C.labels, mu_b, W.lB) if k2 else None
-    T3l = law("T3", M - 3, W.NT, C.labels, mu_b, W.lX, ex) if k2 else None
-    return SM, S1, BM, B1, B2, T1l, T2l, T3l
 
 
 @dataclass(frozen=True)
@@ -241,34 +217,45 @@ def body_laws(sigma: Fraction, M: int, P: Plan, prec: int) -> Body:
     C = cells(sigma, M, P)
     W = windows(C, sigma, M, P)
     k2 = k2_tests(sigma, M)
-    if band_path(M, P.fine):                 # the laws read off their sparse spectra
-        SM, S1, BM, B1, B2, T1l, T2l, T3l = band_body(C, W, M, P, k2, prec)
-        return Body(C, W, SM, S1, None, None, BM, B1, B2, T1l, T2l, T3l)
     J1, t = P.J1, W.eps_t
     mu_s, mu_b, mu_t = sub_mean(C.spread), sub_mean(C.labels), sub_mean(C.tilted)
-    yB, yT, y2 = label_transforms(C, M, W, k2, prec)
-    # the K >= 2 parts' own body laws (s^{M-2}, s^{M-3}: one more inverse DFT) below
-    # RANDOM_LABELS_M only, as upper.coarse_body plans; above, B_{M-1} serves (B_{M-k} <= B_n
-    # in the coupling; sigma 1, M 1e4, E 100, level 16: the same brackets to 12 digits)
-    yS, yS2 = (yB, None) if C.randomized else spread_transforms(
-        C, M, W, P.kmax if M < RANDOM_LABELS_M else 1, prec)
+    if P.band:                        # the laws read off their sparse spectra (bandlaw.py)
+        Y = band_spectra(C, M, W, k2, prec)
+        A = alignment(math.sqrt(M) * float(Interval.of(spread_sd(C.spread, mu_s)).lower),
+                      W.N, W.NT)
 
-    def law(y, part, n, NN, pts, mu, left, extra=None):
-        return RetryLaw(y, part, n, NN, pts, mu, J1, extra=extra, left=left, target=t)
-    SM = law(yS, "real", M, W.N, C.spread, mu_s, W.lS)
-    S1 = law(yS, "imag", M - 1, W.N, C.spread, mu_s, W.lS)
+        def law(name, n, NN, pts, mu, left, extra=None):
+            return BandLaw(Y[name], n, NN, pts, mu, J1, extra=extra, left=left, target=t,
+                           align=A)
+    else:
+        yB, yT, y2 = label_transforms(C, M, W, k2, prec)
+        # the K >= 2 parts' own body laws (s^{M-2}, s^{M-3}: one more inverse DFT) below
+        # RANDOM_LABELS_M only, as upper.coarse_body plans; above, B_{M-1} serves (B_{M-k} <=
+        # B_n in the coupling; sigma 1, M 1e4, E 100, level 16: the same brackets to 12 digits)
+        yS, yS2 = (yB, None) if C.randomized else spread_transforms(
+            C, M, W, P.kmax if M < RANDOM_LABELS_M else 1, prec)
+        Y = {"SM": (yS, "real"), "S1": (yS, "imag"), "BM": (yB, "real"), "B1": (yB, "imag"),
+             "T1": (yT, "real"), "T2": (yT, "imag"), "B2": (y2, "real"), "T3": (y2, "imag")}
+        if yS2 is not None:
+            Y.update(S2=(yS2, "real"), S3=(yS2, "imag"))
+
+        def law(name, n, NN, pts, mu, left, extra=None):
+            y, part = Y[name]
+            return RetryLaw(y, part, n, NN, pts, mu, J1, extra=extra, left=left, target=t)
+    SM = law("SM", M, W.N, C.spread, mu_s, W.lS)
+    S1 = law("S1", M - 1, W.N, C.spread, mu_s, W.lS)
     if C.randomized:
         BM, B1 = SM, S1                # the tests' P0 laws of M and M - 1 labels
     else:
-        BM = law(yB, "real", M, W.NT, C.labels, mu_b, W.lB)
-        B1 = law(yB, "imag", M - 1, W.NT, C.labels, mu_b, W.lB)
+        BM = law("BM", M, W.NT, C.labels, mu_b, W.lB)
+        B1 = law("B1", M - 1, W.NT, C.labels, mu_b, W.lB)
     ex = (C.tilted, mu_t, J1)
-    T1l = law(yT, "real", M - 1, W.NT, C.labels, mu_b, W.lX, ex)
-    T2l = law(yT, "imag", M - 2, W.NT, C.labels, mu_b, W.lX, ex) if M >= 2 else None
-    B2 = law(y2, "real", M - 2, W.NT, C.labels, mu_b, W.lB) if k2 else None
-    T3l = law(y2, "imag", M - 3, W.NT, C.labels, mu_b, W.lX, ex) if k2 and M >= 3 else None
+    T1l = law("T1", M - 1, W.NT, C.labels, mu_b, W.lX, ex)
+    T2l = law("T2", M - 2, W.NT, C.labels, mu_b, W.lX, ex) if M >= 2 else None
+    B2 = law("B2", M - 2, W.NT, C.labels, mu_b, W.lB) if k2 else None
+    T3l = law("T3", M - 3, W.NT, C.labels, mu_b, W.lX, ex) if k2 and M >= 3 else None
     S2 = S3 = None
-    if yS2 is not None and M > 3:
-        S2 = law(yS2, "real", M - 2, W.N, C.spread, mu_s, W.lS)
-        S3 = law(yS2, "imag", M - 3, W.N, C.spread, mu_s, W.lS)
+    if "S2" in Y and M > 3:
+        S2 = law("S2", M - 2, W.N, C.spread, mu_s, W.lS)
+        S3 = law("S3", M - 3, W.N, C.spread, mu_s, W.lS)
     return Body(C, W, SM, S1, S2, S3, BM, B1, B2, T1l, T2l, T3l)

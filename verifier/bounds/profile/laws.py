@@ -49,7 +49,7 @@ def assemble(sigma: Fraction, M: int, P: Plan, prec: int) -> StepLaws:
     rem, charge_R = remove_law(B, G, CB, P, M)
     add, charge_A, first_cell = add_law(sigma, B, G, CB, P, M)
     test0, test1, eta_l = statistic_laws(test_blocks(B, P, M, CB.sd_b, first_cell),
-                                         grid_refinement(P.fine, M),
+                                         grid_refinement(P.fine, P.band),
                                          DROP_SHARE * P.budget if P.fine > 1 else 0.0)
     alias0, alias1 = alias_masses(B, M)
     info = {"h": P.h, "J1": P.J1, "N": B.win.N, "tail_cells": len(P.tail), "kmax": P.kmax,

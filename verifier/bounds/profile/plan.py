@@ -58,6 +58,7 @@ FAR_X = Fraction(8)     # refined levels: ... and coarser by powers of 2 while i
 THIN_X = Fraction(1, 8)  # refined levels: the tail parts' product output spread onto lattices
                          # whose step in log W stays below this many grid steps (spreads.thin)
 RANDOM_LABELS_M = 1000  # the tests' labels are randomized (sharing the upper end's DFTs) from this M
+BAND_M = 1000        # refined levels from this M read their body laws off the sparse spectra
 BUCKET_K0 = 64       # buckets per sd of the labels' sum in the K = 0 test outcomes
 COARSE_SD = 12       # coarse lattice points per sd of B_{M-1} in the K >= 1 parts of the upper ends
 
@@ -84,22 +85,28 @@ def fine_tails(sigma, M: int) -> bool:
     return sigma >= LIGHT_TAILS and 2 <= M <= FINE_TAIL_M
 
 
-def grid_refinement(fine: int, M: int = 1) -> int:
+def band_path(M: int, fine: int) -> bool:
+    """Whether the body laws are read off their sparse spectra (bounds/profile/bandlaw.py; a
+    cost choice, both ways exact up to radii): at refined levels (deterministic labels) from
+    BAND_M items.  Decided once, in ``plan`` (Plan.band)."""
+    return fine > 1 and M >= BAND_M
+
+
+def grid_refinement(fine: int, band: bool = False) -> int:
     """How many times finer than the defaults the grids of log W (upper ends) and of the
     test statistic are at refinement level ``fine``: fine isqrt(fine) (free parameters).
     Both grids' errors are about their steps squared and cost little: for the statistic see
     test_refinement; for log W, each epoch is spread onto the grid before the E-fold
     composition, so its error grows with E (sigma 1, M 1e4, E 100, delta 1e-8, level 24: the
     remove bracket of delta(0.656) 2.8e-5 -> 2.1e-5 wide, 26 -> 28 s).  Where the body laws
-    are read off their sparse spectra (bandlaw.band_path: M >= BAND_M) the body costs far
+    are read off their sparse spectra (``band``: Plan.band) the body costs far
     less and the grids' cost (the E-fold composition, the tests' runs) decides a level's
     time: there ``fine`` (a 1e-6 request, grids fine x isqrt(fine) -> fine: sigma 0.5, M 1000,
     E 10: 1.8e-6 in 40 s -> 9.5e-7 in 39 s; sigma 1, M 1e4, E 100, delta 1e-8: 1.9e-6 ->
     1.2e-6 in 34-38 s; sigma 0.5, M 1e4, E 1, delta 1e-10: 1.9e-6 in 44 s -> 6.5e-7 in 44 s).
     Below it the finer grids stay (sigma 1, M 100, E 10: 6.2e-7 in 28 s; with ``fine`` the
     bracket stopped at 4.1e-5)."""
-    from verifier.bounds.profile.bandlaw import band_path
-    return fine if band_path(M, fine) else fine * max(1, math.isqrt(fine))
+    return fine if band else fine * max(1, math.isqrt(fine))
 
 
 def test_refinement(fine: int, small_light: bool) -> tuple[int, int, int]:
@@ -163,6 +170,7 @@ class Plan:
     fine_tails: bool = False     # fine_tails(sigma, M): the finer tail step
     heavy: bool = False          # sigma < LIGHT_TAILS (the K = 1 tests then bucket the other
                                  # labels' whole window: their law is skewed far past 12 sd)
+    band: bool = False           # band_path(M, fine): the body laws read off their spectra
 
 
 def _tail_mass(light: bool, M: int, E: int, floor: float, fine: int) -> float:
@@ -229,6 +237,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1) -> Plan:
         if kmax > 12:      # proofs_checks/profile.py checks the pair identity for k <= 12
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: more than 12 tail "
                              f"items would be needed at this delta; not supported")
-    return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M), not light)
+    return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M), not light,
+                band_path(M, fine))
 
 

@@ -9,9 +9,9 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import arb
+from flint import arb, fmpq
 
-from verifier.core.arith import Interval, to_arb
+from verifier.core.arith import Interval
 from verifier.numerics.lattice import LatticeLaw, chernoff_bound
 
 def spread_log(x: arb, eta_inv: arb, up: bool):
@@ -30,8 +30,9 @@ class RetryLaw(LatticeLaw):
     cell at 0 for a large sigma, can make the chosen theta useless; every theta is valid,
     the smallest bound is kept)."""
 
-    def __init__(self, y, part, n, N, pts, mu, span, extra=None, left=None, target=None):
-        super().__init__(y, part, n, N, pts, mu, span, extra, left)
+    def __init__(self, y, part, n, N, pts, mu, span, extra=None, left=None, target=None,
+                 align=1):
+        super().__init__(y, part, n, N, pts, mu, span, extra, left, align)
         if not self.alias:
             return
         # the ladder only where the float choice missed the window's target by far
@@ -76,8 +77,9 @@ def coarse(law: RetryLaw, *gs: int):
     (differences of global prefix sums would carry the radii of everything before the
     block), the coarser blocks from the finer ones exactly (R_J = sum (R_j + (j g - J G) S_j)).
     A BandLaw's blocks come from its spectrum (bandlaw.py) where g fits its alignment."""
+    from verifier.bounds.profile.bandlaw import is_band     # (bandlaw imports this module)
     g = gs[0]
-    if getattr(law, "fits", None) is not None and law.fits(g):   # a BandLaw: its block sums
+    if is_band(law) and law.fits(g):            # a BandLaw: its block sums
         S_, R_ = law.blocks(g, moments=True)
         j0 = law.start // g
         blocks = {j0 + i: (S, R) for i, (S, R) in enumerate(zip(S_, R_))}
@@ -186,16 +188,16 @@ def cell_mean(q: arb, m: arb, lo: arb, hi: arb) -> arb:
 
 
 def onto_lattice(values: dict, g: int) -> dict:
-    """Each value v >= 0 (lattice units, exact rational) spread onto the multiples j g of g
-    (mean-preserving, exact weights: step (a)): index j -> mass."""
+    """Each value v >= 0 (lattice units, an int or an exact Fraction) spread onto the
+    multiples j g of g (mean-preserving, exact weights: step (a)): index j -> mass."""
     out: dict[int, arb] = {}
     for v, c in values.items():
-        j = math.floor(v / g)
-        r = v - j * g
+        p, q = v.numerator, v.denominator        # v = p / q: j = floor(v / g), w = v / g - j
+        j, r = divmod(p, q * g)
         if r == 0:
             add_mass(out, j, c)
             continue
-        w = to_arb(r / g)
+        w = arb(fmpq(r, q * g))
         add_mass(out, j, c * (1 - w))
         add_mass(out, j + 1, c * w)
     return out

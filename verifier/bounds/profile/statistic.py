@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
+from verifier.bounds.profile.bandlaw import is_band
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import first_cell_test, refine_first_bucket
 from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,
@@ -28,7 +29,7 @@ def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
     suffix sums would carry the radii of every sum beyond it (the window's length times a
     sum's radius: about 19 bits of precision at N = 2^19; docs/THEORY.md section 9, "Working
     precision")."""
-    if getattr(X, "fits", None) is not None:          # BandLaws: aligned blocks
+    if is_band(X):                                   # BandLaws: aligned blocks
         return bucketed_blocks(X, Y, X.fit(size), reach, sd)
     zero = arb(0)
     out = []
@@ -56,7 +57,7 @@ def bucketed_blocks(X, Y, G: int, reach: float, sd: float) -> list:
     their masses from the spectra; Y's blocks at the same points (the windows share the
     alignment), buckets outside Y's window left out."""
     SX = X.blocks(G)[0]
-    SY, jy = (Y.blocks(G)[0], (X.start - Y.start) // G) if Y is not None else (None, 0)
+    SY, jy = (Y.blocks(G)[0], block_offset(X, Y, G)) if Y is not None else (None, 0)
     centre = float(X.mean.mid()) - X.start
     first = max(0, int(centre - reach * sd) // G)
     last = min(len(SX), int(centre + reach * sd) // G + 1)
@@ -67,6 +68,11 @@ def bucketed_blocks(X, Y, G: int, reach: float, sd: float) -> list:
         elif 0 <= i + jy < len(SY):
             out.append((SX[i], SY[i + jy]))
     return out
+
+
+def block_offset(X, Y, G: int) -> int:
+    """Y's block index of X's block i is i + this (both windows' starts multiples of G)."""
+    return (X.start - Y.start) // G
 
 
 REACH1 = 12      # the K = 1 buckets within this many sd of the other labels' mean (light tails)
@@ -182,13 +188,13 @@ def statistic_laws(blocks, grid: int = 1, drop: float = 0.0):
     event is a valid test; the lower ends lose at most about ``drop`` per epoch of P1 mass),
     and their ball sums are not formed (sigma 0.5, M 1e4, E 100, level 16: most of the K = 1
     outcomes lie in the far tails of the other labels' sum)."""
-    pre = {}                                  # id(buckets) -> (order, prefix sums, floats)
+    pre = {}                                  # id(buckets) -> (order, sorted buckets, floats)
     fl = []
     tau = drop / max(1, sum(len(bk) for _, _, _, bk in blocks))
     for al, be, ga, bk in blocks:
         if id(bk) not in pre:
-            r1 = np.array([float(x.mid()) for x, _ in bk])
-            r2 = np.array([float(y.mid()) for _, y in bk])
+            r1 = np.array([float(x) for x, _ in bk])     # float(ball): its midpoint
+            r2 = np.array([float(y) for _, y in bk])
             with np.errstate(divide="ignore", invalid="ignore"):
                 rho = np.where(r1 > 0, r2 / np.where(r1 > 0, r1, 1.0), np.inf)
             order = np.argsort(rho, kind="stable")
@@ -207,42 +213,59 @@ def statistic_laws(blocks, grid: int = 1, drop: float = 0.0):
     sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
     eta_l = Fraction(sl / (GRID_L * grid)).limit_denominator(10 ** 12)
     lo_cap = ml - 16 * sl
-    runs = []                                  # (block, sorted buckets, kept, ks, cuts)
-    for blk, (x, _, _, keep) in zip(blocks, fl):
+    runs = []                                  # (alpha, beta, gamma, kept buckets, ks, cuts)
+    for (al, be, ga, bk), (x, _, _, keep) in zip(blocks, fl):
         ks = np.round(np.maximum(np.maximum.accumulate(x), lo_cap)
                       / float(eta_l)).astype(np.int64)
         idx = np.flatnonzero(keep)
         if not len(idx):
             continue
-        ks = ks[idx]
-        cuts = np.concatenate(([0], np.flatnonzero(np.diff(ks)) + 1, [len(ks)]))
-        runs.append((blk, pre[id(blk[3])], idx, ks, cuts))
+        sb = pre[id(bk)][1]
+        if len(idx) < len(sb):
+            sb, ks = [sb[i] for i in idx], ks[idx]
+        cuts = [0] + [int(i) + 1 for i in np.flatnonzero(np.diff(ks))] + [len(ks)]
+        runs.append((al, be, ga, sb, ks, cuts))
     test0, test1 = ball_masses(runs)
     return test0, test1, eta_l
 
 
 def ball_masses(runs) -> tuple:
-    """(test0, test1): the runs' P0 and P1 masses in ball arithmetic."""
+    """(test0, test1): the runs' P0 and P1 masses in ball arithmetic.  Each run summed on its
+    own (a difference of prefix sums would carry the radii of everything before the run; most
+    runs are one bucket); the products gathered over all runs and summed per grid value in
+    the runs' order (a stable sort: the same balls as adding them one by one)."""
     zero = arb(0)
-    test0: dict[int, arb] = {}
-    test1: dict[int, arb] = {}
-    for (al, be, ga, bk), (_, sb, _, _), idx, ks, cuts in runs:
-        if len(idx) < len(sb):
-            sb = [sb[i] for i in idx]
-        cuts = [int(i) for i in cuts]
-        for s_, e_ in zip(cuts, cuts[1:]):
-            # each run summed on its own (a difference of prefix sums would carry the radii
-            # of everything before the run); most runs are one bucket
-            if e_ - s_ == 1:
-                s1, s2 = sb[s_]
-            else:
-                s1 = s2 = zero
-                for r1_, r2_ in sb[s_:e_]:
-                    s1 += r1_
-                    s2 += r2_
-            k = int(ks[s_])
-            add_mass(test0, k, al * s1)
-            add_mass(test1, k, be * s1 + ga * s2)
-    return test0, test1
+    keys, p0, p1 = [], [], []
+    for al, be, ga, sb, ks, cuts in runs:
+        if len(cuts) == len(sb) + 1:                 # every run is one bucket
+            s1s, s2s, kk = [x for x, _ in sb], [y for _, y in sb], ks
+        else:
+            s1s, s2s = [], []
+            for s_, e_ in zip(cuts, cuts[1:]):
+                if e_ - s_ == 1:
+                    s1, s2 = sb[s_]
+                else:
+                    s1 = s2 = zero
+                    for r1_, r2_ in sb[s_:e_]:
+                        s1 += r1_
+                        s2 += r2_
+                s1s.append(s1)
+                s2s.append(s2)
+            kk = ks[np.asarray(cuts[:-1], dtype=np.int64)]
+        keys.append(kk)
+        p0 += [al * s1 for s1 in s1s]
+        p1 += [be * s1 + ga * s2 for s1, s2 in zip(s1s, s2s)]
+    if not keys:
+        return {}, {}
+    return grouped(np.concatenate(keys), p0), grouped(np.concatenate(keys), p1)
 
 
+def grouped(keys, vals: list) -> dict:
+    """key -> the sum of the values with that key, each sum in the values' order, the keys in
+    the order of their first value (as adding the values one by one into a dict)."""
+    order = np.argsort(keys, kind="stable")
+    ks = keys[order]
+    vs = [vals[i] for i in order.tolist()]
+    cuts = [0] + (np.flatnonzero(np.diff(ks)) + 1).tolist() + [len(vs)]
+    groups = sorted(zip(order[cuts[:-1]].tolist(), cuts, cuts[1:]))
+    return {int(ks[a]): sum(vs[a + 1:b], vs[a]) for _, a, b in groups}

@@ -16,6 +16,7 @@ from flint import arb
 
 from verifier.core.arith import to_arb
 from verifier.bounds.exact_tv.one_epoch import spread_cell
+from verifier.bounds.profile.bandlaw import is_band
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, first_cell_levels,
                                                first_cell_n, split_first_cell)
@@ -45,7 +46,7 @@ def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
     spread onto the multiples of G0 (step (a) for a sum), G0 h / M about a quarter of eta at
     W = 1 (a float choice)."""
     SM, h = B.SM, P.h
-    band = getattr(SM, "fits", None) is not None     # a BandLaw: block sums (bandlaw.py)
+    band = is_band(SM)                               # a BandLaw: block sums (bandlaw.py)
     stride = max(1, SM.N // 8192)                    # a float choice: a subsample suffices
     if band:
         G = SM.fit(stride)
@@ -55,7 +56,7 @@ def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
     pairs = [(math.log(max(v * float(h) / M, 1e-300)), max(float(c.mid()), 0.0))
              for v, c in pts if v > 0]
     mx, sx = float_moments(pairs)
-    eta = Fraction(sx / (GRID_X * grid_refinement(P.fine, M))).limit_denominator(10 ** 12)
+    eta = Fraction(sx / (GRID_X * grid_refinement(P.fine, P.band))).limit_denominator(10 ** 12)
     k_floor = math.floor((mx - 14 * sx) / float(eta))
     c_log = (to_arb(h) / arb(M)).log()
     G0 = max(1, int(float(eta) * M / float(h) / 4))
@@ -91,7 +92,7 @@ def coarse_body(B: Body, P: Plan, M: int) -> CoarseBody:
                                                arb(0)) / one_p).mid()), 1.0))
     g = max(1, int(sd_b / (COARSE_SD * P.fine)))
     g = g - g % 4 if g >= 8 else g          # a multiple of 4 (the tail parts' lattice g/4)
-    if getattr(B.S1, "fits", None) is not None:   # a BandLaw: g and K2_COARSE g fit its alignment
+    if is_band(B.S1):                       # a BandLaw: g and K2_COARSE g fit its alignment
         g = min(B.S1.fit(g), max(1, B.S1.align // K2_COARSE))
     G8 = K2_COARSE * g
     Bc_full, B8 = coarse(B.S1, g, G8)       # sub-probability, mass (1-p)^{M-1}
@@ -275,7 +276,7 @@ def far_route(R: _Remove, Bk: dict, gk: int, far: list, wk: arb, P: Plan, M: int
     for v, c in far:
         cf = coarsen(v)
         if cf not in spread:
-            spread[cf] = onto_lattice({Fraction(j * gk): cb for j, cb in Bk.items()}, cf * step)
+            spread[cf] = onto_lattice({j * gk: cb for j, cb in Bk.items()}, cf * step)
         va, mass = to_arb(v), c * wk
         for j, cb in spread[cf].items():
             R.put(((arb(j * cf * step) + va) * ha / Ma).log(), cb * mass)

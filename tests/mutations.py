@@ -958,6 +958,11 @@ def _band_times_uncharged():
                                                _arb(0))
 
 
+def _sparse_edge_short():
+    orig = _get("verifier.numerics.band:band_edge")
+    _set("verifier.numerics.band:band_edge", lambda *a, **k: orig(*a, **k) // 4)
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1602,6 +1607,15 @@ MUTATIONS = [
              "same index, not at the same points",
              lambda: _set("verifier.bounds.profile.statistic:block_offset", lambda X, Y, G: 0),
              ("tests/test_band.py::test_band_aggregates_are_the_points_aggregates",)),
+    Mutation("band.sparse-slack-dropped", "spread",
+             "the sparse spectra's certificate reads |X| at the coarse points as a bound between "
+             "them (the Lipschitz slack dropped)",
+             lambda: _set("verifier.numerics.band:lipschitz_slack", _const_arb(0)),
+             ("tests/test_band.py::test_sparse_band_edge_charges_the_frequencies_between_its_coarse_points",)),
+    Mutation("band.sparse-edge-short", "spread",
+             "the sparse spectra stop their direct sums at a quarter of the certified band",
+             _sparse_edge_short,
+             ("tests/test_band.py::test_sparse_spectra_are_the_full_dft_where_they_keep_and_certified_beyond",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

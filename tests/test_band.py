@@ -4,6 +4,7 @@ docs/THEORY.md section 9, "Band-limited body laws"): block sums against the full
 brackets by both paths."""
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
@@ -147,8 +148,13 @@ def test_the_tests_leave_out_only_negligible_outcomes(monkeypatch):
     rem0, add0 = _brackets(2)
     assert abs(rem1.lower - rem0.lower) <= Fraction(1, 10 ** 7) * rem0.lower
     assert rem1.upper == rem0.upper
-    assert (PL.grid_refinement(8, PL.band_path(1000, 8)) == 8
-            and PL.grid_refinement(8, PL.band_path(999, 8)) == 16)
+    assert (PL.grid_refinement(6, PL.band_path(1000, 6)) == 6
+            and PL.grid_refinement(6, PL.band_path(999, 6)) == 12
+            and PL.grid_refinement(16, PL.band_path(1000, 16)) == 16 * PL.BAND_GRID
+            and PL.grid_refinement(16, PL.band_path(999, 16)) == 64)
+    assert (PL.test_refinement(16, False, True)[0] == 4 // PL.BAND_GRID
+            and PL.test_refinement(16, False, False)[0] == 4
+            and PL.test_refinement(6, False, True)[0] == 2)
 
 
 def test_band_laws_reserve_their_own_memory_estimate():
@@ -202,3 +208,82 @@ def test_band_aggregates_are_the_points_aggregates():
         assert len(got) > 20 and len(want) == len(got)
         for (a1, a2), (b1, b2) in zip(got, want):
             assert a1.overlaps(b1) and a2.overlaps(b2)
+
+
+def _sparse_law(rng, N: int, npts: int):
+    pts = sorted(rng.sample(range(N), npts))
+    w = [rng.random() for _ in pts]
+    tot = sum(w)
+    return [(p, arb(x / tot) * arb("0.99")) for p, x in zip(pts, w)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_spectra_are_the_full_dft_where_they_keep_and_certified_beyond(seed,
+                                                                             monkeypatch):
+    """sparse_spectra (docs/THEORY.md section 9, "Sparse spectra of the item laws") against
+    the full ball DFT: every value it gives overlaps the DFT's, no index beyond its band has
+    a DFT ball certainly above r, and band_power keeps the same indices from both.  Laws
+    clustered (a smooth bump: a narrow band) and scattered (a wide one)."""
+    monkeypatch.setattr(BA, "SPARSE_COST", 10 ** 9)     # the direct sums even where dearer
+    rng = random.Random(seed)
+    N, n = [3072, 4096, 6144, 8192][seed], rng.choice([40, 400, 4000])
+    with ctx.workprec(128):
+        if seed % 2:
+            law = _sparse_law(rng, N, 60)
+        else:
+            law = [(1000 + j, arb(math.comb(200, j)) / arb(2) ** 200 * arb('0.99'))
+                   for j in range(201)]                       # a binomial bump
+        tilted = [(p, v * arb(rng.random())) for p, v in law]
+        X1, X2 = two_dfts(law, tilted, N)
+        S1, S2 = BA.sparse_spectra(law, [tilted], N, n, 128)
+        K = max(S1)
+        assert all(S1[k].overlaps(X1[k]) and S2[k].overlaps(X2[k]) for k in range(K + 1))
+        r = BA._radius(128, n)
+        assert not any(X1[k].abs_lower() > r for k in range(K + 1, N // 2 + 1))
+        full, sparse = BA.band_power(X1, n, 128), BA.band_power(S1, n, 128, N)
+        assert set(full.vals) == set(sparse.vals) and full.vals
+        assert all(full.vals[k].overlaps(sparse.vals[k]) for k in full.vals)
+        if seed % 2 == 0 and n >= 400:
+            assert K < N // 8                            # a narrow band: few direct sums
+
+
+def test_sparse_band_edge_charges_the_frequencies_between_its_coarse_points():
+    """band_edge's certificate between the coarse points (the Lipschitz slack): a law whose
+    spectrum peaks at k = 96, halfway between the coarse points 64 and 128 (two atoms 128
+    apart, smoothed by a binomial bump), where the coarse points see about 0.5; with a
+    forced stride of 64 the band must still reach past 96."""
+    N, c = 12288, 64
+    with ctx.workprec(128):
+        bump = [arb(math.comb(170, j)) / arb(2) ** 170 for j in range(171)]
+        law = {}
+        for a in (0, 128):
+            for j, v in enumerate(bump):
+                law[a + j] = law.get(a + j, arb(0)) + v / 2
+        law = sorted(law.items())
+        X = two_dfts(law, [], N)[0]
+        r = arb("0.9")
+        assert X[96].abs_lower() > r and X[64].abs_upper() < r and X[128].abs_upper() < r
+        K = BA.band_edge(law, N, r, stride=c)
+        assert K >= 96
+        assert not any(X[k].abs_lower() > r for k in range(K + 1, N // 2 + 1))
+
+
+def test_a_level_whose_finer_lattice_is_too_long_is_planned_at_its_own(monkeypatch):
+    """plan.lattice_refinement: the band path's lattice twice as fine as level k's (up to
+    level 32's), nondecreasing; where the finer lattice's DFT would pass the engine's limit,
+    laws.epoch_laws plans the level at its own lattice instead of refusing it."""
+    from verifier.bounds.profile import body as BO
+    from verifier.bounds.profile import laws as LW
+    from verifier.bounds.profile import plan as PL
+    levels = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
+    lat = [PL.lattice_refinement(f, True) for f in levels]
+    assert lat == sorted(lat) and lat[:8] == [2 * f for f in levels[:8]] and lat[-1] == 64
+    assert [PL.lattice_refinement(f, False) for f in levels] == levels
+    s, M, E, floor = Fraction(1, 2), 1000, 10, 1e-3
+    boosted, own = PL.plan(s, M, E, floor, 2), PL.plan(s, M, E, floor, 2, boost=False)
+    assert boosted.h == own.h / 2
+    laws = LW.epoch_laws(s, M, E, floor, 128, fine=2)
+    assert laws.info["h"] == boosted.h
+    monkeypatch.setattr(BO, "MAX_N", laws.info["N"] - 1)     # the finer lattice's N refused
+    laws2 = LW.epoch_laws(s, M, E, floor, 128, fine=2)
+    assert laws2.info["h"] == own.h and laws2.info["N"] < laws.info["N"]

@@ -36,16 +36,20 @@ class Spectrum:
     out: arb
 
 
-def band_power(X: list, n: int, prec: int) -> Spectrum:
-    """X^n (X given for k = 0 .. N/2) kept where |X[k]| > r, r^n <= 2^-(prec + 10) checked in
-    Arb (as ``lattice.powers``): the left-out |X[k]^n| <= r^n <= 2^-(prec + 10) (the balls
-    contain the true X[k])."""
-    N = 2 * (len(X) - 1)
+def band_power(X, n: int, prec: int, N: int | None = None) -> Spectrum:
+    """X^n kept where |X[k]| > r, r^n <= 2^-(prec + 10) checked in Arb (as ``lattice.powers``):
+    the left-out |X[k]^n| <= r^n <= 2^-(prec + 10) (the balls contain the true X[k]).  X is
+    the list for k = 0 .. N/2, or a dict k -> X[k] from ``sparse_spectra`` (N given), which
+    certified |X[k]| <= r at every k it leaves out."""
+    if isinstance(X, list):
+        N, X = 2 * (len(X) - 1), dict(enumerate(X))
     eps = arb(2) ** (-(prec + 10))
     r = _radius(prec, n)
     if not certified_small(r, n, eps):   # cannot happen with the margin: keep every index
-        return Spectrum(N, {k: z ** n for k, z in enumerate(X)}, arb(0))
-    vals = {k: z ** n for k, z in enumerate(X) if not z.abs_upper() <= r}
+        if len(X) < N // 2 + 1:
+            raise ValueError("a sparse spectrum needs the radius it was certified with")
+        return Spectrum(N, {k: z ** n for k, z in X.items()}, arb(0))
+    vals = {k: z ** n for k, z in X.items() if not z.abs_upper() <= r}
     return Spectrum(N, vals, eps)
 
 
@@ -128,3 +132,99 @@ def values(Y: Spectrum) -> list:
         fold(Z, k, N, y)
     r = arb(0, Y.out.upper())
     return [z.real + r for z in acb.dft(Z, inverse=True)]
+
+
+SPARSE_BLOCK = 32        # the direct sums' baby steps: z^b for b < this multiplied up
+SPARSE_COST = 0.5        # the direct sums are used while points x (K + 1) <= this x N log2 N
+
+
+def sparse_spectra(pts: list, others: list, N: int, n: int, prec: int):
+    """(X, [X_o]): the DFTs X[k] = sum_p x_p e^{-2 pi i p k / N} of the real lattice laws
+    ``pts`` and ``others`` (lists of (point, ball); the others on the same points or fewer)
+    as dicts k -> ball for k = 0 .. K, with every k in (K, N/2] certified to have
+    |X[k]| <= r = _radius(prec, n) (what band_power reads): the verifier's construction
+    (docs/THEORY.md section 9, "Sparse spectra").  None where the direct sums would cost more
+    than the full DFT (the caller falls back to it).
+
+    Certificate: with L = sum_p |p - j0| x_p (x_p >= 0), |X(t) - e^{i(t - t') j0} X(t')| <=
+    |t - t'| L, so at k within c/2 of a multiple c m, |X[k]| <= |X[c m]| + pi c L / N; the
+    X[c m] are one DFT of N/c points (x folded mod N/c); K covers every m where that bound
+    is not certified <= r.  The values at k <= K: direct sums over the points (direct_sums:
+    one ball matrix product)."""
+    K = band_edge(pts, N, _radius(prec, n))
+    if len(pts) * (K + 1) > SPARSE_COST * N * math.log2(N):
+        return None
+    return direct_sums([pts] + list(others), N, K)
+
+
+def band_edge(pts: list, N: int, r: arb, stride: int | None = None) -> int:
+    """K <= N/2 with |X[k]| <= r certified for every k in (K, N/2] (sparse_spectra's
+    certificate; ``stride``: the coarse stride c, else _coarse_stride's)."""
+    tot = sum((v for _, v in pts), arb(0))
+    j0 = round(sum(p * float(v) for p, v in pts) / max(float(tot.mid()), 1e-300))
+    L = arb(sum((abs(p - j0) * arb(v.upper()) for p, v in pts), arb(0)).upper())
+    c = stride or _coarse_stride(N, float(L.mid()), float(r.mid()))
+    Lc = N // c
+    y = [acb(0)] * Lc
+    for p, v in pts:
+        y[p % Lc] += v
+    Y = acb.dft(y)
+    slack = lipschitz_slack(c, L, N)
+    bad = [m for m in range(N // (2 * c) + 1) if not Y[m].abs_upper() + slack <= r]
+    return min(N // 2, max((c * m + c // 2 for m in bad), default=0))
+
+
+def lipschitz_slack(c: int, L: arb, N: int) -> arb:
+    """pi c L / N: how much |X[k]| may exceed |X[c m]| for |k - c m| <= c/2 (|X'| <= L in
+    t = 2 pi k / N)."""
+    return arb.pi() * c * L / N
+
+
+def _coarse_stride(N: int, L: float, rf: float) -> int:
+    """The largest power of 2 c dividing N/2 with pi c L / N <= (1 - r) / 4 (a float choice:
+    any c gives a valid certificate; a smaller one a longer coarse DFT, a larger one a wider
+    band of direct sums)."""
+    c = 1
+    while (N // 2) % (2 * c) == 0 and math.pi * 2 * c * L / N <= (1 - rf) / 4:
+        c *= 2
+    return c
+
+
+def direct_sums(seqs: list, N: int, K: int) -> list:
+    """[{k: sum_p x_p e^{-2 pi i p k / N}}] for k = 0 .. K, each sequence a list of
+    (p, ball): with k = a B + b (b < B = SPARSE_BLOCK), X[a B + b] = sum_p z_p^b (x_p z_p^{a B})
+    (z_p = e^{-2 pi i p / N}), one ball matrix product of the B x P matrix z_p^b (powers
+    multiplied up from z_p) and the P x (A S) matrix x_p z_p^{a B} (exact exponentials)."""
+    from flint import acb_mat
+    pts = sorted({p for seq in seqs for p, _ in seq})
+    at = {p: i for i, p in enumerate(pts)}
+    S, B = len(seqs), SPARSE_BLOCK
+    A = K // B + 1
+    cols = []
+    for seq in seqs:
+        col = [arb(0)] * len(pts)
+        for p, v in seq:
+            col[at[p]] += v
+        cols.append(col)
+    z = [_unit(p, N) for p in pts]
+    rows = [[acb(1)] * len(pts)]
+    for _ in range(1, B):
+        rows.append([w * u for w, u in zip(rows[-1], z)])
+    U = []
+    for i, p in enumerate(pts):
+        g = [_unit(p * a * B, N) for a in range(A)]
+        U.append([e * col[i] for e in g for col in cols])
+    R = acb_mat(rows) * acb_mat(U)
+    out = [dict() for _ in seqs]
+    for a in range(A):
+        for b in range(B):
+            k = a * B + b
+            if k <= K:
+                for s_ in range(S):
+                    out[s_][k] = R[b, a * S + s_]
+    return out
+
+
+def _unit(m: int, N: int) -> acb:
+    """e^{-2 pi i m / N} (m reduced exactly mod N)."""
+    return acb(arb(2 * (m % N)) / N).exp_pi_i().conjugate()

@@ -13,7 +13,7 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, decimal_str, to_arb
-from verifier.numerics.band import band_power, times
+from verifier.numerics.band import band_power, sparse_spectra, times
 from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
 from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
@@ -180,19 +180,29 @@ def band_spectra(C: Cells, M: int, W: Windows, k2: bool, prec: int) -> dict:
     kept where b^{M-3} (resp. s^{M-1}) is not certified below 2^-(prec + 10)."""
     def total(pts):
         return arb(sum((v for _, v in pts), arb(0)).upper())
-    XB, XT = two_dfts(C.labels, C.tilted, W.NT)
+    XB, XT = spectra(C.labels, C.tilted, W.NT, M - 3, prec)
     tb, tt = total(C.labels), total(C.tilted)
-    P3 = band_power(XB, M - 3, prec)
+    P3 = band_power(XB, M - 3, prec, W.NT)
     P2 = times(P3, XB, tb)
     P1 = times(P2, XB, tb)
     out = {"BM": times(P1, XB, tb), "B1": P1, "T1": times(P1, XT, tt), "T2": times(P2, XT, tt)}
     if k2:
         out.update(B2=P2, T3=times(P3, XT, tt))
     del XB, XT
-    XS = two_dfts(C.spread, [], W.N)[0]
-    S1 = band_power(XS, M - 1, prec)
+    XS = spectra(C.spread, [], W.N, M - 1, prec)[0]
+    S1 = band_power(XS, M - 1, prec, W.N)
     out.update(SM=times(S1, XS, total(C.spread)), S1=S1)
     return out
+
+
+def spectra(pts1: list, pts2: list, N: int, n: int, prec: int) -> tuple:
+    """The DFTs of two item laws for band_power(., n): the direct sums over their few points
+    (numerics.band.sparse_spectra: dicts, |X1[k]| <= r certified beyond them) where cheaper,
+    else the full DFT (lists)."""
+    X = sparse_spectra(pts1, [pts2] if pts2 else [], N, n, prec)
+    if X is None:
+        return two_dfts(pts1, pts2, N)
+    return X[0], (X[1] if pts2 else None)
 
 
 @dataclass(frozen=True)

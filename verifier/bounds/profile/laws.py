@@ -22,7 +22,8 @@ from flint import ctx
 
 from verifier.numerics.compose import StepLaws
 from verifier.bounds.profile.body import body_laws
-from verifier.bounds.profile.plan import Plan, grid_refinement, plan
+from verifier.bounds.profile.plan import (Plan, band_path, grid_refinement, lattice_refinement,
+                                         plan)
 from verifier.bounds.profile.statistic import alias_masses, statistic_laws, test_blocks
 from verifier.bounds.profile.upper import add_law, coarse_body, log_grid, remove_law
 
@@ -37,7 +38,17 @@ def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int,
                fine: int = 1) -> StepLaws:
     """The per-epoch laws of (sigma, M), their charges kept below about 1e-4 floor / E, at
     refinement level ``fine`` (plan.plan)."""
-    P = plan(sigma, M, E, floor, fine)
+    from verifier.core.arith import InputError
+    try:
+        P = plan(sigma, M, E, floor, fine)
+        with ctx.workprec(prec):
+            return assemble(sigma, M, P, prec)
+    except InputError:
+        # the band path's finer lattice (plan.lattice_refinement) past the engine's limits:
+        # the level's own lattice instead (its limits refuse as they did)
+        if lattice_refinement(fine, band_path(M, fine)) == fine:
+            raise
+    P = plan(sigma, M, E, floor, fine, boost=False)
     with ctx.workprec(prec):
         return assemble(sigma, M, P, prec)
 

@@ -107,7 +107,7 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
         blocks = [(arb(1), arb(0), arb(1), refine_first_bucket(k0, B.BM, B.T1l)),
                   (arb(1), arb(0), arb(1), first_cell_test(fine, M))]
     # K = 1: tail cell i (incl. the last, [t_max, inf)), bucket of the other labels
-    bucket_f, merge1, merge2 = test_refinement(P.fine, P.fine_tails)
+    bucket_f, merge1, merge2 = test_refinement(P.fine, P.fine_tails, P.band)
     buckets = bucketed(B.B1, B.T2l, max(1, int(sd / (BUCKET_SD * bucket_f))),
                        k1_reach(P, B.B1.N), sd)
     for pi, ti in tail_cells(B, P, TEST_MERGE * merge1):

@@ -236,11 +236,11 @@ def test_sparse_spectra_are_the_full_dft_where_they_keep_and_certified_beyond(se
         tilted = [(p, v * arb(rng.random())) for p, v in law]
         X1, X2 = two_dfts(law, tilted, N)
         S1, S2 = BA.sparse_spectra(law, [tilted], N, n, 128)
-        K = max(S1)
+        K = max(S1.vals)
         assert all(S1[k].overlaps(X1[k]) and S2[k].overlaps(X2[k]) for k in range(K + 1))
         r = BA._radius(128, n)
         assert not any(X1[k].abs_lower() > r for k in range(K + 1, N // 2 + 1))
-        full, sparse = BA.band_power(X1, n, 128), BA.band_power(S1, n, 128, N)
+        full, sparse = BA.band_power(X1, n, 128), BA.band_power(S1, n, 128)
         assert set(full.vals) == set(sparse.vals) and full.vals
         assert all(full.vals[k].overlaps(sparse.vals[k]) for k in full.vals)
         if seed % 2 == 0 and n >= 400:
@@ -287,3 +287,16 @@ def test_a_level_whose_finer_lattice_is_too_long_is_planned_at_its_own(monkeypat
     monkeypatch.setattr(BO, "MAX_N", laws.info["N"] - 1)     # the finer lattice's N refused
     laws2 = LW.epoch_laws(s, M, E, floor, 128, fine=2)
     assert laws2.info["h"] == own.h and laws2.info["N"] < laws.info["N"]
+
+
+def test_band_power_reads_a_sparse_spectrum_with_its_own_radius():
+    """band_power takes a SparseDFT's certified r (not its own choice) and checks r^n in Arb:
+    a spectrum certified only for a radius too large for n is refused, not read."""
+    with ctx.workprec(128):
+        N = 4096
+        law = [(1000 + j, arb(math.comb(200, j)) / arb(2) ** 200 * arb("0.99"))
+               for j in range(201)]
+        X, = BA.sparse_spectra(law, [], N, 4000, 128)
+        assert BA.band_power(X, 4000, 128).vals
+        with pytest.raises(ValueError):
+            BA.band_power(X, 40, 128)          # r^40 is far above 2^-138

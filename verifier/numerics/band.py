@@ -36,20 +36,34 @@ class Spectrum:
     out: arb
 
 
-def band_power(X, n: int, prec: int, N: int | None = None) -> Spectrum:
+@dataclass(frozen=True)
+class SparseDFT:
+    """X[k] of a real law on N points for the k in ``vals`` (0 .. K), every other k <= N/2
+    certified |X[k]| <= r (``sparse_spectra``)."""
+    N: int
+    vals: dict
+    r: arb
+
+    def __getitem__(self, k: int):
+        return self.vals[k]
+
+
+def band_power(X, n: int, prec: int) -> Spectrum:
     """X^n kept where |X[k]| > r, r^n <= 2^-(prec + 10) checked in Arb (as ``lattice.powers``):
     the left-out |X[k]^n| <= r^n <= 2^-(prec + 10) (the balls contain the true X[k]).  X is
-    the list for k = 0 .. N/2, or a dict k -> X[k] from ``sparse_spectra`` (N given), which
-    certified |X[k]| <= r at every k it leaves out."""
-    if isinstance(X, list):
-        N, X = 2 * (len(X) - 1), dict(enumerate(X))
+    the list for k = 0 .. N/2 (r: ``_radius``), or a SparseDFT, whose own certified r is
+    checked."""
     eps = arb(2) ** (-(prec + 10))
-    r = _radius(prec, n)
+    if isinstance(X, SparseDFT):
+        N, zs, r = X.N, X.vals, X.r
+    else:
+        N, zs, r = 2 * (len(X) - 1), dict(enumerate(X)), _radius(prec, n)
     if not certified_small(r, n, eps):   # cannot happen with the margin: keep every index
-        if len(X) < N // 2 + 1:
-            raise ValueError("a sparse spectrum needs the radius it was certified with")
-        return Spectrum(N, {k: z ** n for k, z in X.items()}, arb(0))
-    vals = {k: z ** n for k, z in X.items() if not z.abs_upper() <= r}
+        if isinstance(X, SparseDFT):
+            raise ValueError("a sparse spectrum's radius r^n is not certified below "
+                             "2^-(prec + 10): take the full DFT")
+        return Spectrum(N, {k: z ** n for k, z in zs.items()}, arb(0))
+    vals = {k: z ** n for k, z in zs.items() if not z.abs_upper() <= r}
     return Spectrum(N, vals, eps)
 
 
@@ -78,8 +92,7 @@ def _kernels(N: int, G: int, k: int, moments: bool, prec: int):
     if k == 0:
         return acb(G), (acb(G * (G - 1) // 2) if moments else None)
     with ctx.workprec(prec + KERNEL_BITS):
-        z = acb(arb(2 * k) / N).exp_pi_i()
-        zG = acb(arb(2 * k * G % (2 * N)) / N).exp_pi_i()
+        z, zG = _root(k, N), _root(k * G, N)
         d = (zG - 1) / (z - 1)
         e = (z - G * zG + (G - 1) * zG * z) / (1 - z) ** 2 if moments else None
     with ctx.workprec(prec):                       # rounded to the working precision
@@ -140,21 +153,23 @@ SPARSE_COST = 0.5        # the direct sums are used while points x (K + 1) <= th
 
 def sparse_spectra(pts: list, others: list, N: int, n: int, prec: int):
     """(X, [X_o]): the DFTs X[k] = sum_p x_p e^{-2 pi i p k / N} of the real lattice laws
-    ``pts`` and ``others`` (lists of (point, ball); the others on the same points or fewer)
-    as dicts k -> ball for k = 0 .. K, with every k in (K, N/2] certified to have
-    |X[k]| <= r = _radius(prec, n) (what band_power reads): the verifier's construction
-    (docs/THEORY.md section 9, "Sparse spectra").  None where the direct sums would cost more
-    than the full DFT (the caller falls back to it).
+    ``pts`` and ``others`` (lists of (point, ball)) for k = 0 .. K: X a SparseDFT, every k in
+    (K, N/2] certified |X[k]| <= r = _radius(prec, n) (band_power checks r^n), the others
+    dicts k -> ball: the verifier's construction (docs/THEORY.md section 9, "Sparse spectra
+    of the item laws").  None where the direct sums would cost more than the full DFT (the
+    caller falls back to it).
 
     Certificate: with L = sum_p |p - j0| x_p (x_p >= 0), |X(t) - e^{i(t - t') j0} X(t')| <=
     |t - t'| L, so at k within c/2 of a multiple c m, |X[k]| <= |X[c m]| + pi c L / N; the
     X[c m] are one DFT of N/c points (x folded mod N/c); K covers every m where that bound
     is not certified <= r.  The values at k <= K: direct sums over the points (direct_sums:
     one ball matrix product)."""
-    K = band_edge(pts, N, _radius(prec, n))
+    r = _radius(prec, n)
+    K = band_edge(pts, N, r)
     if len(pts) * (K + 1) > SPARSE_COST * N * math.log2(N):
         return None
-    return direct_sums([pts] + list(others), N, K)
+    X, *rest = direct_sums([pts] + list(others), N, K)
+    return (SparseDFT(N, X, r), *rest)
 
 
 def band_edge(pts: list, N: int, r: arb, stride: int | None = None) -> int:
@@ -206,13 +221,13 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
         for p, v in seq:
             col[at[p]] += v
         cols.append(col)
-    z = [_unit(p, N) for p in pts]
+    z = [_root(p, N).conjugate() for p in pts]
     rows = [[acb(1)] * len(pts)]
     for _ in range(1, B):
         rows.append([w * u for w, u in zip(rows[-1], z)])
     U = []
     for i, p in enumerate(pts):
-        g = [_unit(p * a * B, N) for a in range(A)]
+        g = [_root(p * a * B, N).conjugate() for a in range(A)]
         U.append([e * col[i] for e in g for col in cols])
     R = acb_mat(rows) * acb_mat(U)
     out = [dict() for _ in seqs]
@@ -225,6 +240,6 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
     return out
 
 
-def _unit(m: int, N: int) -> acb:
-    """e^{-2 pi i m / N} (m reduced exactly mod N)."""
-    return acb(arb(2 * (m % N)) / N).exp_pi_i().conjugate()
+def _root(m: int, N: int) -> acb:
+    """e^{2 pi i m / N} (m reduced exactly mod N)."""
+    return acb(arb(2 * (m % N)) / N).exp_pi_i()

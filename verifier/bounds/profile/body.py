@@ -182,7 +182,7 @@ def band_spectra(C: Cells, M: int, W: Windows, k2: bool, prec: int) -> dict:
         return arb(sum((v for _, v in pts), arb(0)).upper())
     XB, XT = spectra(C.labels, C.tilted, W.NT, M - 3, prec)
     tb, tt = total(C.labels), total(C.tilted)
-    P3 = band_power(XB, M - 3, prec, W.NT)
+    P3 = band_power(XB, M - 3, prec)
     P2 = times(P3, XB, tb)
     P1 = times(P2, XB, tb)
     out = {"BM": times(P1, XB, tb), "B1": P1, "T1": times(P1, XT, tt), "T2": times(P2, XT, tt)}
@@ -190,15 +190,15 @@ def band_spectra(C: Cells, M: int, W: Windows, k2: bool, prec: int) -> dict:
         out.update(B2=P2, T3=times(P3, XT, tt))
     del XB, XT
     XS = spectra(C.spread, [], W.N, M - 1, prec)[0]
-    S1 = band_power(XS, M - 1, prec, W.N)
+    S1 = band_power(XS, M - 1, prec)
     out.update(SM=times(S1, XS, total(C.spread)), S1=S1)
     return out
 
 
 def spectra(pts1: list, pts2: list, N: int, n: int, prec: int) -> tuple:
     """The DFTs of two item laws for band_power(., n): the direct sums over their few points
-    (numerics.band.sparse_spectra: dicts, |X1[k]| <= r certified beyond them) where cheaper,
-    else the full DFT (lists)."""
+    (numerics.band.sparse_spectra: a SparseDFT and a dict) where cheaper, else the full DFT
+    (lists)."""
     X = sparse_spectra(pts1, [pts2] if pts2 else [], N, n, prec)
     if X is None:
         return two_dfts(pts1, pts2, N)

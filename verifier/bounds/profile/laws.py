@@ -20,6 +20,7 @@ from fractions import Fraction
 
 from flint import ctx
 
+from verifier.core.arith import InputError
 from verifier.numerics.compose import StepLaws
 from verifier.bounds.profile.body import body_laws
 from verifier.bounds.profile.plan import (Plan, band_path, grid_refinement, lattice_refinement,
@@ -38,19 +39,18 @@ def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int,
                fine: int = 1) -> StepLaws:
     """The per-epoch laws of (sigma, M), their charges kept below about 1e-4 floor / E, at
     refinement level ``fine`` (plan.plan)."""
-    from verifier.core.arith import InputError
-    try:
-        P = plan(sigma, M, E, floor, fine)
+    def laws(boost: bool) -> StepLaws:
+        P = plan(sigma, M, E, floor, fine, boost)
         with ctx.workprec(prec):
             return assemble(sigma, M, P, prec)
+    if lattice_refinement(fine, band_path(M, fine)) == fine:
+        return laws(False)
+    try:
+        return laws(True)
     except InputError:
         # the band path's finer lattice (plan.lattice_refinement) past the engine's limits:
         # the level's own lattice instead (its limits refuse as they did)
-        if lattice_refinement(fine, band_path(M, fine)) == fine:
-            raise
-    P = plan(sigma, M, E, floor, fine, boost=False)
-    with ctx.workprec(prec):
-        return assemble(sigma, M, P, prec)
+        return laws(False)
 
 
 def assemble(sigma: Fraction, M: int, P: Plan, prec: int) -> StepLaws:

@@ -232,8 +232,9 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
     while M * normal_sf_float(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
+    band = band_path(M, fine)
     r = (R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL) * lattice_refinement(
-        fine, band_path(M, fine) and boost)
+        fine, band and boost)
     target = min(sd / r, T1 / 64)
     e = math.floor(math.log2(target)) - 3
     h = Fraction(math.floor(target / 2.0 ** e)) * Fraction(2) ** e
@@ -268,7 +269,6 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
         if kmax > 12:      # proofs_checks/profile.py checks the pair identity for k <= 12
             raise InputError(f"sigma = {decimal_str(sigma, 12)}, M = {M}: more than 12 tail "
                              f"items would be needed at this delta; not supported")
-    return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M), not light,
-                band_path(M, fine))
+    return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M), not light, band)
 
 

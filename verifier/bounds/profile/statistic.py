@@ -19,7 +19,7 @@ from verifier.bounds.profile.first_cell import first_cell_test, refine_first_buc
 from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,
                                          TEST_MERGE, Plan, pairs_by_product,
                                          tail_step, test_refinement)
-from verifier.bounds.profile.spreads import add_mass, convolve
+from verifier.bounds.profile.spreads import convolve
 
 
 def bucketed(X, Y, size: int, reach: float, sd: float) -> list:
@@ -257,15 +257,20 @@ def ball_masses(runs) -> tuple:
         p1 += [be * s1 + ga * s2 for s1, s2 in zip(s1s, s2s)]
     if not keys:
         return {}, {}
-    return grouped(np.concatenate(keys), p0), grouped(np.concatenate(keys), p1)
+    return grouped(np.concatenate(keys), p0, p1)
 
 
-def grouped(keys, vals: list) -> dict:
-    """key -> the sum of the values with that key, each sum in the values' order, the keys in
-    the order of their first value (as adding the values one by one into a dict)."""
+def grouped(keys, *vals: list) -> tuple:
+    """For each list of values (all keyed by ``keys``): key -> the sum of its values with that
+    key, each sum in the values' order, the keys in the order of their first value (as adding
+    the values one by one into a dict).  One stable sort for all the lists."""
     order = np.argsort(keys, kind="stable")
     ks = keys[order]
-    vs = [vals[i] for i in order.tolist()]
-    cuts = [0] + (np.flatnonzero(np.diff(ks)) + 1).tolist() + [len(vs)]
+    at = order.tolist()
+    cuts = [0] + (np.flatnonzero(np.diff(ks)) + 1).tolist() + [len(at)]
     groups = sorted(zip(order[cuts[:-1]].tolist(), cuts, cuts[1:]))
-    return {int(ks[a]): sum(vs[a + 1:b], vs[a]) for _, a, b in groups}
+    out = []
+    for v in vals:
+        vs = [v[i] for i in at]
+        out.append({int(ks[a]): sum(vs[a + 1:b], vs[a]) for _, a, b in groups})
+    return tuple(out)

@@ -155,6 +155,12 @@ def test_the_tests_leave_out_only_negligible_outcomes(monkeypatch):
     assert (PL.test_refinement(16, False, True)[0] == 4 // PL.BAND_GRID
             and PL.test_refinement(16, False, False)[0] == 4
             and PL.test_refinement(6, False, True)[0] == 2)
+    # the band path's tail cells BAND_TAIL times finer from BAND_GRID_FROM, merged back in
+    # the K = 1 tests only
+    assert PL.tail_step(False, 16, True) == PL.TAIL_STEP / 16 / PL.BAND_TAIL
+    assert PL.tail_step(False, 6, True) == PL.tail_step(False, 6) == PL.TAIL_STEP / 6
+    assert PL.test_refinement(16, False, True)[1:] == (PL.BAND_TAIL, 4)
+    assert PL.test_refinement(16, False, False)[1:] == (1, 4)
 
 
 def test_band_laws_reserve_their_own_memory_estimate():
@@ -269,24 +275,52 @@ def test_sparse_band_edge_charges_the_frequencies_between_its_coarse_points():
 
 
 def test_a_level_whose_finer_lattice_is_too_long_is_planned_at_its_own(monkeypatch):
-    """plan.lattice_refinement: the band path's lattice twice as fine as level k's (up to
-    level 32's), nondecreasing; where the finer lattice's DFT would pass the engine's limit,
-    laws.epoch_laws plans the level at its own lattice instead of refusing it."""
+    """plan.lattice_refinement: the band path's lattice H_BAND times as fine as level k's (up
+    to level 64's), nondecreasing; where the finer lattice's window would pass the band
+    path's limit, laws.epoch_laws plans the level at the next coarser one (band_boosts), at
+    last at its own, instead of refusing it."""
     from verifier.bounds.profile import body as BO
     from verifier.bounds.profile import laws as LW
     from verifier.bounds.profile import plan as PL
     levels = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
-    lat = [PL.lattice_refinement(f, True) for f in levels]
-    assert lat == sorted(lat) and lat[:8] == [2 * f for f in levels[:8]] and lat[-1] == 64
-    assert [PL.lattice_refinement(f, False) for f in levels] == levels
+    lat = [PL.lattice_refinement(f, PL.H_BAND) for f in levels]
+    assert lat == sorted(lat) and lat[:7] == [PL.H_BAND * f for f in levels[:7]]
+    assert lat[-1] == 64 == PL.H_BAND_FINE
+    assert [PL.lattice_refinement(f, 1) for f in levels] == levels
+    assert PL.band_boosts(1000, 2) == (4, 2, 1) and PL.band_boosts(999, 2) == (1,)
+    assert PL.band_boosts(1000, 1) == (1,)
     s, M, E, floor = Fraction(1, 2), 1000, 10, 1e-3
-    boosted, own = PL.plan(s, M, E, floor, 2), PL.plan(s, M, E, floor, 2, boost=False)
-    assert boosted.h == own.h / 2
+    boosted, own = PL.plan(s, M, E, floor, 2), PL.plan(s, M, E, floor, 2, boost=1)
+    assert boosted.h == own.h / PL.H_BAND
     laws = LW.epoch_laws(s, M, E, floor, 128, fine=2)
     assert laws.info["h"] == boosted.h
-    monkeypatch.setattr(BO, "MAX_N", laws.info["N"] - 1)     # the finer lattice's N refused
+    monkeypatch.setattr(BO, "BAND_MAX_N", laws.info["N"] - 1)     # the finest lattice refused
     laws2 = LW.epoch_laws(s, M, E, floor, 128, fine=2)
-    assert laws2.info["h"] == own.h and laws2.info["N"] < laws.info["N"]
+    assert laws2.info["h"] == 2 * boosted.h and laws2.info["N"] < laws.info["N"]
+    monkeypatch.setattr(BO, "BAND_MAX_N", laws2.info["N"] - 1)    # ... and the next one
+    laws3 = LW.epoch_laws(s, M, E, floor, 128, fine=2)
+    assert laws3.info["h"] == own.h and laws3.info["N"] < laws2.info["N"]
+
+
+def test_a_band_law_longer_than_the_dft_limit_forms_no_transform_of_its_length(monkeypatch):
+    """A band law's window may pass lattice.MAX_N (plan.BAND_MAX_N: only its blocks and
+    coarse transforms are formed); its points, block sums or coarse DFT longer than MAX_N are
+    refused in one line (the level is then planned coarser), not allocated."""
+    from verifier.core.arith import InputError
+    with ctx.workprec(128):
+        N = 4096
+        law = [(1000 + j, arb(math.comb(200, j)) / arb(2) ** 200) for j in range(201)]
+        X, = BA.sparse_spectra(law, [], N, 4000, 128)
+        Y = BA.band_power(X, 4000, 128)
+        assert len(BA.values(Y)) == N and len(BA.block_sums(Y, 4)[0]) == N // 4
+        monkeypatch.setattr(BA, "MAX_N", N // 8)
+        with pytest.raises(InputError, match="band law's points would need 4096 points"):
+            BA.values(Y)
+        with pytest.raises(InputError, match="block sums would need 1024 points"):
+            BA.block_sums(Y, 4)
+        assert len(BA.block_sums(Y, 8)[0]) == N // 8
+        with pytest.raises(InputError, match="coarse DFT"):
+            BA.band_edge(law, N, arb("0.5"), stride=4)
 
 
 def test_band_power_reads_a_sparse_spectrum_with_its_own_radius():

@@ -24,7 +24,18 @@ from dataclasses import dataclass
 
 from flint import acb, arb, ctx
 
+from verifier.core.arith import InputError
+from verifier.numerics.lattice import MAX_N
+
 KERNEL_BITS = 64    # extra working bits for D_G, E_G near k = 0: (1 - z)^2 ~ (2 pi k / N)^2
+
+
+def full_length(n: int, what: str):
+    """Refuse (InputError: the caller plans a coarser lattice) a transform or sum list of n
+    points past lattice.MAX_N: a band law's window may be longer (plan.BAND_MAX_N), since
+    only its blocks and coarse transforms are formed."""
+    if n > MAX_N:
+        raise InputError(f"{what} would need {n} points (more than {MAX_N})")
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,7 @@ def block_sums(Y: Spectrum, G: int, moments: bool = False):
     if N % G:
         raise ValueError(f"block size {G} does not divide the window {N}")
     L = N // G
+    full_length(L, "a band law's block sums")
     W = [acb(0)] * L
     V = [acb(0)] * L if moments else None
     for k, y in Y.vals.items():
@@ -140,6 +152,7 @@ def values(Y: Spectrum) -> list:
     """Every point of the inverse DFT (the full-length fallback: N log N), each ball widened
     by ``out`` (the left-out coefficients move a point by at most out)."""
     N = Y.N
+    full_length(N, "a band law's points")
     Z = [acb(0)] * N
     for k, y in Y.vals.items():
         fold(Z, k, N, y)
@@ -180,6 +193,7 @@ def band_edge(pts: list, N: int, r: arb, stride: int | None = None) -> int:
     L = arb(sum((abs(p - j0) * arb(v.upper()) for p, v in pts), arb(0)).upper())
     c = stride or _coarse_stride(N, float(L.mid()), float(r.mid()))
     Lc = N // c
+    full_length(Lc, "a band edge's coarse DFT")
     y = [acb(0)] * Lc
     for p, v in pts:
         y[p % Lc] += v

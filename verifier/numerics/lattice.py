@@ -145,14 +145,15 @@ def centred_window(pts, n: int, eps_target: float, span: int):
 
 
 def window(pts, n: int, eps_target: float, span: int,
-           extra=None) -> tuple[int, int | None]:
+           extra=None, limit: int = MAX_N) -> tuple[int, int | None]:
     """(N, left): the smallest N on the ladder of smooth lengths (as ``centred_window``) for a window
     [floor(mean) - left, floor(mean) - left + N) of the sum of n copies whose float-estimated
     Chernoff mass is below eps_target on each side, the window placed off-centre where the
     two tails differ (a skewed sum needs less room on its short side); left = None: the
     whole support (no aliasing).  A float choice: any window is valid, the masses outside it
     are bounded in Arb by the law that reads it.  With ``extra`` = (pts', span'): the sum
-    plus one independent copy of another lattice variable (mean and tails included)."""
+    plus one independent copy of another lattice variable (mean and tails included);
+    ``limit``: the longest window (beyond it the whole support, which its caller refuses)."""
     import numpy as np
 
     def arrays(pp):
@@ -194,7 +195,7 @@ def window(pts, n: int, eps_target: float, span: int,
     for N in ladder:
         if N < 16 or N < 4 * sd:
             continue
-        if N > full or N > MAX_N:
+        if N > full or N > limit:
             return N, None
         if N >= want:
             return N, int(math.ceil(t_lo)) + 3 + int(N - want) // 2

@@ -30,8 +30,9 @@ BASELINE = 120 * 1024 ** 2       # the interpreter, flint and numpy (where /proc
 # epochs (three transforms, two powers: 2.9 GB measured at M = 1e9, E = 10), the E-fold
 # composition; the profile engine's body read off its sparse spectra (bounds/profile/bandlaw.py:
 # two forward transforms, no inverse of full length; 1.7 per point measured at sigma 0.5,
-# M 1e4, E 100, level 8, 1310720 points: 312 MB above the start, the composition included)
-PER_POINT = {"profile": 13, "profile-band": 4, "exact-tv": 8, "exact-tv-epochs": 11,
+# M 1e4, E 100, level 8, 1310720 points: 312 MB above the start, the composition included;
+# level 16 with windows of 6291456 points, 8388608 counted (body.windows): a 1.56 GB peak)
+PER_POINT = {"profile": 13, "profile-band": 2, "exact-tv": 8, "exact-tv-epochs": 11,
              "compose": 6}
 ENV = "VERIFIER_MEMORY_LIMIT"
 _UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
@@ -138,9 +139,11 @@ def on_warning(notify):
     _HOOK["notify"] = notify
 
 
-def reserve(points: int, engine: str, what: str, prec: int | None = None) -> int:
+def reserve(points: int, engine: str, what: str, prec: int | None = None,
+            of: str = "a DFT") -> int:
     """Announce or refuse the allocation of ``engine``'s longest DFT (``points`` long) for
-    ``what`` (a few words naming the run); returns the estimate in bytes."""
+    ``what`` (a few words naming the run; ``of``: what the points are); returns the estimate
+    in bytes."""
     if prec is None:
         from flint import ctx
         prec = ctx.prec
@@ -149,13 +152,13 @@ def reserve(points: int, engine: str, what: str, prec: int | None = None) -> int
     need, cap = estimate(points, engine, prec), limit()
     if cap is not None and need > cap:
         raise MemoryLimitError(
-            f"{what} would need up to about {size_str(need)} of memory (a DFT of {points} points at "
+            f"{what} would need up to about {size_str(need)} of memory ({of} of {points} points at "
             f"{prec} bits), more than the limit {size_str(cap)}; set {ENV} higher on a larger "
             f"machine, or ask for less (a larger delta, fewer steps per epoch, a wider "
             f"--rel-width)")
     if need > WARN_BYTES and (what, points) not in _HOOK["said"]:
         _HOOK["said"].add((what, points))
-        msg = (f"{what} will need up to about {size_str(need)} of memory (a DFT of {points} "
+        msg = (f"{what} will need up to about {size_str(need)} of memory ({of} of {points} "
                f"points at {prec} bits)")
         if _HOOK["notify"] is not None:
             _HOOK["notify"](msg)

@@ -13,13 +13,13 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, decimal_str, to_arb
-from verifier.numerics.band import band_power, sparse_spectra, times
+from verifier.numerics.band import band_power, full_length, sparse_spectra, times
 from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
 from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
 from verifier.bounds.profile.bandlaw import BandLaw, alignment
-from verifier.bounds.profile.plan import (K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M, Plan,
-                                         randomized_labels)
+from verifier.bounds.profile.plan import (BAND_MAX_N, K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M,
+                                         Plan, randomized_labels)
 from verifier.bounds.profile.spreads import RetryLaw, add_mass, cell_mean, spread_sd, sub_mean
 
 
@@ -100,12 +100,13 @@ def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
     the heavier right tail)."""
     J1 = P.J1
     eps_t = max(P.budget * 1e-2, 1e-300)
-    N, lS = window(C.spread, M, eps_t, J1)
+    lim = BAND_MAX_N if P.band else MAX_N     # the band path's windows are virtual
+    N, lS = window(C.spread, M, eps_t, J1, limit=lim)
     if C.randomized:
         NB, lB = N, lS
     else:
-        NB, lB = window(C.labels, M, eps_t, J1)
-    NX, lX = window(C.labels, max(M - 1, 0), eps_t, J1, extra=(C.tilted, J1))
+        NB, lB = window(C.labels, M, eps_t, J1, limit=lim)
+    NX, lX = window(C.labels, max(M - 1, 0), eps_t, J1, extra=(C.tilted, J1), limit=lim)
     if C.randomized:
         N = max(N, NX)
     NT = max(NB, NX)
@@ -115,13 +116,15 @@ def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
     lX = placed(NX, lX, NT)
     lB = placed(NB, lB, NT)
     lS = placed(NB, lS, N) if C.randomized else lS
-    if max(N, NT) > MAX_N:
+    if max(N, NT) > lim:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
-                         f"{max(N, NT)} (more than {MAX_N})")
-    # the label transforms (length NT) and, with deterministic labels, the spread's (N)
-    reserve(NT + (0 if C.randomized else N), "profile-band" if P.band else "profile",
+                         f"{max(N, NT)} (more than {lim})")
+    # the label transforms (length NT) and, with deterministic labels, the spread's (N); the
+    # band path forms none longer than MAX_N (numerics/band.py refuses one)
+    reserve(min(NT, MAX_N) + (0 if C.randomized else min(N, MAX_N)),
+            "profile-band" if P.band else "profile",
             f"the privacy profile at sigma = {decimal_str(sigma, 12)}, "
-            f"M = {M}")
+            f"M = {M}", of="band windows" if P.band else "a DFT")
     return Windows(N, NT, lS, lB, lX, eps_t)
 
 
@@ -201,6 +204,7 @@ def spectra(pts1: list, pts2: list, N: int, n: int, prec: int) -> tuple:
     (lists)."""
     X = sparse_spectra(pts1, [pts2] if pts2 else [], N, n, prec)
     if X is None:
+        full_length(N, "the item laws' full DFT")
         return two_dfts(pts1, pts2, N)
     return X[0], (X[1] if pts2 else None)
 

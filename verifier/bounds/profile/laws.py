@@ -23,8 +23,7 @@ from flint import ctx
 from verifier.core.arith import InputError
 from verifier.numerics.compose import StepLaws
 from verifier.bounds.profile.body import body_laws
-from verifier.bounds.profile.plan import (Plan, band_path, grid_refinement, lattice_refinement,
-                                         plan)
+from verifier.bounds.profile.plan import Plan, band_boosts, grid_refinement, plan
 from verifier.bounds.profile.statistic import alias_masses, statistic_laws, test_blocks
 from verifier.bounds.profile.upper import add_law, coarse_body, log_grid, remove_law
 
@@ -39,18 +38,23 @@ def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int,
                fine: int = 1) -> StepLaws:
     """The per-epoch laws of (sigma, M), their charges kept below about 1e-4 floor / E, at
     refinement level ``fine`` (plan.plan)."""
-    def laws(boost: bool) -> StepLaws:
-        P = plan(sigma, M, E, floor, fine, boost)
-        with ctx.workprec(prec):
-            return assemble(sigma, M, P, prec)
-    if lattice_refinement(fine, band_path(M, fine)) == fine:
-        return laws(False)
-    try:
-        return laws(True)
-    except InputError:
-        # the band path's finer lattice (plan.lattice_refinement) past the engine's limits:
-        # the level's own lattice instead (its limits refuse as they did)
-        return laws(False)
+    *finer, own = band_boosts(M, fine)
+    for boost in finer:
+        try:
+            return planned_laws(sigma, M, E, floor, prec, fine, boost)
+        except InputError:
+            # the band path's finer lattice (plan.lattice_refinement) past the engine's
+            # limits: the next coarser one, at last the level's own (which refuses as it did)
+            continue
+    return planned_laws(sigma, M, E, floor, prec, fine, own)
+
+
+def planned_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int, fine: int,
+                 boost: int) -> StepLaws:
+    """The per-epoch laws planned at refinement level ``fine`` with lattice ``boost``."""
+    P = plan(sigma, M, E, floor, fine, boost)
+    with ctx.workprec(prec):
+        return assemble(sigma, M, P, prec)
 
 
 def assemble(sigma: Fraction, M: int, P: Plan, prec: int) -> StepLaws:

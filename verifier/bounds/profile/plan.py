@@ -92,24 +92,37 @@ def band_path(M: int, fine: int) -> bool:
     return fine > 1 and M >= BAND_M
 
 
-H_BAND = 2          # on the band path the lattice step is this much finer than level k's,
-H_BAND_FINE = 32    # at most as fine as level 32's (whose DFT lengths the engine already takes)
+H_BAND = 4          # on the band path the lattice step is this much finer than level k's,
+H_BAND_FINE = 64    # at most as fine as level 64's
+BAND_MAX_N = 1 << 24   # the band path's windows may be this long (no transform of their length
+                       # is formed: numerics/band.py refuses one past lattice.MAX_N)
 
 
-def lattice_refinement(fine: int, boost: bool) -> int:
+def lattice_refinement(fine: int, boost: int) -> int:
     """How many times finer than the default the lattice step h is at refinement level
-    ``fine`` (a free parameter): ``fine``; where the body laws are read off their sparse
-    spectra (``boost``: the band path) max(fine, min(H_BAND fine, H_BAND_FINE)): there a finer
-    lattice costs little (the sparse spectra's points are the cells, the stages read blocks)
-    and it narrows both ends (sigma 0.5, M 1e4, E 100, delta 1e-10, level 16: the remove
-    bracket of delta(7.926) 3.31e-5 -> 2.54e-5 wide relative, 31.5 -> 32.1 s; level 6:
-    2.72e-4 -> 2.22e-4).  Nondecreasing in ``fine``; where the finer lattice needs a DFT
-    longer than the engine's limit the level is planned without it (laws.epoch_laws)."""
-    return max(fine, min(H_BAND * fine, H_BAND_FINE)) if boost else fine
+    ``fine`` (a free parameter): max(fine, min(boost fine, H_BAND_FINE)), ``boost`` 1 off the
+    band path.  Where the body laws are read off their sparse spectra (the band path:
+    band_boosts) a finer lattice costs little (the sparse spectra's points are the cells,
+    the stages read blocks) and narrows both ends: sigma 0.5, M 1e4, E 100, level 16, the
+    remove bracket of delta(2.3415) at delta 1e-3 with h 2, 4 and 8 times finer than level
+    16's 7.63e-9, 5.50e-9, 5.05e-9 wide (27.8, 29.2, 32.7 s), of delta(7.926) at 1e-10
+    1.29e-14, 1.10e-14, 1.06e-14 (41.6, 42.2, 44.9 s; peak memory 1.56 GB at h 4 times finer,
+    a window of 6291456 points).  Nondecreasing in ``fine``."""
+    return max(fine, min(boost * fine, H_BAND_FINE))
+
+
+def band_boosts(M: int, fine: int) -> tuple:
+    """The lattice boosts a level is planned with, in turn while the engine's limits refuse
+    one (laws.epoch_laws): H_BAND, H_BAND / 2, ..., 1 on the band path, else 1."""
+    if not band_path(M, fine):
+        return (1,)
+    return tuple(H_BAND >> i for i in range(H_BAND.bit_length()))
 
 
 BAND_GRID = 2        # band path, levels >= BAND_GRID_FROM: both grids this much finer than
 BAND_GRID_FROM = 8   # ``fine`` and the K = 1 buckets this much coarser (test_refinement)
+BAND_TAIL = 2        # ... and the tail cells this much finer, merged back BAND_TAIL at a time in
+                     # the K = 1 tests (tail_step, test_refinement)
 
 
 def grid_refinement(fine: int, band: bool = False) -> int:
@@ -148,17 +161,27 @@ def test_refinement(fine: int, small_light: bool, band: bool = False) -> tuple[i
     small M, light tails); the K = 2 cells merged f // s more where their pairs are formed
     one by one (where pairs_by_product, statistic.k2_by_sum groups every cell's pairs by
     their sum instead).  On the band path from BAND_GRID_FROM the buckets BAND_GRID coarser
-    (grid_refinement)."""
+    (grid_refinement) and the tail cells, BAND_TAIL times finer there (tail_step), merged
+    back BAND_TAIL at a time in the K = 1 outcomes (the K = 2 outcomes keep the finer cells:
+    sigma 0.5, M 1e4, E 100, level 16, merged back too the remove bracket's lower end of
+    delta(7.926) at delta 1e-10 lost 3.7e-6 relative, 37% of the width, for 1.1 s)."""
     s = max(1, math.isqrt(fine))
     k1 = round(TAIL_STEP / TAIL_STEP_FINE) if small_light and fine > 1 else 1
-    b = max(1, s // BAND_GRID) if band and fine >= BAND_GRID_FROM else s
-    return b, k1, max(1, fine // s)
+    if band and fine >= BAND_GRID_FROM:
+        return max(1, s // BAND_GRID), k1 * BAND_TAIL, max(1, fine // s)
+    return s, k1, max(1, fine // s)
 
 
-def tail_step(small_light: bool, fine: int) -> float:
+def tail_step(small_light: bool, fine: int, band: bool = False) -> float:
     """The tail cells' relative step: TAIL_STEP, or TAIL_STEP_FINE at small M with light tails
-    (fine_tails), ``fine`` times finer at refinement level ``fine``."""
-    return (TAIL_STEP_FINE if small_light else TAIL_STEP) / fine
+    (fine_tails), ``fine`` times finer at refinement level ``fine``; on the band path from
+    BAND_GRID_FROM BAND_TAIL times finer still, the K = 1 tests merging them back
+    (test_refinement: the upper ends' tail spread narrows, the tests' blocks stay as many).
+    sigma 0.5, M 1e4, E 100, level 16: the remove bracket of delta(7.926) 38% narrower at
+    delta 1e-10 (39.0 -> 41.6 s), of delta(2.3415) 13% at 1e-3 (26.2 -> 28.2 s); the tests'
+    cells not merged back cost 4-6 s more for 3% of the width."""
+    step = (TAIL_STEP_FINE if small_light else TAIL_STEP) / fine
+    return step / BAND_TAIL if band and fine >= BAND_GRID_FROM else step
 
 
 def pairs_by_product(P: "Plan") -> bool:
@@ -217,10 +240,10 @@ def _tail_mass(light: bool, M: int, E: int, floor: float, fine: int) -> float:
 
 
 def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
-         boost: bool = True) -> Plan:
+         boost: int = H_BAND) -> Plan:
     """The free parameters for a charge floor (delta of interest) and a refinement level
     ``fine`` (1: the defaults; k: the lattice step h and every grid k times finer; on the
-    band path the lattice step lattice_refinement's, ``boost`` False: k)."""
+    band path the lattice step lattice_refinement's with ``boost``)."""
     sf = float(sigma)
     u = 1 / sf ** 2
     s2 = math.expm1(u)
@@ -234,7 +257,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
     T1 = math.exp(x1 / sf - u / 2)
     band = band_path(M, fine)
     r = (R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL) * lattice_refinement(
-        fine, band and boost)
+        fine, boost if band else 1)
     target = min(sd / r, T1 / 64)
     e = math.floor(math.log2(target)) - 3
     h = Fraction(math.floor(target / 2.0 ** e)) * Fraction(2) ** e
@@ -254,7 +277,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
         x = sf * (math.log(c * hf) + u / 2)
         return normal_sf_float(x - 1 / sf) + (M - 1) * normal_sf_float(x)
     tail = [J1]
-    step = tail_step(fine_tails(sigma, M), fine)
+    step = tail_step(fine_tails(sigma, M), fine, band)
     while beyond(tail[-1]) > budget:
         tail.append(max(tail[-1] + 1, math.ceil(tail[-1] * (1 + step))))
         if len(tail) > 20000:

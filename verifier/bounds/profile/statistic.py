@@ -146,7 +146,7 @@ def k2_by_sum(B: Body, P: Plan, M: int) -> list:
     pm = {tb[i]: c[0] for i, c in enumerate(cells)}
     tm = {tb[i]: c[1] for i, c in enumerate(cells)}
     pp, tp = convolve(pm, 1, pm), convolve(tm, 1, pm)
-    base, lr = 2 * tb[0], math.log1p(tail_step(P.fine_tails, P.fine))
+    base, lr = 2 * tb[0], math.log1p(tail_step(P.fine_tails, P.fine, P.band))
     keys: dict[int, list] = {}
     for s_ in sorted(set(pp) | set(tp)):
         keys.setdefault(int(math.log(s_ / base) / lr), []).append(s_)

@@ -1616,6 +1616,17 @@ MUTATIONS = [
              "the sparse spectra stop their direct sums at a quarter of the certified band",
              _sparse_edge_short,
              ("tests/test_band.py::test_sparse_spectra_are_the_full_dft_where_they_keep_and_certified_beyond",)),
+    Mutation("band.full-length-unchecked", "spread",
+             "a band law longer than the DFT limit forms its points, block sums or coarse DFT "
+             "at full length (band.full_length checks nothing)",
+             lambda: _set("verifier.numerics.band:full_length", lambda n, what: None),
+             ("tests/test_band.py::test_a_band_law_longer_than_the_dft_limit_forms_no_transform_of_its_length",)),
+    Mutation("band.boosts-unplanned", "spread",
+             "a band level whose finest lattice is refused is not planned coarser (band_boosts "
+             "offers the finest and the level's own only)",
+             lambda: _set("verifier.bounds.profile.laws:band_boosts",
+                          lambda sigma, M, fine: (4, 1) if M >= 1000 and fine > 1 else (1,)),
+             ("tests/test_band.py::test_a_level_whose_finer_lattice_is_too_long_is_planned_at_its_own",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

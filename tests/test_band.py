@@ -287,9 +287,9 @@ def test_a_level_whose_finer_lattice_is_too_long_is_planned_at_its_own(monkeypat
     assert lat == sorted(lat) and lat[:7] == [PL.H_BAND * f for f in levels[:7]]
     assert lat[-1] == 64 == PL.H_BAND_FINE
     assert [PL.lattice_refinement(f, 1) for f in levels] == levels
-    assert PL.band_boosts(1000, 2) == (4, 2, 1) and PL.band_boosts(999, 2) == (1,)
-    assert PL.band_boosts(1000, 1) == (1,)
     s, M, E, floor = Fraction(1, 2), 1000, 10, 1e-3
+    assert PL.band_boosts(s, 1000, 2) == (4, 2, 1) and PL.band_boosts(s, 999, 2) == (1,)
+    assert PL.band_boosts(s, 1000, 1) == (1,) and PL.band_boosts(Fraction(1), 1000, 2) == (2, 1)
     boosted, own = PL.plan(s, M, E, floor, 2), PL.plan(s, M, E, floor, 2, boost=1)
     assert boosted.h == own.h / PL.H_BAND
     laws = LW.epoch_laws(s, M, E, floor, 128, fine=2)

@@ -38,7 +38,7 @@ def epoch_laws(sigma: Fraction, M: int, E: int, floor: float, prec: int,
                fine: int = 1) -> StepLaws:
     """The per-epoch laws of (sigma, M), their charges kept below about 1e-4 floor / E, at
     refinement level ``fine`` (plan.plan)."""
-    *finer, own = band_boosts(M, fine)
+    *finer, own = band_boosts(sigma, M, fine)
     for boost in finer:
         try:
             return planned_laws(sigma, M, E, floor, prec, fine, boost)

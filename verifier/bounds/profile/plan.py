@@ -92,7 +92,9 @@ def band_path(M: int, fine: int) -> bool:
     return fine > 1 and M >= BAND_M
 
 
-H_BAND = 4          # on the band path the lattice step is this much finer than level k's,
+H_BAND = 4          # on the band path the lattice step is this much finer than level k's (heavy
+H_BAND_LIGHT = 2    # tails; light tails this much: their body cells, the sparse spectra's points,
+                    # are of width 1 and as many as the lattice is fine)
 H_BAND_FINE = 64    # at most as fine as level 64's
 BAND_MAX_N = 1 << 24   # the band path's windows may be this long (no transform of their length
                        # is formed: numerics/band.py refuses one past lattice.MAX_N)
@@ -111,12 +113,16 @@ def lattice_refinement(fine: int, boost: int) -> int:
     return max(fine, min(boost * fine, H_BAND_FINE))
 
 
-def band_boosts(M: int, fine: int) -> tuple:
+def band_boosts(sigma, M: int, fine: int) -> tuple:
     """The lattice boosts a level is planned with, in turn while the engine's limits refuse
-    one (laws.epoch_laws): H_BAND, H_BAND / 2, ..., 1 on the band path, else 1."""
+    one (laws.epoch_laws): on the band path H_BAND, H_BAND / 2, ..., 1 for heavy tails,
+    H_BAND_LIGHT, ..., 1 for light tails (sigma 4, M 1e4, E 100: a 1e-4 request 2.5 -> 4.4 s at
+    delta 1e-10 with H_BAND, 1e-6 at 1e-3 21 -> 28 s: their cells are as many as the lattice
+    is fine); else 1."""
     if not band_path(M, fine):
         return (1,)
-    return tuple(H_BAND >> i for i in range(H_BAND.bit_length()))
+    top = H_BAND if sigma < LIGHT_TAILS else H_BAND_LIGHT
+    return tuple(top >> i for i in range(top.bit_length()))
 
 
 BAND_GRID = 2        # band path, levels >= BAND_GRID_FROM: both grids this much finer than
@@ -240,10 +246,11 @@ def _tail_mass(light: bool, M: int, E: int, floor: float, fine: int) -> float:
 
 
 def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
-         boost: int = H_BAND) -> Plan:
+         boost: int | None = None) -> Plan:
     """The free parameters for a charge floor (delta of interest) and a refinement level
     ``fine`` (1: the defaults; k: the lattice step h and every grid k times finer; on the
-    band path the lattice step lattice_refinement's with ``boost``)."""
+    band path the lattice step lattice_refinement's with ``boost``, by default the first of
+    band_boosts)."""
     sf = float(sigma)
     u = 1 / sf ** 2
     s2 = math.expm1(u)
@@ -256,6 +263,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
     band = band_path(M, fine)
+    boost = band_boosts(sigma, M, fine)[0] if boost is None else boost
     r = (R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL) * lattice_refinement(
         fine, boost if band else 1)
     target = min(sd / r, T1 / 64)

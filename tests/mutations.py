@@ -631,6 +631,19 @@ def _extremum_without_lower_end():
 
 # ---- Poisson subsampling (bounds/poisson, numerics/dominating, poisson_accountant) ---------
 PO = "tests/test_poisson.py::"
+PS = "tests/test_poisson_single.py::"
+
+
+def _poisson_single_add_as_remove():
+    real = _get("verifier.bounds.poisson.single:direction_balls")
+    _set("verifier.bounds.poisson.single:direction_balls",
+         lambda sigma, q, a: (real(sigma, q, a)[0],) * 2)
+
+
+def _poisson_single_bisection_flipped():
+    real = _get("verifier.bounds.poisson.single:_above")
+    _set("verifier.bounds.poisson.single:_above", lambda *a: -real(*a))
+
 
 
 def _poisson_atom_dropped():
@@ -1302,6 +1315,22 @@ MUTATIONS = [
     Mutation("input.sigma-range-dropped", "input", "the input layer's sigma range removed",
              _sigma_range_unbounded,
              ("tests/test_hostile.py::test_refused_quickly_and_nothing_written[sigma beyond 1e6]",)),
+    Mutation("poisson.one-step-closed-form-unused", "input",
+             "one step (T = 1) answered by the lattice, not its closed form",
+             lambda: _set("verifier.bounds.poisson.single:closed_form", lambda T: False),
+             (PS + "test_dp_accounting_subsampled_rows_decided",)),
+    Mutation("poisson.one-step-closed-form-always", "input",
+             "every T answered by one step's closed form",
+             lambda: _set("verifier.bounds.poisson.single:closed_form", lambda T: True),
+             (PS + "test_two_steps_are_not_one",)),
+    Mutation("poisson.one-step-add-as-remove", "spread",
+             "one step's add direction taken as its remove direction",
+             _poisson_single_add_as_remove,
+             (PS + "test_one_step_closed_form_holds_the_quadrature_to_many_digits",)),
+    Mutation("poisson.one-step-bisection-flipped", "spread",
+             "one step's epsilon bisection reads 'delta above the target' as 'below'",
+             _poisson_single_bisection_flipped,
+             (PS + "test_one_step_epsilon_by_bisection_holds_the_root",)),
     Mutation("poisson.atom-at-infinity-dropped", "tail",
              "the dominating pair's A-atom at +inf (delta beyond the last lattice point) left "
              "out: the cut-off tail uncharged",

@@ -2,7 +2,7 @@
 engines' default accuracy asks for the width its printed digits need, once, and the report
 says so.  The example file audits dp_accounting's own Gaussian test rows (8-9 printed
 digits, eps from -2 to 2): each is confirmed, by the Gaussian closed form (M = 1); the
-subsampled rows by the Poisson engine as far as its lattice allows, never refuted."""
+subsampled rows (one step) by the Poisson step's closed form."""
 from __future__ import annotations
 
 import os
@@ -24,8 +24,8 @@ def test_dp_accounting_gaussian_rows_are_confirmed():
     for r in gaussian:
         assert r.verdict == A.CONFIRMED, (r.claim.id, r.cases[0].value, r.cases[0].note)
         assert "requested relative width" in r.cases[0].note
-    assert all(r.verdict != A.REFUTED for r in results)
-    assert sum(r.verdict == A.CONFIRMED for r in results) >= 12
+    assert all(r.verdict == A.CONFIRMED for r in results), [
+        (r.claim.id, r.verdict) for r in results if r.verdict != A.CONFIRMED]
 
 
 def test_accuracy_request_is_what_the_printed_digits_need():

@@ -15,6 +15,13 @@ from verifier.cli import main
 mp.mp.dps = 80
 
 
+@pytest.fixture(autouse=True)
+def eighty_digits():
+    """80 digits for every test here, whatever another module set (mp.mp is global)."""
+    with mp.workdps(80):
+        yield
+
+
 def M(x):
     if isinstance(x, (F, int)):
         x = F(x)

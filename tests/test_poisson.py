@@ -1,6 +1,8 @@
 """The certified Poisson-subsampling engine (bounds/poisson): the Gaussian mechanism
 at q = 1 in closed form, one step by quadrature at 50 digits, the dominating pair's
-construction, the engine's range, monotonicity where brackets separate."""
+construction, the engine's range, monotonicity where brackets separate.  One step (T = 1)
+is answered by its closed form (bounds/poisson/single.py, tests/test_poisson_single.py);
+here the lattice engine is tested on it too (``lattice_at_one_step``)."""
 from __future__ import annotations
 
 from fractions import Fraction as F
@@ -14,6 +16,13 @@ from verifier.core.arith import InputError, to_arb
 from verifier.numerics.dominating import cell_masses, connect_the_dots
 
 mp.mp.dps = 50
+
+
+@pytest.fixture(autouse=True)
+def lattice_at_one_step(monkeypatch):
+    """The lattice engine at T = 1 as well (one step is its quadrature test bed)."""
+    from verifier.bounds.poisson import single
+    monkeypatch.setattr(single, "closed_form", lambda T: False)
 
 
 def M(x):

@@ -34,6 +34,8 @@ def _poisson_shape(sigma, q, T) -> str:
 
 
 def _poisson_engine_line(info: dict, seconds: float) -> str:
+    if "closed_form" in info:
+        return f"  {info['closed_form']}, {seconds:.2f} s"
     return (f"  lattice step eta = {frac_str(info['eta'])}, {info['points']} points per step, "
             f"{seconds:.2f} s; rigorous (dominating pairs, explicit tests, Arb balls)")
 

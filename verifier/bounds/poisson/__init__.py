@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifier.core.arith import Interval, frac_str
+from verifier.bounds.poisson import single
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
@@ -129,7 +130,7 @@ class _PoissonRun:
 
     @property
     def CERTIFIED(self) -> str:
-        return CERTIFIED
+        return single.CERTIFIED if "closed_form" in self.info else CERTIFIED
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,8 @@ def check_rel_width(rel) -> Fraction:
 def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
                   floor: float = 1e-13, rel_width: Fraction = REL_TARGET) -> PoissonDelta:
     """Certified bracket of delta(eps) of T steps at sample rate q, and of each direction
-    (refined to a relative width of REL_TARGET where the lattice allows)."""
+    (refined to a relative width of REL_TARGET where the lattice allows; one step, T = 1, by
+    its closed form to single.WIDTH or the requested width)."""
     if eps < 0:                     # read off the brackets at -eps (brackets.mirrored)
         r = delta_bracket(sigma, q, T, -eps, floor, rel_width)
         rem, add = mirrored(r.remove, r.add, -eps)
@@ -207,6 +209,12 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
                             rem, add, larger_direction(rem, add), r.seconds, r.info)
     check_range(sigma, q, T, eps=eps)
     t = time.perf_counter()
+    if single.closed_form(T):          # one step: its closed form (single.py)
+        rem, add = single.delta_intervals(sigma, q, eps, min(rel_width, single.WIDTH))
+        return PoissonDelta(sigma, q, T, eps, Interval(max(rem.lower, add.lower),
+                                                       max(rem.upper, add.upper)),
+                            rem, add, larger_direction(rem, add), time.perf_counter() - t,
+                            {"closed_form": single.INFO})
     out = {}
 
     def compute(eta):
@@ -224,9 +232,15 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
 def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
                     rel_width: Fraction = REL_TARGET) -> PoissonEpsilon:
     """Certified bracket of epsilon(delta) = the smallest eps >= 0 with delta(eps) <= delta,
-    and of each direction's (refined to REL_TARGET, or ABS_TARGET where eps < 0.1)."""
+    and of each direction's (refined to REL_TARGET, or ABS_TARGET where eps < 0.1; one step,
+    T = 1, by certified bisection on its closed form to single.EPS_WIDTH or the request)."""
     check_range(sigma, q, T, delta=delta)
     t = time.perf_counter()
+    if single.closed_form(T):          # one step: certified bisection on its closed form
+        ivs = single.epsilon_intervals(sigma, q, delta, min(rel_width, single.EPS_WIDTH))
+        both, larger = both_directions(ivs)
+        return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
+                              time.perf_counter() - t, {"closed_form": single.INFO})
     guess = guess_epsilon(sigma, q, T, float(delta))
     out = {}
 

@@ -1,0 +1,118 @@
+"""One step of Poisson subsampling (T = 1) in closed form: both directions of delta(eps) to
+any width, at the cost of a few Arb evaluations (docs/THEORY.md section 12, "One step in
+closed form").
+
+With W = dP/dQ = 1 - q + q e^{Z/sigma - u/2} (Z ~ N(0, 1) under Q = N(0, sigma^2), P = (1 - q) Q
++ q N(1, sigma^2); verifier.symbolic.poisson) increasing in Z, the hockey-stick divergence
+sup_S P(S) - e^a Q(S) is attained at S = {W > e^a} (the Neyman-Pearson lemma; cited: Balle &
+Wang, ICML 2018, Theorem 5 / Dong, Roth & Su 2019, Proposition 2.12), which is {Z > b(a)} for
+e^a > 1 - q (``poisson_loss_threshold``, proof check poisson.loss-threshold):
+
+    remove (P against Q):  delta_R(a) = P(Z >= b(a)) - e^a Q(Z >= b(a)),
+    add (Q against P):     delta_A(a) = (1 - Q(Z >= b(-a))) - e^a (1 - P(Z >= b(-a)))
+                           for e^-a > 1 - q ({W < e^-a}), else 0 ({W < e^-a} is empty),
+
+the tails from ``poisson_step_tails`` (proof check poisson.mixture-tails), every a >= 0 (a
+negative eps is read off the brackets at -eps, numerics.brackets.mirrored).  The same pair
+and directions as the lattice engine's (pair.py), which brackets the same two numbers."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from verifier.core.arith import Interval, ball_bounds, to_arb
+from verifier.core.decide import decide
+from verifier.symbolic import derived as D
+
+PREC_CAP = 4096
+WIDTH = Fraction(1, 10 ** 30)     # the width asked of delta by default (a few milliseconds)
+EPS_WIDTH = Fraction(1, 10 ** 12)  # ... and of epsilon (a bisection step costs one evaluation)
+CERTIFIED = ("exact closed form in Arb balls: the hockey stick at the likelihood ratio's "
+             "threshold (docs/THEORY.md section 12, one step in closed form)")
+INFO = ("one step in closed form (the hockey stick at the likelihood ratio's threshold; "
+        "proof checks poisson.loss-threshold and poisson.mixture-tails; docs/THEORY.md "
+        "section 12)")
+
+
+def closed_form(T: int) -> bool:
+    """Whether the Poisson answer comes from the closed form: one step (T = 1)."""
+    return T == 1
+
+
+def direction_balls(sigma: Fraction, q: Fraction, a: Fraction) -> tuple[arb, arb]:
+    """(delta_R(a), delta_A(a)) as balls at the working precision, a >= 0."""
+    s, qa, aa = to_arb(sigma), to_arb(q), to_arb(a)
+    ea = aa.exp()
+    g, p = D.poisson_step_tails(s, qa, D.poisson_loss_threshold(s, qa, aa))
+    rem = p - ea * g
+    if q == 1 or (-aa).exp() > 1 - qa:
+        g2, p2 = D.poisson_step_tails(s, qa, D.poisson_loss_threshold(s, qa, -aa))
+        add = (1 - g2) - ea * (1 - p2)
+    elif (-aa).exp() <= 1 - qa:
+        add = arb(0)
+    else:                                   # undecided at this precision: 0 <= delta_A <= 1
+        add = arb("0.5", "0.5")
+    return rem, add
+
+
+def delta_intervals(sigma: Fraction, q: Fraction, a: Fraction,
+                    rel_width: Fraction) -> tuple[Interval, Interval]:
+    """(remove, add) brackets of delta at a >= 0, each at most rel_width wide relative (or
+    below 1e-300 absolute), the precision raised to PREC_CAP otherwise."""
+    def at(p):
+        with ctx.workprec(p):
+            return tuple(_cut(b) for b in direction_balls(sigma, q, a))
+
+    def settled(ivs):
+        return all(iv.upper - iv.lower <= rel_width * iv.lower
+                   or iv.upper <= Fraction(1, 10 ** 300) for iv in ivs)
+    return decide(at, settled, PREC_CAP, 128)
+
+
+def _cut(b: arb) -> Interval:
+    lo, hi = ball_bounds(b)
+    return Interval(min(max(lo, Fraction(0)), Fraction(1)), min(max(hi, Fraction(0)), Fraction(1)))
+
+
+EPS_MAX = 60                      # the Poisson engine's epsilon range (RANGE)
+
+
+def _above(sigma: Fraction, q: Fraction, a: Fraction, delta: Fraction, which: int) -> int:
+    """+1: delta_which(a) > delta certified; -1: <= delta certified; 0: undecided at the cap."""
+    def at(p):
+        with ctx.workprec(p):
+            v, d = direction_balls(sigma, q, a)[which], to_arb(delta)
+            return 1 if v > d else -1 if v <= d else 0
+    return decide(at, lambda c: c != 0, PREC_CAP, 128)
+
+
+def epsilon_direction(sigma: Fraction, q: Fraction, delta: Fraction, which: int,
+                      rel_width: Fraction) -> Interval | None:
+    """The bracket of the smallest eps >= 0 with delta_which(eps) <= delta (which: 0 remove,
+    1 add), by certified bisection (each direction's delta is nonincreasing in eps): lo with
+    delta(lo) > delta certified (or lo = 0 where delta(0) <= delta: [0, 0]), hi with delta(hi)
+    <= delta certified (lo = 0 also where delta(0) is undecided: 0 is a valid lower end);
+    width at most rel_width max(lo, 1/10) unless a midpoint is undecided at PREC_CAP (the
+    bracket so far, still valid).  None: no eps <= EPS_MAX is certified."""
+    if _above(sigma, q, Fraction(0), delta, which) < 0:
+        return Interval(Fraction(0), Fraction(0))
+    lo, hi = Fraction(0), Fraction(1)
+    while _above(sigma, q, hi, delta, which) >= 0:
+        lo, hi = hi, 2 * hi
+        if hi > EPS_MAX:
+            return None
+    while hi - lo > rel_width * max(lo, Fraction(1, 10)):
+        mid = (lo + hi) / 2
+        c = _above(sigma, q, mid, delta, which)
+        if c == 0:
+            break
+        lo, hi = (mid, hi) if c > 0 else (lo, mid)
+    return Interval(lo, hi)
+
+
+def epsilon_intervals(sigma: Fraction, q: Fraction, delta: Fraction,
+                      rel_width: Fraction) -> dict:
+    """{"remove": bracket or None, "add": ...} of each direction's epsilon(delta)."""
+    return {w: epsilon_direction(sigma, q, delta, i, rel_width)
+            for i, w in enumerate(("remove", "add"))}

@@ -22,8 +22,8 @@ def hwm():      # this process's own peak (VmHWM: ru_maxrss would count the pare
         return next(int(l.split()[1]) for l in f if l.startswith("VmHWM")) * 1024
 seen = []
 orig = memory.reserve
-def spy(points, engine, what, prec=None):
-    need = orig(points, engine, what, prec)
+def spy(points, engine, what, prec=None, **kw):
+    need = orig(points, engine, what, prec, **kw)
     seen.append((need, points))
     return need
 for mod in ("verifier.bounds.profile.body", "verifier.bounds.exact_tv.one_epoch",

@@ -107,6 +107,14 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     assert PR.next_level(done, 64, 52.0) == (16, None)
     assert PR.next_level(done, 64, 52.0, first_apart=True) == (24, None)
     assert PR.labels_apart(1000) and not PR.labels_apart(999)
+    # the band path's least time order (M >= BAND_M): sigma 1, M 1e4, E 100, delta 1e-8,
+    # 1e-6 requested under load: level 8 in 13.7 s, 2.84 times too wide (level 16 needed);
+    # order 1.5 (from level 1's 1.0 s, measured 1.0) predicts 48 s, past the 45 s left: level
+    # 12, which stopped at 1.2e-6; order 1.25 predicts 41 s: level 16
+    done = [(1, 1165.2, 1.0), (8, 2.839, 13.7)]
+    assert PR.next_level(done, 64, 45.3, first_apart=True) == (12, None)
+    assert PR.next_level(done, 64, 45.3, True, PR.time_order_min(10 ** 4)) == (16, None)
+    assert PR.time_order_min(999) == PR.TIME_ORDER_MIN > PR.time_order_min(1000)
 
 
 def test_a_stall_is_judged_over_a_doubling_only():
@@ -120,15 +128,16 @@ def test_a_stall_is_judged_over_a_doubling_only():
 
 
 def test_level_one_is_apart_where_its_labels_are_randomized(monkeypatch):
-    """Both searches tell the refinement loop whether level 1 ran other tests (M >= 1000)."""
+    """Both searches tell the refinement loop whether level 1 ran other tests (M >= 1000),
+    and the band path's least time order."""
     seen = []
 
     class Stop(Exception):
         pass
 
     def fake(compute, excess, max_fine=PR.MAX_FINE, seconds=PR.REFINE_SECONDS, first_apart=False,
-             first=1):
-        seen.append(first_apart)
+             first=1, order_min=PR.TIME_ORDER_MIN):
+        seen.append((first_apart, order_min))
         raise Stop
     monkeypatch.setattr(PR, "refine", fake)
     for M in (999, 1000):
@@ -136,7 +145,8 @@ def test_level_one_is_apart_where_its_labels_are_randomized(monkeypatch):
             PR.epsilon_bracket(F(1), M, 1, F(1, 10 ** 5), rel_width=F(1, 10 ** 4))
         with pytest.raises(Stop):
             PR.delta_bracket(F(1), M, 1, F(1), rel_width=F(1, 10 ** 4))
-    assert seen == [False, False, True, True]
+    lo, band = PR.TIME_ORDER_MIN, PR.TIME_ORDER_MIN_BAND
+    assert seen == [(False, lo), (False, lo), (True, band), (True, band)]
 
 
 def test_cli_rel_width_for_random_allocation():

@@ -20,6 +20,8 @@ from verifier.numerics.cache import EngineCache
 from verifier.numerics.brackets import (REL, both_directions, directions, epsilon_search,
                                         larger_direction, mirrored)
 from verifier.bounds.profile.results import CERTIFIED, DeltaResult, EpsilonResult  # noqa: F401
+from verifier.bounds.profile.plan import (BAND_M, START_LEVEL, START_NARROWEST,  # noqa: F401
+                                          START_WIDTH, start_level)
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -161,7 +163,10 @@ WIDTH_ORDER = 2        # widths shrink about as fine^-2 (measured: docs/PROFILE.
 TIME_ORDER = 1.75      # a level's time grows about as fine^1.75 (measured 1.3-1.8; order 2 with
                        # TIME_MARGIN took level 6 at sigma 0.5, M 1e4, E 100 where 8 fitted
                        # and met 1e-5) until two levels measure it,
-TIME_ORDER_MIN = 1.5   # then the measured order, at least this
+TIME_ORDER_MIN = 1.5   # then the measured order, at least this (TIME_ORDER_MIN_BAND at M >=
+TIME_ORDER_MIN_BAND = 1.25   # BAND_M: measured 1.0-1.27 from level 8; sigma 0.5, M 1e4, E 100,
+                       # levels 8, 16, 24: 11.3, 26.8, 40.4 s at delta 1e-3; sigma 1, M 1e4:
+                       # 8 -> 12 13.7 -> 20.6 s, where 1.5 chose 12 for 16, 1.2e-6 under load)
 MARGIN = 1.25          # a level is picked for a width this much below the request (the widths
                        # of nearby levels wobble with the rounded free parameters)
 TIME_MARGIN = 1.25     # ... and its predicted time this much above the prediction (sigma 0.5,
@@ -195,12 +200,13 @@ def stall_span(a: int, b: int) -> bool:
     return 2 * a <= b
 
 
-def next_level(done: list, max_fine: int, left: float, first_apart: bool = False) -> tuple:
+def next_level(done: list, max_fine: int, left: float, first_apart: bool = False,
+               order_min: float = TIME_ORDER_MIN) -> tuple:
     """(level, None) of the next refinement, or (None, why not): ``done`` lists (fine, width
     over the requested width, seconds) of the levels computed so far.  The level needed is
     predicted from the widths (order WIDTH_ORDER, or the one measured on the last two
     levels), rounded up to LEVELS; a level whose predicted time (order TIME_ORDER, or the one
-    measured, at least TIME_ORDER_MIN; with a TIME_MARGIN) would pass
+    measured, at least ``order_min``: time_order_min; with a TIME_MARGIN) would pass
     ``left`` seconds is replaced by the finest that fits.  ``first_apart``: level 1 ran other
     tests than the refined levels (randomized labels, M >= RANDOM_LABELS_M), so its width
     measures no order (sigma 0.8, M 1000: level 1 -> 8 measured 2.6, 8 -> 16 then had 2.1
@@ -218,7 +224,7 @@ def next_level(done: list, max_fine: int, left: float, first_apart: bool = False
     need = f * (x * MARGIN) ** (1 / max(p, STALLED, 1 / 4))
     pick = next((g for g in LEVELS if g > f and g >= need), max_fine)
     pick = min(pick, max_fine, JUMP * f)      # a cached level's time predicts nothing
-    q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, TIME_ORDER_MIN, 3)
+    q = _order(prev and (prev[0], prev[2]), (f, t), TIME_ORDER, order_min, 3)
     def cost(g):
         return t * (g / f) ** q * TIME_MARGIN
     fits = [g for g in LEVELS if f < g <= pick and cost(g) <= left]
@@ -228,35 +234,21 @@ def next_level(done: list, max_fine: int, left: float, first_apart: bool = False
     return fits[-1], None
 
 
-START_LEVEL = 3                           # the first level of requests at most START_WIDTH
-START_WIDTH = Fraction(1, 10 ** 4)        # and wider than START_NARROWEST at M >= BAND_M
-START_NARROWEST = Fraction(1, 10 ** 5)    # narrower requests start at level 1: from level 3
-# the loop's first jump and time prediction fell short (1e-6, sigma 0.5, M 1e4, E 1, delta
-# 1e-10: 2.0e-6 at level 12 in 27 s, stopped by time; from level 1: 6.5e-7 in 44 s)
-
-
-def start_level(M: int, rel_width) -> int:
-    """The first level of a requested width (a cost choice: every level is certified):
-    START_LEVEL where the body laws are band-limited (M >= BAND_M) and START_NARROWEST <
-    rel_width <= START_WIDTH -- there level 1 (about 4e-4 to 1.2e-3 wide) never met the
-    request and only chose the next level (sigma 0.5, M 1e4, E 100, 1e-4: levels 1 then 3-4
-    in 5.5-5.9 s, level 3 alone in 2.7-4.3 s at delta 1e-10 and 1e-3; sigma 1 and 4 at M 1e4,
-    E 100: 2.5 and 1.6 s); else level 1."""
-    from verifier.bounds.profile.plan import BAND_M
-    if rel_width is not None and M >= BAND_M and START_NARROWEST < rel_width <= START_WIDTH:
-        return START_LEVEL
-    return 1
+def time_order_min(M: int) -> float:
+    """next_level's least time order: TIME_ORDER_MIN_BAND on the band path (M >= BAND_M)."""
+    return TIME_ORDER_MIN_BAND if M >= BAND_M else TIME_ORDER_MIN
 
 
 def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS,
-           first_apart: bool = False, first: int = 1) -> tuple:
+           first_apart: bool = False, first: int = 1,
+           order_min: float = TIME_ORDER_MIN) -> tuple:
     """The one refinement loop of a requested accuracy: ``compute(fine)`` -> (bracket or None,
     result), every level valid and a finer one tighter; ``excess(bracket)`` -> the bracket's
     width over the requested width (<= 1: met).  Level 1 first, then the level predicted to
     meet the request (``next_level``), until a bracket meets it (or is None: inconclusive),
     the finest level, the time limit, a bracket that stopped narrowing, or the engine's limits
     (DFT length, cells, memory) refuse a level (``first_apart``: next_level's; ``first``:
-    the first level, start_level's).  Returns
+    the first level, start_level's; ``order_min``: next_level's least time order).  Returns
     (result, what stopped short of the request, or None when it was met)."""
     from verifier.core.arith import InputError
     from verifier.core.progress import report
@@ -283,7 +275,7 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
         if refused is not None:
             return res, refused
         done.append((fine, x, now - t))
-        fine, why = next_level(done, max_fine, seconds - (now - t0), first_apart)
+        fine, why = next_level(done, max_fine, seconds - (now - t0), first_apart, order_min)
         if fine is None:
             return res, why
 
@@ -355,7 +347,8 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
         out.update(rem=rem, add=add)
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, iv.lower),
-                      first_apart=labels_apart(M), first=start_level(M, rel_width))
+                      first_apart=labels_apart(M), first=start_level(M, rel_width),
+                      order_min=time_order_min(M))
     rem, add = out["rem"], out["add"]
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, larger_direction(rem, add),
@@ -388,7 +381,8 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
         out.update(ivs=ivs)
         return both_directions(ivs)[0], P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))),
-                      first_apart=labels_apart(M), first=start_level(M, rel_width))
+                      first_apart=labels_apart(M), first=start_level(M, rel_width),
+                      order_min=time_order_min(M))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,

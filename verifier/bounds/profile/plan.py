@@ -303,3 +303,20 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
     return Plan(h, J1, bounds, tail, kmax, budget, fine, fine_tails(sigma, M), not light, band)
 
 
+START_LEVEL = 3                           # the first level of requests at most START_WIDTH
+START_WIDTH = Fraction(1, 10 ** 4)        # and wider than START_NARROWEST at M >= BAND_M
+START_NARROWEST = Fraction(1, 10 ** 5)    # narrower requests start at level 1: from level 3
+# the loop's first jump and time prediction fell short (1e-6, sigma 0.5, M 1e4, E 1, delta
+# 1e-10: 2.0e-6 at level 12 in 27 s, stopped by time; from level 1: 6.5e-7 in 44 s)
+
+
+def start_level(M: int, rel_width) -> int:
+    """The first level of a requested width (a cost choice: every level is certified):
+    START_LEVEL where the body laws are band-limited (M >= BAND_M) and START_NARROWEST <
+    rel_width <= START_WIDTH -- there level 1 (about 4e-4 to 1.2e-3 wide) never met the
+    request and only chose the next level (sigma 0.5, M 1e4, E 100, 1e-4: levels 1 then 3-4
+    in 5.5-5.9 s, level 3 alone in 2.7-4.3 s at delta 1e-10 and 1e-3; sigma 1 and 4 at M 1e4,
+    E 100: 2.5 and 1.6 s); else level 1."""
+    if rel_width is not None and M >= BAND_M and START_NARROWEST < rel_width <= START_WIDTH:
+        return START_LEVEL
+    return 1

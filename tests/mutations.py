@@ -640,6 +640,12 @@ def _poisson_single_add_as_remove():
          lambda sigma, q, a: (real(sigma, q, a)[0],) * 2)
 
 
+def _bisection_undecided_as_above():
+    real = _get("verifier.numerics.brackets:certified_bisection")
+    _set("verifier.numerics.brackets:certified_bisection",
+         lambda compare, width, eps_max: real(lambda e: compare(e) or 1, width, eps_max))
+
+
 def _poisson_single_bisection_flipped():
     real = _get("verifier.bounds.poisson.single:_above")
     _set("verifier.bounds.poisson.single:_above", lambda *a: -real(*a))
@@ -1315,6 +1321,11 @@ MUTATIONS = [
     Mutation("input.sigma-range-dropped", "input", "the input layer's sigma range removed",
              _sigma_range_unbounded,
              ("tests/test_hostile.py::test_refused_quickly_and_nothing_written[sigma beyond 1e6]",)),
+    Mutation("brackets.bisection-undecided-as-above", "search",
+             "the certified bisection of epsilon reads an undecided comparison as 'delta above "
+             "the target' (an end no comparison certified)",
+             _bisection_undecided_as_above,
+             (PS + "test_the_bisection_never_ends_on_an_undecided_comparison",)),
     Mutation("poisson.one-step-closed-form-unused", "input",
              "one step (T = 1) answered by the lattice, not its closed form",
              lambda: _set("verifier.bounds.poisson.single:closed_form", lambda T: False),

@@ -86,9 +86,10 @@ def test_one_step_epsilon_by_bisection_holds_the_root(sigma, q, d):
 def test_epsilon_beyond_the_range_is_none():
     """No eps <= 60 meets a delta the profile never reaches there: None (the CLI's
     inconclusive), not a bracket."""
-    iv = S.epsilon_direction(F(3, 10), F(1), F(1, 10 ** 12), 0, F(1, 10 ** 6))
-    assert iv is None or iv.upper <= S.EPS_MAX
-    assert S.epsilon_direction(F(1, 100), F(1), F(1, 10 ** 12), 0, F(1, 10 ** 6)) is None
+    top = PO.RANGE.epsilon[1]
+    iv = S.epsilon_direction(F(3, 10), F(1), F(1, 10 ** 12), 0, F(1, 10 ** 6), top)
+    assert iv is None or iv.upper <= top
+    assert S.epsilon_direction(F(1, 100), F(1), F(1, 10 ** 12), 0, F(1, 10 ** 6), top) is None
 
 
 def test_negative_eps_is_read_off_the_mirror():
@@ -109,3 +110,22 @@ def test_dp_accounting_subsampled_rows_decided():
         p = F(printed)
         half = F(1, 2 * 10 ** (len(printed) - 2))
         assert p - half <= iv.lower <= iv.upper < p + half, (eps, iv)
+
+
+def test_the_bisection_never_ends_on_an_undecided_comparison():
+    """brackets.certified_bisection (both closed forms' epsilon): an undecided comparison is
+    neither end -- undecided at the first upper end: None; undecided at 0: not [0, 0];
+    undecided near the root: the bracket so far, both ends certified."""
+    from verifier.numerics.brackets import certified_bisection
+    root = F(13, 10)
+
+    def cmp(undecided):
+        return lambda e: 0 if undecided(e) else (1 if e < root else -1)
+    width = (lambda lo, hi: F(1, 10 ** 6))
+    assert certified_bisection(cmp(lambda e: e == 1), width, 60)[0] is None
+    iv = certified_bisection(cmp(lambda e: e == 0), width, 60)[0]
+    assert iv.lower < root <= iv.upper and iv.upper - iv.lower <= F(1, 10 ** 6)
+    near = cmp(lambda e: abs(e - root) < F(1, 100))
+    iv = certified_bisection(near, width, 60)[0]
+    assert near(iv.upper) == -1 and (iv.lower == 0 or near(iv.lower) == 1)
+    assert iv.lower < root <= iv.upper

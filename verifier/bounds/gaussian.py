@@ -9,7 +9,6 @@ step per epoch (T = E epochs) and Poisson subsampling at q = 1.  Both directions
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -17,6 +16,7 @@ from flint import arb, ctx
 
 from verifier.core.arith import Interval, ball_bounds, decimal_str, frac_str, to_arb
 from verifier.core.decide import decide
+from verifier.numerics.brackets import certified_bisection
 from verifier.symbolic import derived as D
 
 MAX_DIGITS = 1000
@@ -62,35 +62,9 @@ def epsilon_interval(mu2: Fraction, delta: Fraction, digits: int) -> tuple[Inter
     below eps 1), evaluations); [0, 0] when delta(0) <= delta; None when no eps <= 1e6 is
     certified to meet delta (inconclusive).  Each end certified: delta(lower) > delta (or
     lower = 0) and delta(upper) <= delta."""
-    prec = _start(digits)
-    n = 1
-    if _compare(mu2, Fraction(0), delta, prec) <= 0:
-        return Interval(Fraction(0), Fraction(0)), n
-    lo, hi = Fraction(0), Fraction(1)
-    while True:
-        n += 1
-        c = _compare(mu2, hi, delta, prec)
-        if c < 0:
-            break
-        if c == 0 or hi > 10 ** 6:
-            return None, n                          # no certified upper end: inconclusive
-        lo, hi = hi, hi * 2
-    scale = Fraction(10) ** -digits
-    while hi - lo > scale * max(hi, Fraction(1)):
-        mid = (lo + hi) / 2
-        k = max(0, -math.floor(math.log2(float(scale * max(hi, 1)))) + 4)
-        mid = Fraction(math.floor(mid * 2 ** k), 2 ** k)
-        if not lo < mid < hi:
-            break
-        n += 1
-        c = _compare(mu2, mid, delta, prec)
-        if c < 0:
-            hi = mid
-        elif c > 0:
-            lo = mid
-        else:
-            break                                   # undecided at the cap: keep [lo, hi]
-    return Interval(lo, hi), n
+    prec, scale = _start(digits), Fraction(10) ** -digits
+    return certified_bisection(lambda e: _compare(mu2, e, delta, prec),
+                               lambda lo, hi: scale * max(hi, Fraction(1)), 10 ** 6)
 
 
 @dataclass(frozen=True)

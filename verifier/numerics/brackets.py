@@ -23,6 +23,39 @@ def delta_interval(lo, hi) -> Interval:
     return Interval(max(low, Fraction(0)), min(high, Fraction(1)))
 
 
+def certified_bisection(compare, width, eps_max) -> tuple[Interval | None, int]:
+    """(bracket of the smallest eps >= 0 with delta(eps) <= delta, evaluations) for a
+    nonincreasing delta by certified bisection: compare(eps) -> +1 (delta(eps) > delta
+    certain), -1 (<= delta certain) or 0 (undecided at its precision cap).  [0, 0] where
+    compare(0) is -1; None where no eps <= eps_max is certified to meet delta (an undecided
+    end included).  Each end certified: compare(lower) = +1 (or lower = 0), compare(upper) =
+    -1; halved until upper - lower <= width(lower, upper) or a midpoint is undecided (the
+    bracket so far), the midpoints rounded to dyadics a sixteenth of the width."""
+    n = 1
+    if compare(Fraction(0)) < 0:
+        return Interval(Fraction(0), Fraction(0)), n
+    lo, hi = Fraction(0), Fraction(1)
+    while True:
+        n += 1
+        c = compare(hi)
+        if c < 0:
+            break
+        if c == 0 or hi >= eps_max:
+            return None, n                          # no certified upper end: inconclusive
+        lo, hi = hi, min(2 * hi, Fraction(eps_max))
+    while hi - lo > width(lo, hi):
+        k = max(0, -math.floor(math.log2(float(width(lo, hi)))) + 4)
+        mid = Fraction(math.floor((lo + hi) / 2 * 2 ** k), 2 ** k)
+        if not lo < mid < hi:
+            break
+        n += 1
+        c = compare(mid)
+        if c == 0:
+            break                                   # undecided at the cap: keep [lo, hi]
+        lo, hi = (mid, hi) if c > 0 else (lo, mid)
+    return Interval(lo, hi), n
+
+
 def larger_direction(r: Interval, a: Interval) -> str:
     if r.lower > a.upper:
         return "remove"

@@ -237,7 +237,8 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
     check_range(sigma, q, T, delta=delta)
     t = time.perf_counter()
     if single.closed_form(T):          # one step: certified bisection on its closed form
-        ivs = single.epsilon_intervals(sigma, q, delta, min(rel_width, single.EPS_WIDTH))
+        ivs = single.epsilon_intervals(sigma, q, delta, min(rel_width, single.EPS_WIDTH),
+                                      RANGE.epsilon[1])
         both, larger = both_directions(ivs)
         return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
                               time.perf_counter() - t, {"closed_form": single.INFO})

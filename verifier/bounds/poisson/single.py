@@ -21,8 +21,9 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from verifier.core.arith import Interval, ball_bounds, to_arb
+from verifier.core.arith import Interval, to_arb
 from verifier.core.decide import decide
+from verifier.numerics.brackets import certified_bisection, delta_interval
 from verifier.symbolic import derived as D
 
 PREC_CAP = 4096
@@ -40,20 +41,28 @@ def closed_form(T: int) -> bool:
     return T == 1
 
 
+def remove_ball(sigma: Fraction, q: Fraction, a: Fraction) -> arb:
+    """delta_R(a) as a ball at the working precision, a >= 0."""
+    s, qa, aa = to_arb(sigma), to_arb(q), to_arb(a)
+    g, p = D.poisson_step_tails(s, qa, D.poisson_loss_threshold(s, qa, aa))
+    return p - aa.exp() * g
+
+
+def add_ball(sigma: Fraction, q: Fraction, a: Fraction) -> arb:
+    """delta_A(a) as a ball at the working precision, a >= 0."""
+    s, qa, aa = to_arb(sigma), to_arb(q), to_arb(a)
+    ea, low = aa.exp(), 1 - qa
+    if 1 / ea > low:                        # {W < e^-a} = {Z < b(-a)}
+        g, p = D.poisson_step_tails(s, qa, D.poisson_loss_threshold(s, qa, -aa))
+        return (1 - g) - ea * (1 - p)
+    if 1 / ea <= low:                       # {W < e^-a} is empty
+        return arb(0)
+    return arb("0.5", "0.5")                # undecided at this precision: 0 <= delta_A <= 1
+
+
 def direction_balls(sigma: Fraction, q: Fraction, a: Fraction) -> tuple[arb, arb]:
     """(delta_R(a), delta_A(a)) as balls at the working precision, a >= 0."""
-    s, qa, aa = to_arb(sigma), to_arb(q), to_arb(a)
-    ea = aa.exp()
-    g, p = D.poisson_step_tails(s, qa, D.poisson_loss_threshold(s, qa, aa))
-    rem = p - ea * g
-    if q == 1 or (-aa).exp() > 1 - qa:
-        g2, p2 = D.poisson_step_tails(s, qa, D.poisson_loss_threshold(s, qa, -aa))
-        add = (1 - g2) - ea * (1 - p2)
-    elif (-aa).exp() <= 1 - qa:
-        add = arb(0)
-    else:                                   # undecided at this precision: 0 <= delta_A <= 1
-        add = arb("0.5", "0.5")
-    return rem, add
+    return remove_ball(sigma, q, a), add_ball(sigma, q, a)
 
 
 def delta_intervals(sigma: Fraction, q: Fraction, a: Fraction,
@@ -62,7 +71,7 @@ def delta_intervals(sigma: Fraction, q: Fraction, a: Fraction,
     below 1e-300 absolute), the precision raised to PREC_CAP otherwise."""
     def at(p):
         with ctx.workprec(p):
-            return tuple(_cut(b) for b in direction_balls(sigma, q, a))
+            return tuple(delta_interval(b, b) for b in direction_balls(sigma, q, a))
 
     def settled(ivs):
         return all(iv.upper - iv.lower <= rel_width * iv.lower
@@ -70,49 +79,27 @@ def delta_intervals(sigma: Fraction, q: Fraction, a: Fraction,
     return decide(at, settled, PREC_CAP, 128)
 
 
-def _cut(b: arb) -> Interval:
-    lo, hi = ball_bounds(b)
-    return Interval(min(max(lo, Fraction(0)), Fraction(1)), min(max(hi, Fraction(0)), Fraction(1)))
-
-
-EPS_MAX = 60                      # the Poisson engine's epsilon range (RANGE)
-
-
 def _above(sigma: Fraction, q: Fraction, a: Fraction, delta: Fraction, which: int) -> int:
     """+1: delta_which(a) > delta certified; -1: <= delta certified; 0: undecided at the cap."""
     def at(p):
         with ctx.workprec(p):
-            v, d = direction_balls(sigma, q, a)[which], to_arb(delta)
+            v, d = (remove_ball, add_ball)[which](sigma, q, a), to_arb(delta)
             return 1 if v > d else -1 if v <= d else 0
     return decide(at, lambda c: c != 0, PREC_CAP, 128)
 
 
 def epsilon_direction(sigma: Fraction, q: Fraction, delta: Fraction, which: int,
-                      rel_width: Fraction) -> Interval | None:
+                      rel_width: Fraction, eps_max) -> Interval | None:
     """The bracket of the smallest eps >= 0 with delta_which(eps) <= delta (which: 0 remove,
-    1 add), by certified bisection (each direction's delta is nonincreasing in eps): lo with
-    delta(lo) > delta certified (or lo = 0 where delta(0) <= delta: [0, 0]), hi with delta(hi)
-    <= delta certified (lo = 0 also where delta(0) is undecided: 0 is a valid lower end);
-    width at most rel_width max(lo, 1/10) unless a midpoint is undecided at PREC_CAP (the
-    bracket so far, still valid).  None: no eps <= EPS_MAX is certified."""
-    if _above(sigma, q, Fraction(0), delta, which) < 0:
-        return Interval(Fraction(0), Fraction(0))
-    lo, hi = Fraction(0), Fraction(1)
-    while _above(sigma, q, hi, delta, which) >= 0:
-        lo, hi = hi, 2 * hi
-        if hi > EPS_MAX:
-            return None
-    while hi - lo > rel_width * max(lo, Fraction(1, 10)):
-        mid = (lo + hi) / 2
-        c = _above(sigma, q, mid, delta, which)
-        if c == 0:
-            break
-        lo, hi = (mid, hi) if c > 0 else (lo, mid)
-    return Interval(lo, hi)
+    1 add; each nonincreasing in eps) by certified bisection (brackets.certified_bisection),
+    at most rel_width max(lower, 1/10) wide; None: no eps <= eps_max is certified."""
+    return certified_bisection(lambda e: _above(sigma, q, e, delta, which),
+                               lambda lo, hi: rel_width * max(lo, Fraction(1, 10)), eps_max)[0]
 
 
 def epsilon_intervals(sigma: Fraction, q: Fraction, delta: Fraction,
-                      rel_width: Fraction) -> dict:
-    """{"remove": bracket or None, "add": ...} of each direction's epsilon(delta)."""
-    return {w: epsilon_direction(sigma, q, delta, i, rel_width)
+                      rel_width: Fraction, eps_max) -> dict:
+    """{"remove": bracket or None, "add": ...} of each direction's epsilon(delta) up to
+    eps_max (the engine's range)."""
+    return {w: epsilon_direction(sigma, q, delta, i, rel_width, eps_max)
             for i, w in enumerate(("remove", "add"))}

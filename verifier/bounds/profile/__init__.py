@@ -239,6 +239,13 @@ def time_order_min(M: int) -> float:
     return TIME_ORDER_MIN_BAND if M >= BAND_M else TIME_ORDER_MIN
 
 
+def ladder(M: int, rel_width) -> dict:
+    """refine's keywords for M steps per epoch: whether level 1 is apart, the first level,
+    the least time order."""
+    return {"first_apart": labels_apart(M), "first": start_level(M, rel_width),
+            "order_min": time_order_min(M)}
+
+
 def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SECONDS,
            first_apart: bool = False, first: int = 1,
            order_min: float = TIME_ORDER_MIN) -> tuple:
@@ -347,8 +354,7 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
         out.update(rem=rem, add=add)
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, iv.lower),
-                      first_apart=labels_apart(M), first=start_level(M, rel_width),
-                      order_min=time_order_min(M))
+                      **ladder(M, rel_width))
     rem, add = out["rem"], out["add"]
     both = Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
     return DeltaResult(sigma, M, E, eps, both, rem, add, larger_direction(rem, add),
@@ -381,8 +387,7 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
         out.update(ivs=ivs)
         return both_directions(ivs)[0], P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))),
-                      first_apart=labels_apart(M), first=start_level(M, rel_width),
-                      order_min=time_order_min(M))
+                      **ladder(M, rel_width))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return EpsilonResult(sigma, M, E, delta, both, ivs["remove"], ivs["add"], larger,

@@ -1,0 +1,371 @@
+"""Certified (epsilon, delta) of a run (``verifier.core.run.Run``): phases of different
+steps composed exactly, not collapsed to the worst phase (docs/THEORY.md section 15).
+
+Which engine answers a run (one dispatch, ``plan``):
+- one kind of step (after merging phases of the same kind: composition is commutative):
+  that sampler's own engine, so a one-phase run gives bit for bit the brackets of
+  ``bounds.poisson`` (Poisson, every_step as q = 1) or ``bounds.profile`` (random allocation);
+- every step the Gaussian mechanism on every record (every_step, Poisson at q = 1, random
+  allocation at M = 1): the T-fold product of Gaussian pairs N(0, s_i^2) vs N(1, s_i^2) is
+  the Gaussian pair at mu^2 = sum_i n_i / s_i^2 (sufficient statistic sum_i x_i / s_i^2),
+  in closed form to the requested digits (bounds.gaussian, docs/THEORY.md section 13);
+- phases of Poisson steps at different (sigma, q): each phase's step laws on one lattice
+  (bounds.poisson.pair at the run's eta), composed by the product of their transforms, each
+  raised to its own count (numerics.compose.ComposedProfile with ``phases``), the charges
+  summed over phases;
+- anything else (random-allocation epochs mixed with other steps, k > 1 steps per record):
+  refused in one line before anything is computed.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifier.core.arith import InputError, Interval, decimal_str, frac_str
+from verifier.core.run import EveryStep, Poisson, RandomAllocation, Run, MAX_RUN_STEPS
+from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions,
+                                        directions, epsilon_search, larger_direction, mirrored)
+from verifier.numerics.cache import EngineCache
+
+_CACHE = EngineCache(5)
+REFINE_POINTS = 60_000      # as bounds.poisson: one step's laws below this many points
+
+
+def clear_cache():
+    _CACHE.clear()
+
+
+# ---- which engine: one dispatch over the samplers
+
+def _rate(sampler) -> Fraction | None:
+    """The per-step sample rate of a sampler the Poisson lattice takes (every_step is
+    q = 1), None for the others."""
+    if isinstance(sampler, Poisson):
+        return sampler.sample_rate
+    if isinstance(sampler, EveryStep):
+        return Fraction(1)
+    return None
+
+
+def _gaussian_step(sampler) -> bool:
+    """Whether every record is in every step (or epoch) of this sampler: the step is the
+    Gaussian mechanism itself."""
+    return (isinstance(sampler, EveryStep) or (isinstance(sampler, Poisson)
+                                              and sampler.sample_rate == 1)
+            or (isinstance(sampler, RandomAllocation) and sampler.steps_per_epoch == 1))
+
+
+def plan(run: Run) -> str:
+    """'single' (one kind of step: its own engine), 'gaussian' (closed form), 'poisson'
+    (the multi-phase lattice); refuses the rest in one line (InputError)."""
+    if not isinstance(run, Run):
+        raise InputError(f"expected a verifier Run, got {type(run).__name__}")
+    if run.steps > MAX_RUN_STEPS:
+        raise InputError(f"a run of {run.steps} steps in all; at most {MAX_RUN_STEPS}")
+    merged = run.merged()
+    for i, p in enumerate(run.phases, 1):
+        s = p.sampler
+        if isinstance(s, RandomAllocation) and s.steps_per_record > 1:
+            raise InputError(f"phase {i}: random allocation with steps_per_record = "
+                             f"{s.steps_per_record} (k of M) is not certified yet; use k = 1 or "
+                             "account the run as Poisson at q = k/M only where that is proved "
+                             "for your run")
+    if len(merged) == 1:
+        return "single"
+    if all(_gaussian_step(s) for _, s, _ in merged):
+        return "gaussian"
+    for i, p in enumerate(run.phases, 1):
+        if _rate(p.sampler) is None:
+            raise InputError(f"phase {i}: random-allocation epochs composed with other kinds "
+                             "of steps are not certified yet; certify each phase alone "
+                             "(verifier epsilon --sampling random_allocation) or a run of "
+                             "Poisson and every_step phases")
+    return "poisson"
+
+
+def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
+    """Every phase inside its engine's range, before anything is computed; one line naming
+    the phase otherwise."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds import profile as PR
+    how = plan(run)
+    for i, p in enumerate(run.phases, 1):
+        sigma = p.noise_multiplier
+        try:
+            if how == "gaussian":
+                PR.RANGE.check(sigma, None, None, delta, eps)
+            elif _rate(p.sampler) is not None:
+                PO.RANGE.check(sigma, None, None, delta, eps, sample_rate=_rate(p.sampler))
+            else:
+                PR.RANGE.check(sigma, p.sampler.steps_per_epoch, p.epochs, delta, eps)
+        except InputError as e:
+            raise InputError(f"phase {i} ({p.describe()}): {e}") from None
+    return how
+
+
+# ---- the multi-phase Poisson lattice
+
+def _steps(run: Run) -> tuple:
+    """((sigma, q, n), ...) of the merged phases (every_step as q = 1)."""
+    return tuple((m.noise_multiplier, _rate(s), n) for m, s, n in run.merged())
+
+
+def guess_epsilon(steps: tuple, delta: float) -> float:
+    """A float guess of epsilon(delta) (a free parameter): the Renyi conversion of the
+    remove direction's integer-order moments, summed over the phases (Renyi divergences of
+    independent steps add; the moments as bounds.poisson.guess_epsilon)."""
+    best = math.inf
+    for a in range(2, 65):
+        tot = 0.0
+        for sigma, q, n in steps:
+            u, qf = float(sigma) ** -2, float(q)
+            terms = []
+            for k in range(a + 1):
+                if qf == 1 and k < a:
+                    continue
+                terms.append(math.lgamma(a + 1) - math.lgamma(k + 1) - math.lgamma(a - k + 1)
+                             + (a - k) * (math.log1p(-qf) if qf < 1 else 0) + k * math.log(qf)
+                             + k * (k - 1) * u / 2)
+            m = max(terms)
+            tot += n * (m + math.log(sum(math.exp(t - m) for t in terms)))
+        best = min(best, (tot + math.log(1 / delta)) / (a - 1))
+    return max(best, 0.0)
+
+
+def lattice_step(steps: tuple, guess: float) -> Fraction:
+    """The run's first lattice step (a free parameter; bounds.poisson.lattice_step's rules
+    for every phase at once): at most 1/STEP_GRID of each step's loss standard deviation
+    and 1/EPS_GRID of the guessed epsilon or of the composed loss's standard deviation, at
+    least 1/START_POINTS of the widest step's loss range."""
+    from verifier.bounds import poisson as PO
+    wants, var, widest = [], 0.0, 0.0
+    for sigma, q, n in steps:
+        sf, qf = float(sigma), float(q)
+        u = sf ** -2
+        sd_x = math.sqrt(math.log1p(qf * qf * math.expm1(min(u, 700.0))))
+        wants.append(sd_x / PO.STEP_GRID)
+        var += n * sd_x ** 2
+        x_hi = math.log1p(qf * math.expm1(min(9 / sf + u / 2, 700.0)))
+        x_lo = math.log1p(-qf) if qf < 1 else -(9 / sf + u / 2)
+        widest = max(widest, x_hi - x_lo)
+    want = min(min(wants), max(guess, math.sqrt(var)) / PO.EPS_GRID)
+    want = max(want, widest / PO.START_POINTS, 2.0 ** -40)
+    e = math.floor(math.log2(want)) - 2
+    return Fraction(math.floor(want / 2.0 ** e)) * Fraction(2) ** e
+
+
+def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
+    """The composed laws of the run's steps (a ComposedProfile over phases), cached."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds.poisson.pair import step_laws
+    from verifier.numerics.compose import ComposedProfile
+    T = sum(n for _, _, n in steps)
+    key = (steps, floor, eps_cap, eta)
+
+    def make():
+        prec = PO._prec(T, floor, eta, eps_cap)
+        # each step's laws charged below CHARGE floor / T, so the run's sum stays below
+        # CHARGE floor (pair.points): the budget is shared by all T steps
+        laws = [(step_laws(sigma, q, T, floor, eta, prec), n) for sigma, q, n in steps]
+        return ComposedProfile(laws[0][0], T, prec, floor, eps_cap,
+                               symmetric=all(q == 1 for _, q, _ in steps), scan_tests=True,
+                               phases=laws)
+    return _CACHE.get(key, make)
+
+
+def points(P) -> int:
+    """The most lattice points of one phase's laws."""
+    return max(lw.info["points"] for lw, _ in P.phases)
+
+
+def refine(compute, eta: Fraction, target) -> tuple:
+    """bounds.poisson.refine for a run: eta divided while the bracket is wider than
+    target(bracket) and every phase's laws have fewer than REFINE_POINTS / 2 points."""
+    while True:
+        iv, P = compute(eta)
+        if iv is None:
+            return iv, P
+        width, want = iv.upper - iv.lower, target(iv)
+        n = points(P)
+        if width <= want or 2 * n > REFINE_POINTS:
+            return iv, P
+        k = min(3, max(1, math.ceil(math.log2(1.2 * math.sqrt(float(width / want))))))
+        eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
+
+
+# ---- results
+
+CERTIFIED_RUN = ("rigorous bracket of the run's composition: each phase's steps as a "
+                 "dominating lattice pair (upper ends) and exact cell laws (lower ends) on one "
+                 "lattice, composed by the product of their DFTs, each raised to its own count, "
+                 "in ball arithmetic; the charges summed over the phases (docs/THEORY.md "
+                 "section 15)")
+CERTIFIED_GAUSSIAN = ("the Gaussian mechanism in closed form at mu^2 = sum_i n_i / sigma_i^2 "
+                      "(every record in every step; Balle & Wang 2018, Theorem 8; "
+                      "docs/THEORY.md sections 13, 15)")
+
+
+class _RunAnswer:
+    @property
+    def total_steps(self) -> int:
+        return self.run.steps
+
+    @property
+    def CERTIFIED(self) -> str:
+        return self.certified_by
+
+    def run_json(self) -> dict:
+        return {"run": self.run.to_json()}
+
+
+@dataclass(frozen=True)
+class RunEpsilon(_RunAnswer, EpsilonAnswer):
+    run: Run
+    delta: Fraction
+    epsilon: Interval | None
+    remove: Interval | None
+    add: Interval | None
+    larger: str
+    seconds: float
+    info: dict
+    certified_by: str
+
+    def to_json(self) -> dict:
+        return {**self.run_json(), "delta": frac_str(self.delta), **self.answer_json()}
+
+
+@dataclass(frozen=True)
+class RunDelta(_RunAnswer, DeltaAnswer):
+    run: Run
+    epsilon: Fraction
+    delta: Interval
+    remove: Interval
+    add: Interval
+    larger: str
+    seconds: float
+    info: dict
+    certified_by: str
+
+    def to_json(self) -> dict:
+        return {**self.run_json(), "epsilon": frac_str(self.epsilon), **self.answer_json()}
+
+
+def _single(run: Run):
+    """(sigma, sampler, steps) of a run of one kind of step."""
+    (m, s, n), = run.merged()
+    return m.noise_multiplier, s, n
+
+
+def _mu2(run: Run) -> Fraction:
+    return sum((Fraction(n) / m.noise_multiplier ** 2 for m, s, n in run.merged()), Fraction(0))
+
+
+def _digits(rel_width) -> int:
+    from verifier.bounds.profile import closed_form_digits
+    from verifier.bounds.poisson import REL_TARGET
+    return closed_form_digits(REL_TARGET if rel_width is None else rel_width)
+
+
+def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None) -> RunEpsilon:
+    """Certified bracket of epsilon(delta) of the run (both directions), refined to
+    ``rel_width`` (default: each engine's, 0.1%)."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds import profile as PR
+    how = check(run, delta=delta)
+    t = time.perf_counter()
+    if how == "single":
+        sigma, s, n = _single(run)
+        if isinstance(s, RandomAllocation):
+            r = PR.epsilon_bracket(sigma, s.steps_per_epoch, n // s.steps_per_epoch, delta,
+                                   rel_width=rel_width)
+            by = PR.CERTIFIED
+        else:
+            r = PO.epsilon_bracket(sigma, _rate(s), n, delta,
+                                   rel_width=PO.check_rel_width(rel_width))
+            by = r.CERTIFIED
+        return RunEpsilon(run, delta, r.epsilon, r.remove, r.add, r.larger,
+                          time.perf_counter() - t, dict(r.info), by)
+    if how == "gaussian":
+        from verifier.bounds.gaussian import epsilon_interval
+        d = _digits(rel_width)
+        iv, _ = epsilon_interval(_mu2(run), delta, d)
+        return RunEpsilon(run, delta, iv, iv, iv, "undecided", time.perf_counter() - t,
+                          {"closed_form": CERTIFIED_GAUSSIAN, "mu_squared": _mu2(run),
+                           "digits": d}, CERTIFIED_GAUSSIAN)
+    steps = _steps(run)
+    rel = PO.check_rel_width(rel_width)
+    guess = guess_epsilon(steps, float(delta))
+    out = {}
+
+    def compute(eta):
+        ivs, P = epsilon_search(lambda cap: engine(steps, float(delta), cap, eta), delta, guess)
+        out["ivs"] = ivs
+        return both_directions(ivs)[0], P
+    _, P = refine(compute, lattice_step(steps, guess), PO._eps_target(rel))
+    ivs = out["ivs"]
+    both, larger = both_directions(ivs)
+    return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
+                      time.perf_counter() - t, _info(P), CERTIFIED_RUN)
+
+
+def _info(P) -> dict:
+    return {"sampling": "run", "phases": len(P.phases), "eta": P.laws.eta,
+            "points": points(P), "steps": P.E}
+
+
+def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
+                  rel_width: Fraction | None = None) -> RunDelta:
+    """Certified bracket of delta(eps) of the run (both directions); a negative eps is read
+    off the brackets at -eps (numerics.brackets.mirrored)."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds import profile as PR
+    how = check(run, eps=abs(eps))
+    t = time.perf_counter()
+    if how == "single":
+        sigma, s, n = _single(run)
+        if isinstance(s, RandomAllocation):
+            r = PR.delta_bracket(sigma, s.steps_per_epoch, n // s.steps_per_epoch, eps,
+                                 floor, rel_width=rel_width)
+            by = PR.CERTIFIED
+        else:
+            r = PO.delta_bracket(sigma, _rate(s), n, eps, floor,
+                                 rel_width=PO.check_rel_width(rel_width))
+            by = r.CERTIFIED
+        return RunDelta(run, eps, r.delta, r.remove, r.add, r.larger,
+                        time.perf_counter() - t, dict(r.info), by)
+    if how == "gaussian":
+        from verifier.bounds.gaussian import delta_interval
+        d = _digits(rel_width)
+        iv = delta_interval(_mu2(run), eps, d)
+        return RunDelta(run, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
+                        {"closed_form": CERTIFIED_GAUSSIAN, "mu_squared": _mu2(run),
+                         "digits": d}, CERTIFIED_GAUSSIAN)
+    if eps < 0:
+        r = delta_bracket(run, -eps, floor, rel_width)
+        rem, add = mirrored(r.remove, r.add, -eps)
+        return RunDelta(run, eps, Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)),
+                        rem, add, larger_direction(rem, add), r.seconds, r.info, r.certified_by)
+    steps = _steps(run)
+    rel = PO.check_rel_width(rel_width)
+    out = {}
+
+    def compute(eta):
+        P = engine(steps, floor, float(eps) + 1, eta)
+        out["dirs"] = directions(P, eps)
+        rem, add = out["dirs"]
+        return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
+    both, P = refine(compute, lattice_step(steps, float(eps)),
+                     lambda iv: max(rel * iv.lower, Fraction(floor)))
+    rem, add = out["dirs"]
+    return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
+                    time.perf_counter() - t, _info(P), CERTIFIED_RUN)
+
+
+def describe_bracket(iv: Interval | None) -> str:
+    return "inconclusive" if iv is None else iv.short(8)
+
+
+__all__ = ["RunEpsilon", "RunDelta", "epsilon_bracket", "delta_bracket", "plan", "check",
+           "decimal_str"]

@@ -1,0 +1,367 @@
+"""A training run as a value: what every surface (API, CLI run files, the Opacus and
+dp_accounting accountants) hands to the engines (docs/THEORY.md section 15).
+
+    Gaussian(noise_multiplier)                 the mechanism of one step (sensitivity 1)
+    Poisson(sample_rate)                       each record in each step with probability q
+    RandomAllocation(steps_per_epoch, k)       each record in k of the M steps of an epoch
+    EveryStep()                                every record in every step (no sampling)
+    Phase(mechanism, sampler, steps)           ``steps`` steps in all of one kind
+    Run(phases)                                a sequence of phases
+
+All immutable and hashable; every number exact (a float is read as the decimal it prints
+as: ``core.arith.parse_exact``).  ``steps`` always means the steps of a phase in all (T),
+never steps per epoch: a random-allocation phase of E epochs of M steps has steps = E M
+(``Phase.epochs`` gives E back).  The names are Opacus's and dp_accounting's:
+``noise_multiplier``, ``sample_rate``, ``steps``, ``epochs``, ``steps_per_epoch``.
+
+A run file (TOML or JSON) lists its phases:
+
+    [[phases]]
+    noise_multiplier = "1.2"
+    sampler = "poisson"          # poisson | random_allocation | every_step
+    sample_rate = "0.05"
+    steps = 40                   # or epochs = E (Poisson: T = floor(E / q), Opacus's rule)
+
+    [[phases]]
+    noise_multiplier = "0.9"
+    sampler = "random_allocation"
+    steps_per_epoch = 100
+    epochs = 2                   # steps_per_record = k (default 1)
+
+Mistakes are refused in one line naming the phase and the value (``InputError``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from verifier.core.arith import InputError, decimal_str, parse_exact
+
+MAX_PHASES = 1000          # phases of one run (a run file, a history, an event tree)
+MAX_RUN_STEPS = 10 ** 7    # steps of one run in all (the Poisson engine's range)
+
+
+def _num(q: Fraction) -> str:
+    return decimal_str(q, 17)
+
+
+@dataclass(frozen=True)
+class Gaussian:
+    """The Gaussian mechanism with noise multiplier sigma (noise sigma times the clipping
+    norm, sensitivity one clipping norm)."""
+    noise_multiplier: Fraction
+    kind = "gaussian"
+
+    def __post_init__(self):
+        s = parse_exact(self.noise_multiplier, "noise_multiplier")
+        if s <= 0:
+            raise InputError(f"noise_multiplier must be > 0, got {self.noise_multiplier}")
+        object.__setattr__(self, "noise_multiplier", s)
+
+    def describe(self) -> str:
+        return f"sigma = {_num(self.noise_multiplier)}"
+
+    def to_json(self) -> dict:
+        return {"mechanism": self.kind, "noise_multiplier": _exact(self.noise_multiplier)}
+
+
+def _exact(q: Fraction) -> str:
+    from verifier.core.arith import frac_str
+    return frac_str(q)
+
+
+@dataclass(frozen=True)
+class Poisson:
+    """Poisson subsampling: each record in each step independently with probability q."""
+    sample_rate: Fraction
+    kind = "poisson"
+
+    def __post_init__(self):
+        q = parse_exact(self.sample_rate, "sample_rate")
+        if not 0 < q <= 1:
+            raise InputError(f"sample_rate must be in (0, 1], got {self.sample_rate}")
+        object.__setattr__(self, "sample_rate", q)
+
+    def describe(self) -> str:
+        return f"Poisson q = {_num(self.sample_rate)}"
+
+    def to_json(self) -> dict:
+        return {"sampler": self.kind, "sample_rate": _exact(self.sample_rate)}
+
+
+@dataclass(frozen=True)
+class RandomAllocation:
+    """Random allocation: each record in k (steps_per_record) of the M (steps_per_epoch)
+    steps of every epoch, chosen uniformly (arXiv 2605.06259; k = 1 its setting)."""
+    steps_per_epoch: int
+    steps_per_record: int = 1
+    kind = "random_allocation"
+
+    def __post_init__(self):
+        M = _integer(self.steps_per_epoch, "steps_per_epoch", 1)
+        k = _integer(self.steps_per_record, "steps_per_record", 1)
+        if k > M:
+            raise InputError(f"steps_per_record = {k} is more than steps_per_epoch = {M}")
+        object.__setattr__(self, "steps_per_epoch", M)
+        object.__setattr__(self, "steps_per_record", k)
+
+    def describe(self) -> str:
+        k = "" if self.steps_per_record == 1 else f", k = {self.steps_per_record} per record"
+        return f"random allocation, M = {self.steps_per_epoch} steps per epoch{k}"
+
+    def to_json(self) -> dict:
+        return {"sampler": self.kind, "steps_per_epoch": self.steps_per_epoch,
+                "steps_per_record": self.steps_per_record}
+
+
+@dataclass(frozen=True)
+class EveryStep:
+    """No sampling: every record in every step (full-batch DP-GD)."""
+    kind = "every_step"
+
+    def describe(self) -> str:
+        return "every record in every step"
+
+    def to_json(self) -> dict:
+        return {"sampler": self.kind}
+
+
+SAMPLERS = {"poisson": Poisson, "random_allocation": RandomAllocation, "every_step": EveryStep}
+
+
+def _integer(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be an integer, got {value!r}")
+    v = parse_exact(value, name)
+    if v.denominator != 1:
+        raise InputError(f"{name} must be an integer, got {str(value)[:40]}")
+    if v < minimum:
+        raise InputError(f"{name} must be >= {minimum}, got {str(value)[:40]}")
+    if v > MAX_RUN_STEPS * 10:
+        raise InputError(f"{name} = {str(value)[:40]} is above the supported {MAX_RUN_STEPS}")
+    return int(v)
+
+
+@dataclass(frozen=True)
+class Phase:
+    """``steps`` steps (in all) of one mechanism under one sampler.  For random allocation
+    ``steps`` is a whole number of epochs times M."""
+    mechanism: Gaussian
+    sampler: object
+    steps: int
+
+    def __post_init__(self):
+        if not isinstance(self.mechanism, Gaussian):
+            raise InputError(f"mechanism must be Gaussian(noise_multiplier), got "
+                             f"{type(self.mechanism).__name__}")
+        if not isinstance(self.sampler, tuple(SAMPLERS.values())):
+            raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}, got "
+                             f"{type(self.sampler).__name__}")
+        T = _integer(self.steps, "steps", 1)
+        if isinstance(self.sampler, RandomAllocation) and T % self.sampler.steps_per_epoch:
+            raise InputError(f"steps = {T} is not a whole number of epochs of "
+                             f"steps_per_epoch = {self.sampler.steps_per_epoch}")
+        object.__setattr__(self, "steps", T)
+
+    @property
+    def epochs(self) -> int | None:
+        """E for random allocation (steps / M), None for the other samplers."""
+        if isinstance(self.sampler, RandomAllocation):
+            return self.steps // self.sampler.steps_per_epoch
+        return None
+
+    @property
+    def noise_multiplier(self) -> Fraction:
+        return self.mechanism.noise_multiplier
+
+    @property
+    def step_kind(self) -> tuple:
+        """What one step (or epoch) is, without the count: phases of the same kind compose
+        into one phase (the composition is commutative)."""
+        return (self.mechanism, self.sampler)
+
+    def describe(self) -> str:
+        if self.epochs is not None:
+            return (f"{self.epochs} epoch{'s' if self.epochs != 1 else ''} of "
+                    f"{self.sampler.describe()} at {self.mechanism.describe()} "
+                    f"(T = {self.steps} steps)")
+        return f"{self.steps} step{'s' if self.steps != 1 else ''} of {self.sampler.describe()} at {self.mechanism.describe()}"
+
+    def to_json(self) -> dict:
+        out = {"noise_multiplier": _exact(self.noise_multiplier), **self.sampler.to_json(),
+               "steps": self.steps}
+        if self.epochs is not None:
+            out["epochs"] = self.epochs
+        return out
+
+
+@dataclass(frozen=True)
+class Run:
+    """A sequence of phases (the order is kept for reports; the guarantee does not depend on
+    it: the composition of independent steps is a product measure)."""
+    phases: tuple
+
+    def __post_init__(self):
+        ph = tuple(self.phases)
+        if not ph:
+            raise InputError("a run needs at least one phase")
+        if len(ph) > MAX_PHASES:
+            raise InputError(f"a run of {len(ph)} phases; at most {MAX_PHASES}")
+        for i, p in enumerate(ph):
+            if not isinstance(p, Phase):
+                raise InputError(f"phase {i + 1} is a {type(p).__name__}, not a Phase")
+        object.__setattr__(self, "phases", ph)
+
+    @property
+    def steps(self) -> int:
+        """Steps in all (T)."""
+        return sum(p.steps for p in self.phases)
+
+    def merged(self) -> tuple:
+        """((mechanism, sampler, steps), ...): the phases of the same kind of step merged
+        (their counts added), in order of first appearance."""
+        out: dict = {}
+        for p in self.phases:
+            out[p.step_kind] = out.get(p.step_kind, 0) + p.steps
+        return tuple((m, s, n) for (m, s), n in out.items())
+
+    def describe(self) -> str:
+        if len(self.phases) == 1:
+            return self.phases[0].describe()
+        return (f"a run of {len(self.phases)} phases, T = {self.steps} steps in all: "
+                + "; ".join(p.describe() for p in self.phases))
+
+    def to_json(self) -> dict:
+        return {"steps": self.steps, "phases": [p.to_json() for p in self.phases]}
+
+
+# ---- constructors from what users hold
+
+def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
+          steps_per_epoch=None, steps_per_record=1, sampler=None) -> Phase:
+    """One phase from keywords (the run file's keys): Poisson with ``sample_rate`` (and
+    ``steps``, or ``epochs`` as Opacus counts them: T = floor(E / q)); random allocation with
+    ``steps_per_epoch`` (and ``epochs``, or ``steps`` a multiple of M; ``steps_per_record``
+    k); ``sampler="every_step"`` for no sampling.  The sampler is inferred when not named."""
+    if sampler is None:
+        sampler = ("random_allocation" if steps_per_epoch is not None
+                   else "poisson" if sample_rate is not None else None)
+        if sampler is None:
+            raise InputError("a phase needs a sampler: sample_rate (Poisson), steps_per_epoch "
+                             "(random allocation) or sampler = \"every_step\"")
+    if sampler not in SAMPLERS:
+        raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}, got {str(sampler)[:40]!r}")
+    mech = Gaussian(noise_multiplier)
+    if steps is not None and epochs is not None:
+        raise InputError("give steps or epochs, not both")
+    if steps is None and epochs is None:
+        raise InputError("a phase needs steps (or epochs)")
+    if sampler == "poisson":
+        if steps_per_epoch is not None:
+            raise InputError("steps_per_epoch is random allocation's; a Poisson phase has "
+                             "sample_rate and steps")
+        if sample_rate is None:
+            raise InputError("a Poisson phase needs sample_rate")
+        s = Poisson(sample_rate)
+        if epochs is not None:
+            E = _integer(epochs, "epochs", 1)
+            steps = math.floor(E / s.sample_rate)        # Opacus: int(epochs / sample_rate)
+            if steps < 1:
+                raise InputError(f"epochs = {E} at sample_rate = {_num(s.sample_rate)} is "
+                                 "less than one step")
+        return Phase(mech, s, steps)
+    if sampler == "random_allocation":
+        if sample_rate is not None:
+            raise InputError("sample_rate is Poisson's; a random-allocation phase has "
+                             "steps_per_epoch and epochs")
+        if steps_per_epoch is None:
+            raise InputError("a random-allocation phase needs steps_per_epoch")
+        s = RandomAllocation(steps_per_epoch, steps_per_record)
+        if epochs is not None:
+            steps = _integer(epochs, "epochs", 1) * s.steps_per_epoch
+        return Phase(mech, s, steps)
+    if sample_rate is not None or steps_per_epoch is not None:
+        raise InputError("an every_step phase takes no sample_rate or steps_per_epoch")
+    if epochs is not None:
+        steps = epochs                                   # one step is one epoch
+    return Phase(mech, EveryStep(), steps)
+
+
+PHASE_KEYS = ("noise_multiplier", "sampler", "sample_rate", "steps", "epochs",
+              "steps_per_epoch", "steps_per_record")
+
+
+def run_from_dict(data, source: str = "the run") -> Run:
+    """A run from a parsed run file: {"phases": [{key: value, ...}, ...]} (module
+    docstring); unknown keys and bad values refused in one line naming the phase."""
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: a run file is a table with a list 'phases'")
+    extra = sorted(set(data) - {"phases"})
+    if extra:
+        raise InputError(f"{source}: unknown key {extra[0]!r} (a run file has 'phases' only)")
+    phases = data.get("phases")
+    if not isinstance(phases, list) or not phases:
+        raise InputError(f"{source}: 'phases' must be a non-empty list of tables")
+    if len(phases) > MAX_PHASES:
+        raise InputError(f"{source}: {len(phases)} phases; at most {MAX_PHASES}")
+    out = []
+    for i, ph in enumerate(phases, 1):
+        if not isinstance(ph, dict):
+            raise InputError(f"{source}, phase {i}: a phase is a table of "
+                             f"{', '.join(PHASE_KEYS)}")
+        bad = [k for k in ph if k not in PHASE_KEYS]
+        if bad:
+            raise InputError(f"{source}, phase {i}: unknown key {str(bad[0])[:40]!r} (known: "
+                             f"{', '.join(PHASE_KEYS)})")
+        if "noise_multiplier" not in ph:
+            raise InputError(f"{source}, phase {i}: noise_multiplier is missing")
+        try:
+            kw = {k: v for k, v in ph.items() if k != "noise_multiplier"}
+            out.append(phase(ph["noise_multiplier"], **kw))
+        except InputError as e:
+            raise InputError(f"{source}, phase {i}: {e}") from None
+    run = Run(tuple(out))
+    if run.steps > MAX_RUN_STEPS:
+        raise InputError(f"{source}: {run.steps} steps in all; at most {MAX_RUN_STEPS}")
+    return run
+
+
+def run_from_file(path: str) -> Run:
+    """A run from a TOML or JSON run file (by its suffix; anything else is tried as TOML)."""
+    import json
+    import tomllib
+    from verifier.core.arith import read_bounded
+    raw = read_bounded(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"run file {path}: not UTF-8 text") from None
+    try:
+        data = json.loads(text) if str(path).endswith(".json") else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as e:
+        raise InputError(f"run file {path}: {str(e).splitlines()[0][:120]}") from None
+    return run_from_dict(data, f"run file {path}")
+
+
+def run_from_history(history, source: str = "the accountant's history") -> Run:
+    """A Poisson run from an Opacus accountant's ``history`` [(noise_multiplier,
+    sample_rate, steps), ...] (the steps at each (sigma, q) in the order taken)."""
+    if not isinstance(history, (list, tuple)) or not history:
+        raise InputError(f"{source} is empty: no step taken yet")
+    if len(history) > MAX_PHASES:
+        raise InputError(f"{source} has {len(history)} phases; at most {MAX_PHASES}")
+    out = []
+    for i, h in enumerate(history, 1):
+        if not isinstance(h, (list, tuple)) or len(h) != 3:
+            raise InputError(f"{source}, entry {i}: not a (noise_multiplier, sample_rate, "
+                             f"steps) triple: {str(h)[:60]}")
+        nm, sr, n = h
+        try:
+            out.append(Phase(Gaussian(nm), Poisson(sr), _integer(n, "steps", 1)))
+        except InputError as e:
+            raise InputError(f"{source}, entry {i}: {e}") from None
+    run = Run(tuple(out))
+    if run.steps > MAX_RUN_STEPS:
+        raise InputError(f"{source}: {run.steps} steps in all; at most {MAX_RUN_STEPS}")
+    return run

@@ -715,24 +715,26 @@ def _poisson_tests_not_scanned():
 
 def _poisson_largest_sigma():
     from verifier.poisson_accountant import CertifiedPoissonAccountant
-    from verifier.core.arith import parse_exact
-    real = CertifiedPoissonAccountant.parameters
+    from verifier.core.run import Gaussian, Phase, Run
+    real = CertifiedPoissonAccountant.run
 
-    def params(self):
-        s, q, T = real(self)
-        return max(parse_exact(nm, "n") for nm, _, _ in self.history), q, T
-    CertifiedPoissonAccountant.parameters = params
+    def run(self):                   # every phase read at the largest noise multiplier
+        r = real(self)
+        s = max(p.noise_multiplier for p in r.phases)
+        return Run(tuple(Phase(Gaussian(s), p.sampler, p.steps) for p in r.phases))
+    CertifiedPoissonAccountant.run = run
 
 
 def _poisson_smallest_rate():
     from verifier.poisson_accountant import CertifiedPoissonAccountant
-    from verifier.core.arith import parse_exact
-    real = CertifiedPoissonAccountant.parameters
+    from verifier.core.run import Phase, Poisson, Run
+    real = CertifiedPoissonAccountant.run
 
-    def params(self):
-        s, q, T = real(self)
-        return s, min(parse_exact(sr, "q") for _, sr, _ in self.history), T
-    CertifiedPoissonAccountant.parameters = params
+    def run(self):                   # every phase read at the smallest sample rate
+        r = real(self)
+        q = min(p.sampler.sample_rate for p in r.phases)
+        return Run(tuple(Phase(p.mechanism, Poisson(q), p.steps) for p in r.phases))
+    CertifiedPoissonAccountant.run = run
 
 
 def _poisson_any_sampler():
@@ -1366,11 +1368,11 @@ MUTATIONS = [
              (PO + "test_issue_example_and_published_float_accountants",
               PO + "test_lower_ends_find_the_best_threshold_on_a_coarse_lattice")),
     Mutation("poisson.accountant-largest-sigma", "input",
-             "steps at several noise multipliers accounted at the largest, not the smallest",
-             _poisson_largest_sigma, (PO + "test_poisson_accountant_accounts_mixed_steps_at_the_worst",)),
+             "the history-to-run conversion reads every phase at the largest noise multiplier",
+             _poisson_largest_sigma, (PO + "test_poisson_accountant_composes_mixed_steps_exactly",)),
     Mutation("poisson.accountant-smallest-rate", "input",
-             "steps at several sample rates accounted at the smallest, not the largest",
-             _poisson_smallest_rate, (PO + "test_poisson_accountant_accounts_mixed_steps_at_the_worst",)),
+             "the history-to-run conversion reads every phase at the smallest sample rate",
+             _poisson_smallest_rate, (PO + "test_poisson_accountant_composes_mixed_steps_exactly",)),
     Mutation("poisson.accountant-any-sampler", "input",
              "any batch sampler taken for Opacus's Poisson sampler",
              _poisson_any_sampler,

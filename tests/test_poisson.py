@@ -310,17 +310,27 @@ def test_poisson_accountant_binds_only_opacus_poisson_sampler():
         acc.get_epsilon(1e-5)
 
 
-def test_poisson_accountant_accounts_mixed_steps_at_the_worst():
-    """Steps at two noise multipliers and two rates: the guarantee is computed at the
-    smallest sigma and the largest rate for all steps (module docstring of
-    verifier.poisson_accountant)."""
+def test_poisson_accountant_composes_mixed_steps_exactly():
+    """Steps at three noise multipliers and three rates (a planned run): the history is a
+    run of three phases composed exactly (bounds/runs.py), its epsilon the run's certified
+    upper end, below the worst-phase collapse (smallest sigma, largest rate for every step:
+    certified lower, its bracket's lower end above ours); the state round-trips."""
+    from verifier.bounds import runs
+    from verifier.core.run import Run, phase
     from verifier.poisson_accountant import CertifiedPoissonAccountant
     acc = CertifiedPoissonAccountant()
     acc.history = [(1.3, 0.01, 10), (1.1, 0.02, 5), (1.2, 0.015, 5)]   # a planned run
-    assert acc.parameters() == (F(11, 10), F(2, 100), 20)
+    want = Run((phase("1.3", sample_rate="0.01", steps=10),
+                phase("1.1", sample_rate="0.02", steps=5),
+                phase("1.2", sample_rate="0.015", steps=5)))
+    assert acc.run() == want
     e = acc.get_epsilon(1e-5)
-    r = PO.epsilon_bracket(F(11, 10), F(2, 100), 20, F(1, 10 ** 5))
+    r = runs.epsilon_bracket(want, F(1, 10 ** 5))
     assert F(e) >= r.epsilon.upper and e - float(r.epsilon.upper) < 1e-12
+    worst = PO.epsilon_bracket(F(11, 10), F(2, 100), 20, F(1, 10 ** 5))
+    assert F(e) < worst.epsilon.lower
+    with pytest.raises(InputError, match="kinds of step"):
+        acc.parameters()
     state = acc.state_dict()
     acc2 = CertifiedPoissonAccountant()
     acc2.load_state_dict(state)

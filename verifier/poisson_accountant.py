@@ -15,12 +15,13 @@ steps taken (bounds/poisson; docs/THEORY.md section 12), ``get_epsilon_bracket(d
 bracket, ``history`` as Opacus keeps it ([(noise_multiplier, sample_rate, steps)]),
 ``len()``, ``mechanism()``, ``state_dict()`` / ``load_state_dict()``.
 
-Steps with different noise multipliers or sample rates are accounted at the smallest noise
-multiplier and the largest sample rate for every step: a valid upper bound (the pair at a
-larger sigma is the pair at a smaller one with independent Gaussian noise added, a
-post-processing; the pair at a smaller rate q' <= q is the mixture (q'/q) (P_q, Q) +
-(1 - q'/q) (Q, Q), whose hockey-stick divergence is at most that of (P_q, Q) by joint
-convexity, in both directions: so it is dominated, and dominated pairs compose).
+Steps with different noise multipliers (a noise schedule) are composed exactly: the history
+is a run of phases (``run()``, a ``verifier.Run``), each phase's steps on one lattice and
+the phases composed by the product of their transforms (bounds/runs.py; docs/THEORY.md
+section 15), not accounted at the worst phase.  ``get_epsilon`` reads a phase whose noise
+multiplier is above the engine's range (50) at 50 (a valid upper bound: the pair at a
+larger sigma is a post-processing of the pair at a smaller one) and returns ``inf`` for one
+below it (0.3); ``get_epsilon_bracket`` refuses both in one line.
 """
 from __future__ import annotations
 
@@ -116,13 +117,20 @@ class CertifiedPoissonAccountant(_Base):
         return sum(n for _, _, n in self.history)
 
     def parameters(self) -> tuple:
-        """(sigma, q, T) the guarantee is computed for: the smallest noise multiplier, the
-        largest sample rate, all the steps (module docstring)."""
-        if not self.history:
-            raise InputError("no step taken yet")
-        sigma = min(parse_exact(nm, "noise_multiplier") for nm, _, _ in self.history)
-        q = max(parse_exact(sr, "sample_rate") for _, sr, _ in self.history)
-        return sigma, q, len(self)
+        """(sigma, q, T) of a history of one kind of step; a history of several noise
+        multipliers or rates is a run of phases (``run()``), refused here in one line."""
+        run = self.run()
+        if len(run.merged()) != 1:
+            raise InputError(f"the history has {len(run.merged())} kinds of step (a schedule): "
+                             "use accountant.run(), composed exactly by get_epsilon")
+        (m, s, n), = run.merged()
+        return m.noise_multiplier, s.sample_rate, n
+
+    def run(self):
+        """The steps taken as a ``verifier.Run`` of Poisson phases, one per entry of the
+        history (validated: positive integer counts, sigma > 0, q in (0, 1])."""
+        from verifier.core.run import run_from_history
+        return run_from_history(self.history, "the accountant's history")
 
     def _check_run(self):
         why = run_refusal(self)
@@ -130,13 +138,14 @@ class CertifiedPoissonAccountant(_Base):
             raise UncertifiedSampler(why)
 
     def get_epsilon_bracket(self, delta):
-        """The certified bracket of epsilon(delta) (a ``PoissonEpsilon``)."""
-        from verifier.api.profile import poisson_epsilon
+        """The certified bracket of epsilon(delta) of the steps taken (a ``RunEpsilon``;
+        one kind of step gives bit for bit the ``PoissonEpsilon`` bracket)."""
         from verifier.bounds.poisson import RANGE
+        from verifier.bounds.runs import epsilon_bracket
         d = parse_exact(delta, "delta")
         RANGE.check(None, None, None, delta=d)
         self._check_run()
-        return poisson_epsilon(*self.parameters(), delta=d)
+        return epsilon_bracket(self.run(), d)
 
     def get_epsilon(self, delta, **kwargs) -> float:
         """The certified upper end of epsilon(delta) as a float rounded up; ``inf`` when
@@ -144,16 +153,19 @@ class CertifiedPoissonAccountant(_Base):
         range (50) the answer at 50 (a valid upper bound: epsilon does not increase with
         sigma)."""
         import math
-        from verifier.api.profile import poisson_epsilon
         from verifier.bounds.poisson import RANGE
+        from verifier.bounds.runs import epsilon_bracket
+        from verifier.core.run import Gaussian, Phase, Run
         d = parse_exact(delta, "delta")
         RANGE.check(None, None, None, delta=d)
         self._check_run()
-        sigma, q, T = self.parameters()
+        run = self.run()
         lo, hi = RANGE.sigma
-        if sigma < lo:
+        if any(p.noise_multiplier < lo for p in run.phases):
             return math.inf
-        r = poisson_epsilon(min(sigma, hi), q, T, delta=d)
+        run = Run(tuple(Phase(Gaussian(min(p.noise_multiplier, hi)), p.sampler, p.steps)
+                        for p in run.phases))
+        r = epsilon_bracket(run, d)
         return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
 
     def state_dict(self, destination=None) -> dict:

@@ -14,7 +14,9 @@ keyword-only; results are frozen dataclasses with ``to_json()``; bad input raise
 - profile.py: certified (epsilon, delta) of random allocation and Poisson subsampling
   (epsilon, delta, privacy_profile, get_noise_multiplier, poisson_epsilon, poisson_delta,
   compare_samplers);
-- views.py: Rényi, zCDP and trade-off views (rdp, tradeoff, poisson_rdp).
+- views.py: Rényi, zCDP and trade-off views (rdp, tradeoff, poisson_rdp);
+- core/run.py: a run as a value (Run, Phase, phase, Gaussian, Poisson, RandomAllocation,
+  EveryStep, run_from_file, run_from_history), taken by ``epsilon`` and ``delta``.
 """
 WHERE = {
     **{n: "verifier.api.tv" for n in (
@@ -26,6 +28,9 @@ WHERE = {
         "SamplerComparison", "PrivacyProfile", "ProfilePoint")},
     **{n: "verifier.api.views" for n in ("rdp", "tradeoff", "poisson_rdp")},
     **{n: "verifier.core.arith" for n in ("InputError", "Interval", "Tri")},
+    **{n: "verifier.core.run" for n in (
+        "Run", "Phase", "Gaussian", "Poisson", "RandomAllocation", "EveryStep", "phase",
+        "run_from_file", "run_from_history")},
 }
 
 __all__ = sorted(WHERE)

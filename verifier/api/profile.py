@@ -29,12 +29,26 @@ def parse_epsilon(e, negative: bool = False) -> Fraction:
     return q
 
 
+def _is_run(x) -> bool:
+    from verifier.core.run import Run
+    return isinstance(x, Run)
+
+
+def _run_only(name: str, steps, epochs):
+    if steps is not None or epochs not in (None, 1):
+        raise InputError(f"{name}(run, ...): a Run carries its own steps and epochs; pass "
+                         "them in its phases")
+
+
 @keywords_after(3, "delta")
-def epsilon(sigma, steps, epochs=1, *, delta=None, rel_width=None):
+def epsilon(sigma, steps=None, epochs=1, *, delta=None, rel_width=None):
     """Certified bracket of epsilon(delta) of E epochs of M steps (an ``EpsilonResult``:
     ``epsilon`` an Interval or None when inconclusive, ``remove``/``add`` per direction);
     ``rel_width``: refined until the bracket is at most that wide relative, or as far as the
     engine gets (``info["refinement_limit"]`` says what stopped it).
+
+    ``epsilon(run, delta=...)`` with a ``verifier.Run`` (phases of any schedule) gives the
+    run's bracket, composed exactly (a ``RunEpsilon``; docs/RUNS.md).
 
     >>> import verifier
     >>> r = verifier.epsilon("2", 10, 10, delta="1e-6")
@@ -45,18 +59,32 @@ def epsilon(sigma, steps, epochs=1, *, delta=None, rel_width=None):
     if delta is None:          # a certified number is about the delta the user signs off with
         raise InputError("epsilon(sigma, steps, epochs, delta=D): delta is required")
     from verifier.numerics.brackets import check_rel_width
+    if _is_run(sigma):
+        from verifier.bounds.runs import epsilon_bracket as run_epsilon
+        _run_only("epsilon", steps, epochs)
+        return run_epsilon(sigma, _parse_delta(delta), check_rel_width(rel_width))
+    if steps is None:
+        raise InputError("epsilon(sigma, steps, epochs, delta=D): steps (per epoch) is required")
     s, m, e = _parse(sigma, steps, epochs)
     return epsilon_bracket(s, m, e, _parse_delta(delta), check_rel_width(rel_width))
 
 
 @keywords_after(3, "epsilon")
-def delta(sigma, steps, epochs=1, *, epsilon=None, rel_width=None):
+def delta(sigma, steps=None, epochs=1, *, epsilon=None, rel_width=None):
     """Certified bracket of delta(epsilon) = max of the remove and add directions (a
-    ``DeltaResult``); ``rel_width`` as for ``epsilon``."""
+    ``DeltaResult``); ``rel_width`` as for ``epsilon``; ``delta(run, epsilon=...)`` for a
+    ``verifier.Run`` (a ``RunDelta``)."""
     from verifier.bounds.profile import delta_bracket
     if epsilon is None:
         raise InputError("delta(sigma, steps, epochs, epsilon=EPS): epsilon is required")
     from verifier.numerics.brackets import check_rel_width
+    if _is_run(sigma):
+        from verifier.bounds.runs import delta_bracket as run_delta
+        _run_only("delta", steps, epochs)
+        return run_delta(sigma, parse_epsilon(epsilon, negative=True),
+                         rel_width=check_rel_width(rel_width))
+    if steps is None:
+        raise InputError("delta(sigma, steps, epochs, epsilon=EPS): steps (per epoch) is required")
     s, m, e = _parse(sigma, steps, epochs)
     return delta_bracket(s, m, e, parse_epsilon(epsilon, negative=True),
                          rel_width=check_rel_width(rel_width))

@@ -62,6 +62,8 @@ def _steps_flag(sp, minimum: int, required: bool = False, total: bool = False):
 def resolve_total_steps(args):
     """Fill args.steps / args.epochs from --total-steps (T = M E exactly) or refuse."""
     from verifier.core.arith import parse_exact
+    if hasattr(args, "run") and (args.run is not None or args.sigma is None):
+        return args            # --run FILE, or neither: the command says which to give
     T = getattr(args, "total_steps", None)
     if T is None:
         if getattr(args, "steps", None) is None and hasattr(args, "total_steps"):
@@ -94,9 +96,11 @@ def resolve_total_steps(args):
     return args
 
 
-def _pair_args(sp):
-    """The pair's parameters, shared by epsilon, delta, rdp and tradeoff."""
-    sp.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
+def _pair_args(sp, run: bool = False):
+    """The pair's parameters, shared by epsilon, delta, rdp and tradeoff (``run``: or a run
+    file, --run FILE, in place of them)."""
+    sp.add_argument("--sigma", required=not run, metavar="S",
+                    help="noise multiplier (exact decimal)" + (" (or --run FILE)" if run else ""))
     _steps_flag(sp, 1, required=True, total=True)
     sp.add_argument("--epochs", default=None, metavar="E", help="epochs (default 1)")
 
@@ -271,8 +275,12 @@ def _add_profile(sub):
                          "each direction."),
             epilog=f"Exit status: 0 bracketed; 2 bad input; 3 inconclusive. {RANGE_HELP}; "
                    f"{POISSON_HELP}.")
-        _pair_args(pp)
+        _pair_args(pp, run=True)
         _sampling_args(pp)
+        pp.add_argument("--run", metavar="FILE",
+                        help="a run file (TOML or JSON) of phases: a schedule of noise "
+                             "multipliers, sample rates and samplers, composed exactly "
+                             "(docs/RUNS.md); in place of --sigma and the sampler's flags")
         pp.add_argument("--rel-width", dest="rel_width", metavar="W",
                         help="refine until the bracket is at most W wide relative (in [1e-9, "
                              "0.1]; random allocation: default unrefined, about 0.01%%-0.3%%, "

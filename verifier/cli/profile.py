@@ -158,8 +158,74 @@ def _refinement_line(r):
         print(f"  the requested relative width was not reached: {lim}")
 
 
+RUN_CONFLICTS = (("sigma", "--sigma"), ("steps", "--steps-per-epoch"), ("epochs", "--epochs"),
+                 ("sample_rate", "--sample-rate"), ("total_steps", "--total-steps"),
+                 ("poisson_total_steps", "--total-steps"), ("digits", "--digits"))
+
+
+def _run_args(args):
+    """The run of --run FILE (a verifier.Run), or None; with --sigma or a sampler's flags
+    too, one line naming the flag; without either, one line saying what to give."""
+    path = getattr(args, "run", None)
+    if path is None:
+        if getattr(args, "sigma", None) is None:
+            from verifier.core.arith import InputError
+            raise InputError(f"verifier {args.command}: give --sigma S (and the sampler's "
+                             "flags) or --run FILE")
+        return None
+    from verifier.core.arith import InputError
+    from verifier.core.run import run_from_file
+    for attr, flag in RUN_CONFLICTS:
+        if getattr(args, attr, None) is not None:
+            raise InputError(f"verifier {args.command}: --run FILE carries the run's "
+                             f"parameters; drop {flag}")
+    if getattr(args, "sampling", "random-allocation") != "random-allocation":
+        raise InputError(f"verifier {args.command}: --run FILE names each phase's sampler; "
+                         "drop --sampling")
+    return run_from_file(path)
+
+
+def _run_answer(args, what: str) -> int:
+    """verifier epsilon|delta --run FILE."""
+    from verifier.api.profile import delta, epsilon
+    run = _run_args(args)
+    if what == "epsilon":
+        r = epsilon(run, delta=args.delta, rel_width=args.rel_width)
+        head = f"epsilon(delta) of {run.describe()}; delta = {frac_str(r.delta)}"
+    else:
+        r = delta(run, epsilon=args.epsilon, rel_width=args.rel_width)
+        head = f"delta(epsilon) of {run.describe()}; epsilon = {frac_str(r.epsilon)}"
+    if args.json:
+        print_json(r.to_json())
+        return EXIT_OK if what == "delta" or r.bracketed else EXIT_INCONCLUSIVE
+    print(head)
+    iv = r.epsilon if what == "epsilon" else r.delta
+    if iv is None:
+        print("  inconclusive: no epsilon <= 60 is certified to meet delta")
+        return EXIT_INCONCLUSIVE
+    print(f"  {what:<9} in {iv.short(8)}   ({_width(iv)})")
+    _print_directions(r, what)
+    info = r.info
+    if "closed_form" in info:
+        print(f"  {info['closed_form']}, {info.get('digits', '')} digits, {r.seconds:.2f} s"
+              if "digits" in info else f"  {info['closed_form']}, {r.seconds:.2f} s")
+    elif info.get("sampling") == "run":
+        print(f"  {info['phases']} kinds of step composed on one lattice, eta = "
+              f"{frac_str(info['eta'])}, at most {info['points']} points per step, "
+              f"{r.seconds:.2f} s; rigorous (dominating pairs per phase, explicit tests, Arb "
+              "balls; docs/THEORY.md section 15)")
+    elif "h" in info:
+        print(_engine_line(info, r.seconds))
+    else:
+        print(_poisson_engine_line(info, r.seconds))
+    _unreached(args, iv)
+    return EXIT_OK
+
+
 def cmd_epsilon(args) -> int:
     from verifier.api.profile import epsilon
+    if _run_args(args) is not None:
+        return _run_answer(args, "epsilon")
     if args.digits is not None:
         return _digits(args, "epsilon")
     if args.sampling == "poisson":
@@ -187,6 +253,8 @@ def cmd_epsilon(args) -> int:
 
 def cmd_delta(args) -> int:
     from verifier.api.profile import delta
+    if _run_args(args) is not None:
+        return _run_answer(args, "delta")
     if args.digits is not None:
         return _digits(args, "delta")
     if args.sampling == "poisson":

@@ -332,7 +332,10 @@ def run_from_file(path: str) -> Run:
     import json
     import tomllib
     from verifier.core.arith import read_bounded
-    raw = read_bounded(path)
+    try:
+        raw = read_bounded(path)
+    except OSError as e:
+        raise InputError(f"run file {path}: cannot be read ({e.strerror or e})") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

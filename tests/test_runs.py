@@ -1,0 +1,343 @@
+"""Runs: the run as a value (verifier/core/run.py) and the certified composition of phases of
+different steps (numerics/compose.py with phases, bounds/runs.py; docs/THEORY.md section 15).
+
+References: exact rational enumeration of small lattice laws (the composition identity, the
+charges summed over phases), the Gaussian closed form at mu^2 = sum n_i / sigma_i^2 (a run of
+Gaussian steps), a 40-digit quadrature of two different Poisson steps (T = 2), and today's
+single-phase engines (bit for bit)."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+
+import mpmath as mp
+import pytest
+from flint import arb, ctx
+
+from verifier.bounds import poisson as PO
+from verifier.bounds import profile as PR
+from verifier.bounds import runs
+from verifier.core.arith import InputError, to_arb
+from verifier.core.run import (EveryStep, Gaussian, Phase, Poisson, RandomAllocation, Run,
+                               phase, run_from_dict, run_from_file, run_from_history)
+from verifier.numerics.brackets import directions
+from verifier.numerics.compose import ComposedProfile, StepLaws
+
+D5 = F(1, 10 ** 5)
+TWO_PHASE = Run((phase("1.2", sample_rate="0.05", steps=40),
+                 phase("0.9", sample_rate="0.05", steps=40)))
+
+
+# ---- the run as a value --------------------------------------------------------------------
+def test_values_are_exact_immutable_and_hashable():
+    p = phase(1.1, sample_rate=0.05, steps=40)
+    assert p.noise_multiplier == F(11, 10) and p.sampler == Poisson(F(1, 20))
+    assert hash(p) == hash(phase("1.1", sample_rate="1/20", steps=40))
+    with pytest.raises(Exception):
+        p.steps = 3                                      # frozen
+    ra = phase("1", steps_per_epoch=20, epochs=3)
+    assert ra.steps == 60 and ra.epochs == 3 and ra.sampler == RandomAllocation(20, 1)
+    # Opacus's rule for Poisson epochs: T = int(epochs / sample_rate)
+    assert phase("1", sample_rate="0.03", epochs=2).steps == 66
+    run = Run((p, ra, p))
+    assert run.steps == 140 and len(run.merged()) == 2 and run.merged()[0][2] == 80
+    assert json.loads(json.dumps(run.to_json()))["phases"][1]["epochs"] == 3
+
+
+@pytest.mark.parametrize("data, word", [
+    ({"phases": [{"noise_multiplier": "1", "sample_rate": "0.1", "steps": 0}]}, "steps must be >= 1"),
+    ({"phases": [{"noise_multiplier": "1", "sample_rate": "0.1", "steps": -5}]}, "phase 1"),
+    ({"phases": [{"noise_multiplier": "1", "sample_rate": "0.1", "stepz": 5}]}, "unknown key 'stepz'"),
+    ({"phases": [{"noise_multiplier": "0", "sample_rate": "0.1", "steps": 5}]}, "noise_multiplier must be > 0"),
+    ({"phases": [{"noise_multiplier": "1", "sample_rate": "1.5", "steps": 5}]}, "sample_rate must be in"),
+    ({"phases": [{"noise_multiplier": "1", "sampler": "random_allocation", "sample_rate": "0.1",
+                  "steps": 5}]}, "sample_rate is Poisson's"),
+    ({"phases": [{"noise_multiplier": "1", "steps_per_epoch": 10, "steps": 15}]}, "whole number of epochs"),
+    ({"phases": [{"noise_multiplier": "1", "sampler": "shuffle", "steps": 5}]}, "sampler must be one of"),
+    ({"phases": [{"noise_multiplier": "1", "sample_rate": "0.1", "steps": 5}], "x": 1}, "unknown key 'x'"),
+    ({"phases": []}, "non-empty list"),
+    ({"phases": [{"noise_multiplier": "1", "sample_rate": "0.1", "steps": 5},
+                 {"noise_multiplier": "nan", "sample_rate": "0.1", "steps": 5}]}, "phase 2"),
+])
+def test_run_file_mistakes_are_one_line_naming_the_phase(data, word):
+    with pytest.raises(InputError, match=word) as e:
+        run_from_dict(data, "run.toml")
+    assert "\n" not in str(e.value)
+
+
+def test_history_becomes_a_run_and_refuses_what_contradicts_itself():
+    run = run_from_history([(1.0, 0.01, 1000), (0.9, 0.01, 10)])
+    assert run.steps == 1010 and run.phases[1].noise_multiplier == F(9, 10)
+    for bad, word in (([(1.0, 0.01, 1000), (1.0, 0.01, -900)], "entry 2"),
+                      ([(1.0, 0.01, 2.5)], "integer"), ([(1.0, 0.01)], "triple"), ([], "empty")):
+        with pytest.raises(InputError, match=word):
+            run_from_history(bad)
+
+
+# ---- the kernel: phases composed, charges summed (an exact reference) ----------------------
+def _laws(rem, add, t0, t1, ch_r, ch_a, alias=F(0)):
+    b = lambda d: {k: to_arb(v) for k, v in d.items()}          # noqa: E731
+    return StepLaws(eta=F(1, 4), rem=b(rem), add=b(add), charge_R=to_arb(ch_r),
+                    charge_A=to_arb(ch_a), eta_l=F(1, 4), test0=b(t0), test1=b(t1),
+                    alias0=to_arb(alias), alias1=to_arb(alias), info={"points": 3})
+
+
+def _m(x: F):
+    return mp.mpf(x.numerator) / x.denominator
+
+
+def _convolve(parts):
+    """The law of the sum of independent steps, exactly (Fractions)."""
+    law = {0: F(1)}
+    for d, n in parts:
+        for _ in range(n):
+            new = {}
+            for a, x in law.items():
+                for b, y in d.items():
+                    new[a + b] = new.get(a + b, 0) + x * y
+            law = new
+    return law
+
+
+A = dict(rem={-1: F(1, 2), 0: F(1, 8), 3: F(1, 4)}, add={-2: F(1, 4), 1: F(5, 8)},
+         t0={-1: F(1, 2), 0: F(1, 4), 2: F(1, 4)}, t1={-1: F(1, 4), 0: F(1, 4), 2: F(1, 2)},
+         ch_r=F(1, 100), ch_a=F(1, 200))
+B = dict(rem={0: F(3, 4), 5: F(1, 8)}, add={-4: F(1, 8), 0: F(3, 4)},
+         t0={0: F(3, 4), 4: F(1, 4)}, t1={0: F(1, 4), 4: F(3, 4)},
+         ch_r=F(1, 50), ch_a=F(1, 40))
+
+
+def test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge():
+    """Two phases (2 steps of A, 3 of B) whose windows hold the whole support: each upper end
+    equals the exact sum over the composed law of (e^{s eta} - c)_+ (remove) or
+    (e^{-s eta} - c)_+ (add), plus 2 c_A + 3 c_B (the union bound over all steps)."""
+    mp.mp.dps = 50
+    parts = [(A, 2), (B, 3)]
+    with ctx.workprec(200):
+        P = ComposedProfile(None, None, 200, 1e-3, phases=[(_laws(**A), 2), (_laws(**B), 3)])
+    for eps in (F(0), F(1, 3), F(1), F(2)):
+        c = mp.exp(_m(eps))
+        for which, key, sign, ch in (("remove", "rem", 1, "ch_r"), ("add", "add", -1, "ch_a")):
+            law = _convolve([(d[key], n) for d, n in parts])
+            ref = sum(mp.mpf(v.numerator) / v.denominator
+                      * max(mp.exp(sign * mp.mpf(s) / 4) - c, 0) for s, v in law.items())
+            ref += sum(n * mp.mpf(d[ch].numerator) / d[ch].denominator for d, n in parts)
+            got = getattr(P, f"upper_{which}")(eps)
+            ref = min(ref, mp.mpf(1))
+            assert abs(mp.mpf(float(got.mid())) - ref) < mp.mpf(10) ** -12, (which, eps)
+            assert float(got.upper()) >= float(ref) * (1 - 1e-15)
+
+
+def test_lower_ends_of_phases_are_the_best_exact_test_and_the_alias_excess_counts_all_steps():
+    """The lower ends are P1(S >= t) - c P0(S >= t) (remove) at the best t of the composed
+    statistic (exact), lowered by the aliasing excess of every step: with a_i = 1/1000 the
+    excess is (sum n_i a_i) prod (1 + a_i)^{n_i} >= prod (1 + a_i)^{n_i} - 1."""
+    mp.mp.dps = 50
+    parts = [(A, 2), (B, 3)]
+    with ctx.workprec(200):
+        P = ComposedProfile(None, None, 200, 1e-3, scan_tests=True,
+                            phases=[(_laws(**A), 2), (_laws(**B), 3)])
+        Pa = ComposedProfile(None, None, 200, 1e-3, scan_tests=True,
+                             phases=[(_laws(**A, alias=F(1, 1000)), 2),
+                                     (_laws(**B, alias=F(1, 1000)), 3)])
+    l0, l1 = _convolve([(d["t0"], n) for d, n in parts]), _convolve([(d["t1"], n) for d, n in parts])
+    ex = float(Pa.ex1.lower())
+    assert ex >= (1.001 ** 5 - 1) and ex <= 5 * 0.001 * 1.001 ** 5 * (1 + 1e-12)
+    for eps in (F(0), F(1, 2), F(1)):
+        c = mp.exp(mp.mpf(eps.numerator) / eps.denominator)
+        best = max(max(_m(sum(v for s, v in l1.items() if s >= t))
+                       - c * _m(sum(v for s, v in l0.items() if s >= t)) for t in range(-30, 30)), 0)
+        got = P.lower_remove(eps)
+        assert abs(mp.mpf(float(got.mid())) - best) < mp.mpf(10) ** -12
+        assert float(Pa.lower_remove(eps).upper()) <= max(float(best) - ex * 0.99, 0) + 1e-15
+
+
+def test_a_phase_split_in_two_composes_to_the_same_law():
+    """80 Poisson steps as one phase and as two phases of the same step (40 + 40, not merged:
+    the kernel's product of two powers): the same brackets to 1e-12 relative."""
+    sigma, q = F(9, 10), F(1, 20)
+    eta = F(1, 256)
+    one = PO.engine(sigma, q, 80, 1e-5, 8, eta)
+    from verifier.bounds.poisson.pair import step_laws
+    two = ComposedProfile(None, None, one.prec, 1e-5, 8, scan_tests=True,
+                          phases=[(one.laws, 40), (one.laws, 40)])
+    for eps in (F(1), F(3)):
+        for a, b in zip(directions(one, eps), directions(two, eps)):
+            assert abs(a.upper - b.upper) <= F(1, 10 ** 12) * a.upper + F(1, 10 ** 30)
+            assert abs(a.lower - b.lower) <= F(1, 10 ** 12) * a.upper + F(1, 10 ** 30)
+    del step_laws
+
+
+def test_phases_of_gaussian_steps_contain_the_closed_form():
+    """Three phases of the Gaussian mechanism (q = 1) at sigma 2, 1.5, 4 (3, 5, 7 steps) on the
+    multi-phase lattice: both directions' brackets contain delta of the Gaussian pair at
+    mu^2 = 3/4 + 5/2.25 + 7/16 (Balle & Wang's closed form, 20 digits)."""
+    from verifier.bounds.gaussian import delta_interval
+    steps = ((F(2), F(1), 3), (F(3, 2), F(1), 5), (F(4), F(1), 7))
+    mu2 = sum(F(n) / s ** 2 for s, _, n in steps)
+    eta = runs.lattice_step(steps, runs.guess_epsilon(steps, 1e-5))
+    P = runs.engine(steps, 1e-13, 8, eta)
+    for eps in (F(1, 2), F(2), F(5)):
+        ref = delta_interval(mu2, eps, 20)
+        for iv in directions(P, eps):
+            assert iv.lower <= ref.lower and ref.upper <= iv.upper
+            assert iv.upper - iv.lower < F(1, 100) * iv.upper
+    # the run of every_step phases: the closed form itself
+    run = Run(tuple(phase(str(s), sampler="every_step", steps=n) for s, _, n in steps))
+    r = runs.delta_bracket(run, F(2))
+    assert r.info["mu_squared"] == mu2 and r.delta == delta_interval(mu2, F(2), 4)
+
+
+def _two_step_reference(s1, q1, s2, q2, eps):
+    """(delta_R, delta_A) of one Poisson step at (s1, q1) then one at (s2, q2) by a 40-digit
+    quadrature over the first step's z (the second step's hockey stick in closed form)."""
+    mp.mp.dps = 40
+    s1, q1, s2, q2 = (mp.mpf(x.numerator) / x.denominator for x in (s1, q1, s2, q2))
+    c = mp.exp(mp.mpf(eps.numerator) / eps.denominator)
+
+    def W(z, s, q):
+        return 1 - q + q * mp.exp(z / s - 1 / (2 * s * s))
+
+    def over(b, s, q):          # E_Q[(W - b)_+] of one step
+        if b <= 1 - q:
+            return 1 - b
+        zs = s * (mp.log((b - 1 + q) / q) + 1 / (2 * s * s))
+        return (1 - q) * mp.ncdf(-zs) + q * mp.ncdf(-(zs - 1 / s)) - b * mp.ncdf(-zs)
+
+    def under(b, s, q):         # E_Q[(b - W)_+] = b - 1 + E_Q[(W - b)_+]
+        return 0 if b <= 1 - q else b - 1 + over(b, s, q)
+    phi = mp.npdf
+    # remove: E[(W1 W2 - c)_+] = E_z1[W1 over(c / W1)]; add: E[(1 - c W1 W2)_+] =
+    # E_z1[c W1 under(1 / (c W1))]; split where the inner case changes
+    zr = s1 * (mp.log((c / (1 - q2) - 1 + q1) / q1) + 1 / (2 * s1 * s1))
+    rem = mp.quad(lambda z: phi(z) * W(z, s1, q1) * over(c / W(z, s1, q1), s2, q2),
+                  [-mp.inf, zr, mp.inf])
+    add = mp.quad(lambda z: phi(z) * c * W(z, s1, q1) * under(1 / (c * W(z, s1, q1)), s2, q2),
+                  [-mp.inf, mp.inf])
+    return rem, add
+
+
+@pytest.mark.parametrize("s1, q1, s2, q2, eps", [
+    ("1", "0.2", "0.7", "0.1", "0.5"), ("0.8", "0.3", "1.5", "0.5", "1"),
+    ("2", "0.5", "0.6", "0.05", "0.3"), ("1.1", "0.01", "0.9", "0.02", "0.05")])
+def test_two_different_poisson_steps_against_quadrature(s1, q1, s2, q2, eps):
+    """T = 2 with two different steps (the multi-phase lattice): each direction's bracket
+    contains a 40-digit quadrature and is at most 1% wide."""
+    s1, q1, s2, q2, eps = (F(x) for x in (s1, q1, s2, q2, eps))
+    run = Run((phase(s1, sample_rate=q1, steps=1), phase(s2, sample_rate=q2, steps=1)))
+    r = runs.delta_bracket(run, eps)
+    assert r.info["phases"] == 2
+    rem, add = _two_step_reference(s1, q1, s2, q2, eps)
+    for iv, ref in ((r.remove, rem), (r.add, add)):
+        lo, hi = mp.mpf(iv.lower.numerator) / iv.lower.denominator, \
+            mp.mpf(iv.upper.numerator) / iv.upper.denominator
+        assert lo <= ref <= hi, (iv, ref)
+        assert hi - lo <= mp.mpf("0.01") * hi + mp.mpf(10) ** -8
+
+
+# ---- the engine's dispatch and its targets -------------------------------------------------
+def test_one_phase_gives_today_s_engines_bit_for_bit():
+    r = runs.epsilon_bracket(Run((phase("1.1", sample_rate="0.05", steps=20),)), D5)
+    p = PO.epsilon_bracket(F(11, 10), F(1, 20), 20, D5)
+    assert (r.epsilon, r.remove, r.add) == (p.epsilon, p.remove, p.add)
+    r = runs.epsilon_bracket(Run((phase("1.1", steps_per_epoch=20, epochs=3),)), D5)
+    p = PR.epsilon_bracket(F(11, 10), 20, 3, D5)
+    assert (r.epsilon, r.remove, r.add) == (p.epsilon, p.remove, p.add)
+    # two phases of the same kind merge into one (the composition is commutative)
+    r = runs.epsilon_bracket(Run((phase("1.1", sample_rate="0.05", steps=8),
+                                  phase("1.1", sample_rate="0.05", steps=12))), D5)
+    p = PO.epsilon_bracket(F(11, 10), F(1, 20), 20, D5)
+    assert (r.epsilon, r.remove, r.add) == (p.epsilon, p.remove, p.add)
+
+
+def test_two_phase_schedule_meets_its_target_and_beats_the_collapse():
+    """Issue 44's run (40 steps at sigma 1.2, 40 at 0.9, q = 0.05, delta 1e-5): at most 0.1%
+    wide, below 3.42, below the worst-phase collapse's certified lower end (80 steps at 0.9),
+    above the better phase's alone (80 at 1.2); the phases' order does not matter."""
+    r = runs.epsilon_bracket(TWO_PHASE, D5)
+    assert r.epsilon.upper - r.epsilon.lower <= F(1, 1000) * r.epsilon.lower
+    assert r.epsilon.upper < F("3.42")
+    worst = PO.epsilon_bracket(F(9, 10), F(1, 20), 80, D5)
+    best = PO.epsilon_bracket(F(12, 10), F(1, 20), 80, D5)
+    assert best.epsilon.upper < r.epsilon.lower and r.epsilon.upper < worst.epsilon.lower
+    swapped = runs.epsilon_bracket(Run(TWO_PHASE.phases[::-1]), D5)
+    assert swapped.epsilon.lower <= r.epsilon.upper and r.epsilon.lower <= swapped.epsilon.upper
+
+
+def test_delta_of_a_run_is_monotone_between_its_phases():
+    """delta(eps) of the two-phase run lies between the runs of 80 steps at either sigma
+    (post-processing: more noise in a step gives a smaller delta)."""
+    e = F(3)
+    r = runs.delta_bracket(TWO_PHASE, e).delta
+    lo = PO.delta_bracket(F(12, 10), F(1, 20), 80, e).delta
+    hi = PO.delta_bracket(F(9, 10), F(1, 20), 80, e).delta
+    assert lo.upper < r.lower and r.upper < hi.lower
+
+
+def test_refusals_name_the_phase():
+    with pytest.raises(InputError, match="phase 2.*sigma = 0.1"):
+        runs.epsilon_bracket(Run((phase("1", sample_rate="0.1", steps=3),
+                                  phase("0.1", sample_rate="0.1", steps=3))), D5)
+    with pytest.raises(InputError, match="phase 1: random allocation with steps_per_record = 2"):
+        runs.epsilon_bracket(Run((Phase(Gaussian(1), RandomAllocation(10, 2), 20),)), D5)
+    with pytest.raises(InputError, match="random-allocation epochs composed with other"):
+        runs.epsilon_bracket(Run((phase("1", steps_per_epoch=10, epochs=1),
+                                  phase("1", sample_rate="0.1", steps=3))), D5)
+    assert runs.plan(Run((Phase(Gaussian(1), EveryStep(), 3),
+                          Phase(Gaussian(2), Poisson(1), 3)))) == "gaussian"
+
+
+# ---- surfaces ------------------------------------------------------------------------------
+def _cli(capsys, *argv):
+    from verifier.cli import main
+    rc = main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_cli_run_file_toml_json_api_and_accountant_agree(capsys, tmp_path):
+    import verifier
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    toml = tmp_path / "run.toml"
+    toml.write_text('[[phases]]\nnoise_multiplier = "1.2"\nsample_rate = "0.05"\nsteps = 40\n'
+                    '[[phases]]\nnoise_multiplier = 0.9\nsampler = "poisson"\n'
+                    'sample_rate = 0.05\nsteps = 40\n')
+    js = tmp_path / "run.json"
+    js.write_text(json.dumps({"phases": [p.to_json() for p in TWO_PHASE.phases]}))
+    assert run_from_file(str(toml)) == TWO_PHASE == run_from_file(str(js))
+    rc, out, _ = _cli(capsys, "epsilon", "--run", str(toml), "--delta", "1e-5", "--json")
+    j = json.loads(out)
+    api = verifier.epsilon(TWO_PHASE, delta="1e-5")
+    assert rc == 0 and j["epsilon"] == api.epsilon.to_json() and j["run"]["steps"] == 80
+    acc = CertifiedPoissonAccountant()
+    acc.history = [(1.2, 0.05, 40), (0.9, 0.05, 40)]
+    assert acc.get_epsilon_bracket(1e-5).epsilon == api.epsilon
+    rc, out, _ = _cli(capsys, "delta", "--run", str(js), "--epsilon", "3")
+    assert rc == 0 and "a run of 2 phases" in out and "delta     in [" in out
+
+
+@pytest.mark.parametrize("argv, word", [
+    (["--sigma", "1"], "drop --sigma"), (["--sampling", "poisson"], "drop --sampling"),
+    (["--digits", "5"], "drop --digits")])
+def test_cli_run_with_pair_flags_is_refused(capsys, tmp_path, argv, word):
+    f = tmp_path / "r.toml"
+    f.write_text('[[phases]]\nnoise_multiplier = "1"\nsample_rate = "0.1"\nsteps = 4\n')
+    rc, _, err = _cli(capsys, "epsilon", "--run", str(f), "--delta", "1e-5", *argv)
+    assert rc == 2 and word in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text, word", [
+    ('[[phases]]\nnoise_multiplier = "1"\nsample_rate = "0.1"\nsteps = 0\n', "phase 1: steps"),
+    ('[[phases]]\nnoise_multiplier = "1"\nsample_rate = "0.1"\nsteps = 4\nfoo = 1\n', "unknown key 'foo'"),
+    ('[[phases]\n', "run file"),
+    ('[[phases]]\nnoise_multiplier = "1"\nsample_rate = "0.1"\nsteps = 20000000\n', "at most 10000000"),
+])
+def test_cli_bad_run_files_exit_2_in_one_line(capsys, tmp_path, text, word):
+    f = tmp_path / "r.toml"
+    f.write_text(text)
+    rc, _, err = _cli(capsys, "epsilon", "--run", str(f), "--delta", "1e-5")
+    assert rc == 2 and word in err and err.count("\n") == 1
+    rc, _, err = _cli(capsys, "epsilon", "--run", str(tmp_path / "missing.toml"), "--delta", "1e-5")
+    assert rc == 2 and err.count("\n") == 1
+    rc, _, err = _cli(capsys, "epsilon", "--delta", "1e-5")
+    assert rc == 2 and "--run FILE" in err

@@ -984,6 +984,40 @@ def _sparse_edge_short():
     _set("verifier.numerics.band:band_edge", lambda *a, **k: orig(*a, **k) // 4)
 
 
+R = "tests/test_runs.py::"
+
+
+def _runs_phase_count_ignored():
+    real = _get("verifier.numerics.compose:compose_phases")
+
+    def once(phases, what, target):          # every phase after the first taken once
+        return real([(subs, n if i == 0 else 1) for i, (subs, n) in enumerate(phases)],
+                    what, target)
+    _set("verifier.numerics.compose:compose_phases", once)
+
+
+def _runs_first_phase_only(name):
+    real = _get("verifier.numerics.compose:" + name)
+    _set("verifier.numerics.compose:" + name, lambda parts: real(parts[:1]))
+
+
+def _runs_window_mass_first_phase():
+    real = _get("verifier.numerics.convolve:chernoff_mass_phases")
+    _set("verifier.numerics.convolve:chernoff_mass_phases",
+         lambda parts, theta, b: real(parts[:1], theta, b))
+
+
+def _runs_merge_counts_dropped():
+    from verifier.core.run import Run
+
+    def merged(self):                        # the first phase of each kind only
+        out = {}
+        for p in self.phases:
+            out.setdefault(p.step_kind, p.steps)
+        return tuple((m, s, n) for (m, s), n in out.items())
+    Run.merged = merged
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1206,7 +1240,7 @@ MUTATIONS = [
              (P + "test_large_floor_charges_the_truncated_tail",)),
     Mutation("profile.window-mass-dropped", "tail",
              "the Chernoff bound of the composed DFT window's outside mass replaced by 0",
-             lambda: _set("verifier.numerics.compose:chernoff_mass", _const_arb(0)),
+             lambda: _set("verifier.numerics.convolve:chernoff_mass", _const_arb(0)),
              (P + "test_composed_window_bounds_the_aliased_mass",)),
     Mutation("profile.bisection-returns-wrong-end", "search",
              "the eps bisection returns its two ends swapped (eps_hi not certified)",
@@ -1669,6 +1703,37 @@ MUTATIONS = [
              lambda: _set("verifier.bounds.profile.laws:band_boosts",
                           lambda sigma, M, fine: (4, 1) if M >= 1000 and fine > 1 else (1,)),
              ("tests/test_band.py::test_a_level_whose_finer_lattice_is_too_long_is_planned_at_its_own",)),
+    # ---- runs: phases of different steps (numerics/compose.py, bounds/runs.py, core/run.py)
+    Mutation("runs.phase-count-ignored", "compose",
+             "the composition over phases raises every phase after the first to the power 1, "
+             "not to its own count",
+             _runs_phase_count_ignored,
+             (R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
+              R + "test_phases_of_gaussian_steps_contain_the_closed_form")),
+    Mutation("runs.charge-first-phase-only", "tail",
+             "the union-bound charge of a run counts the first phase's steps only",
+             lambda: _runs_first_phase_only("union_charge"),
+             (R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",)),
+    Mutation("runs.alias-first-phase-only", "test",
+             "the tests' aliasing excess of a run counts the first phase's steps only",
+             lambda: _runs_first_phase_only("alias_excess"),
+             (R + "test_lower_ends_of_phases_are_the_best_exact_test_and_the_alias_excess_counts_all_steps",)),
+    Mutation("runs.window-mass-first-phase", "tail",
+             "the Chernoff bound of a run's composed window uses the first phase's mgf only",
+             _runs_window_mass_first_phase,
+             (R + "test_composed_window_of_phases_bounds_the_aliased_mass",)),
+    Mutation("runs.merge-drops-counts", "compose",
+             "phases of the same kind of step merge into the first one's count (the later "
+             "phases' steps dropped)",
+             _runs_merge_counts_dropped,
+             (R + "test_values_are_exact_immutable_and_hashable",
+              R + "test_one_phase_gives_today_s_engines_bit_for_bit")),
+    Mutation("runs.plan-gaussian-always", "compose",
+             "every run of several kinds of step is answered by the Gaussian closed form (its "
+             "sampling ignored)",
+             lambda: _set("verifier.bounds.runs:plan", lambda run: "gaussian"
+                          if len(run.merged()) > 1 else "single"),
+             (R + "test_two_phase_schedule_meets_its_target_and_beats_the_collapse",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

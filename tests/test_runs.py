@@ -12,7 +12,7 @@ from fractions import Fraction as F
 
 import mpmath as mp
 import pytest
-from flint import arb, ctx
+from flint import ctx
 
 from verifier.bounds import poisson as PO
 from verifier.bounds import profile as PR
@@ -341,3 +341,24 @@ def test_cli_bad_run_files_exit_2_in_one_line(capsys, tmp_path, text, word):
     assert rc == 2 and err.count("\n") == 1
     rc, _, err = _cli(capsys, "epsilon", "--delta", "1e-5")
     assert rc == 2 and "--run FILE" in err
+
+
+def test_composed_window_of_phases_bounds_the_aliased_mass():
+    """compose_phases with a small window (a large target): every windowed mass >= the true
+    mass at its index (exact convolution), and P_out >= the true mass outside the window
+    (Chernoff over the product of the phases' mgfs)."""
+    from verifier.numerics.compose import compose_phases
+    b = lambda d: {k: to_arb(v) for k, v in d.items()}          # noqa: E731
+    parts = [(A["t0"], 9), (B["t0"], 7)]
+    with ctx.workprec(200):
+        (start, law, p_out), = compose_phases([([b(d)], n) for d, n in parts], "test", 1e-2)
+    true = _convolve(parts)
+    outside = F(0)
+    assert len(law) < max(true) - min(true) + 1 and p_out > 0
+    for s, v in true.items():
+        j = s - start
+        if 0 <= j < len(law):
+            assert float(law[j].upper()) >= float(v) * (1 - 1e-12)
+        else:
+            outside += v
+    assert float(p_out.upper()) >= float(outside) and float(p_out.upper()) < 0.05

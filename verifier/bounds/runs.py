@@ -165,7 +165,7 @@ def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
     key = (steps, floor, eps_cap, eta)
 
     def make():
-        prec = PO._prec(T, floor, eta, eps_cap)
+        prec = PO.precision(T, floor, eta, eps_cap)
         # each step's laws charged below CHARGE floor / T, so the run's sum stays below
         # CHARGE floor (pair.points): the budget is shared by all T steps
         laws = [(step_laws(sigma, q, T, floor, eta, prec), n) for sigma, q, n in steps]
@@ -303,7 +303,7 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         ivs, P = epsilon_search(lambda cap: engine(steps, float(delta), cap, eta), delta, guess)
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
-    _, P = refine(compute, lattice_step(steps, guess), PO._eps_target(rel))
+    _, P = refine(compute, lattice_step(steps, guess), PO.eps_target(rel))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,

@@ -97,8 +97,7 @@ def resolve_total_steps(args):
 
 
 def _pair_args(sp, run: bool = False):
-    """The pair's parameters, shared by epsilon, delta, rdp and tradeoff (``run``: or a run
-    file, --run FILE, in place of them)."""
+    """The pair's parameters (epsilon, delta, rdp, tradeoff; ``run``: or --run FILE)."""
     sp.add_argument("--sigma", required=not run, metavar="S",
                     help="noise multiplier (exact decimal)" + (" (or --run FILE)" if run else ""))
     _steps_flag(sp, 1, required=True, total=True)
@@ -277,10 +276,8 @@ def _add_profile(sub):
                    f"{POISSON_HELP}.")
         _pair_args(pp, run=True)
         _sampling_args(pp)
-        pp.add_argument("--run", metavar="FILE",
-                        help="a run file (TOML or JSON) of phases: a schedule of noise "
-                             "multipliers, sample rates and samplers, composed exactly "
-                             "(docs/RUNS.md); in place of --sigma and the sampler's flags")
+        pp.add_argument("--run", metavar="FILE", help="a run file (TOML or JSON) of phases, "
+                        "composed exactly (docs/RUNS.md), in place of --sigma and the sampler's flags")
         pp.add_argument("--rel-width", dest="rel_width", metavar="W",
                         help="refine until the bracket is at most W wide relative (in [1e-9, "
                              "0.1]; random allocation: default unrefined, about 0.01%%-0.3%%, "

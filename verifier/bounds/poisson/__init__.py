@@ -86,7 +86,7 @@ def lattice_step(sigma: Fraction, q: Fraction, T: int, guess: float) -> Fraction
     return Fraction(math.floor(want / 2.0 ** e)) * Fraction(2) ** e
 
 
-def _prec(T: int, floor: float, eta: Fraction, eps_cap: float) -> int:
+def precision(T: int, floor: float, eta: Fraction, eps_cap: float) -> int:
     # z^T multiplies relative radii by T; the profile multiplies absolute radii by up to
     # e^eps; the dominating pair's slopes divide by steps of about eta; delta >= floor
     return (64 + 2 * T.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
@@ -103,7 +103,7 @@ def engine(sigma: Fraction, q: Fraction, T: int, floor: float, eps_cap: float,
     key = (sigma, q, T, floor, eps_cap, eta)
 
     def make():
-        prec = _prec(T, floor, eta, eps_cap)
+        prec = precision(T, floor, eta, eps_cap)
         laws = step_laws(sigma, q, T, floor, eta, prec)
         return ComposedProfile(laws, T, prec, floor, eps_cap, symmetric=q == 1, scan_tests=True)
     return _CACHE.get(key, make)
@@ -184,7 +184,7 @@ def refine(compute, eta: Fraction, target) -> tuple:
         eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
 
 
-def _eps_target(rel: Fraction):
+def eps_target(rel: Fraction):
     def target(iv: Interval) -> Fraction:
         return max(rel * iv.lower, ABS_TARGET * min(1, 10 * iv.upper) * rel / REL_TARGET)
     return target
@@ -250,7 +250,7 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
                                 delta, guess)
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
-    _, P = refine(compute, lattice_step(sigma, q, T, guess), _eps_target(rel_width))
+    _, P = refine(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width))
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,

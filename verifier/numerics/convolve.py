@@ -1,0 +1,188 @@
+"""The numerical kernel, part 2a: the laws of sums of independent steps on DFT windows, for
+one kind of step (``compose_laws``: the E-fold sum) or several (``compose_phases``: a run of
+phases, docs/THEORY.md section 15), the windows' outside mass by Chernoff bounds in Arb, and
+the charges a composition sums over its steps (``union_charge``, ``alias_excess``).  Used by
+``numerics.compose.ComposedProfile``."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import acb, arb
+
+from verifier.core.arith import InputError, to_arb
+from verifier.numerics.lattice import two_dfts, two_inverse
+from verifier.numerics.memory import reserve
+
+MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
+
+
+def window_plan(sub, E: int, what: str, target: float):
+    """The window of the E-fold sum of the grid variable with sub-probabilities ``sub``
+    (index -> ball), or of a sum over phases: ``sub`` a list of (sub_i, E_i), the sum of
+    E_i independent copies of each (a run of different steps, docs/THEORY.md section 15;
+    ``E`` is then ignored).  Returns (N, start, best, centre) with start None when the
+    window holds the whole support, best(sign, a) the float Chernoff choice (log bound,
+    theta), centre the float mean of the sum.  The window is the shortest smooth length
+    whose float-estimated mass outside is below target."""
+    import numpy as np
+    parts = sub if isinstance(sub, list) else [(sub, E)]
+    full = sum(n * (max(s) - min(s)) for s, n in parts) + 1
+    stats = []
+    for s, n in parts:
+        ks = np.array(sorted(s), dtype=float)
+        # upper ends (a ball's radius times e^{theta k} counts in the Arb bound too)
+        ws = np.array([max(float(s[k].upper()), 0.0) for k in sorted(s)])
+        tot = ws.sum()
+        mu = float(np.dot(ks, ws) / tot)
+        var = max(float(np.dot((ks - mu) ** 2, ws) / tot), 1e-12)
+        stats.append((ks, ws, mu, var, n))
+    if len(parts) == 1:
+        ks, ws, mu, var, n = stats[0]
+        scale, centre = math.sqrt(var) * math.sqrt(n), n * mu
+    else:
+        scale = math.sqrt(sum(n * var for _, _, _, var, n in stats))
+        centre = sum(n * mu for _, _, mu, _, n in stats)
+    thetas = 2.0 ** np.linspace(-10, 8, 73) / scale
+    lmgf = {1: 0.0, -1: 0.0}
+    for ks, ws, mu, var, n in stats:
+        with np.errstate(divide="ignore"):
+            logw = np.log(ws)
+        for sign in (1, -1):           # n log E[e^{theta (k - mu)}] on the theta ladder
+            z = sign * thetas[:, None] * (ks - mu)[None, :] + logw[None, :]
+            zm = z.max(axis=1)
+            lmgf[sign] = lmgf[sign] + n * (zm + np.log(np.exp(z - zm[:, None]).sum(axis=1)))
+
+    def best(sign, a):                 # float: (log bound of P(sign (S - centre) >= a), theta)
+        vals = lmgf[sign] - thetas * a
+        i = int(np.argmin(vals))
+        return float(vals[i]), sign * float(thetas[i])
+    ladder = sorted({c << k for k in range(2, 26) for c in (4, 5, 6)})
+    for n in ladder:
+        if n < 16:
+            continue
+        if n >= full:
+            break
+        half = n / 2 - 2
+        if max(best(1, half)[0], best(-1, half)[0]) < math.log(target):
+            return n, int(math.floor(centre)) - n // 2, best, centre
+    N = min(n for n in ladder if n >= max(16, full))
+    if N > MAX_GRID:
+        count = (f"E = {E} epochs" if len(parts) == 1
+                 else f"{sum(n for _, n in parts)} steps of {len(parts)} kinds")
+        raise InputError(f"the {what} grid of {count} needs {full} points "
+                         f"(more than {MAX_GRID}); not supported")
+    return N, None, best, centre
+
+
+def compose_laws(subs: list, E: int, what: str, target: float):
+    """The E-fold sums of one or two grid variables (sub-probabilities ``subs``, index ->
+    ball), both by one complex DFT of x1 + i x2 and one inverse: for each, (start, masses on
+    [start, start + N), P_out) where the masses are those of the sum reduced mod N (aliasing
+    only adds: each is >= the true mass at its index, and the excess in all is at most the
+    true mass outside the window) and P_out >= the mass outside the window, a Chernoff bound
+    of each side in Arb (0 when the window holds the whole support)."""
+    return compose_phases([(subs, E)], what, target)
+
+
+def compose_phases(phases: list, what: str, target: float):
+    """compose_laws for a run of different steps (docs/THEORY.md section 15): ``phases`` a
+    list of (subs, n), subs one or two grid variables of one step (index -> ball), n the
+    count of such steps; for each variable the law of the sum over all n_1 + n_2 + ... steps
+    (independent), as (start, masses, P_out) like compose_laws.  The transform of the sum is
+    the product of the phases' transforms, each raised to its own count: one forward DFT per
+    phase (its two variables packed), one inverse in all."""
+    nvar = len(phases[0][0])
+    if any(len(subs) != nvar for subs, _ in phases):
+        raise ValueError("compose_phases: every phase needs the same variables")
+    per_var = [[(subs[j], n) for subs, n in phases] for j in range(nvar)]
+    plans = [window_plan(parts if len(parts) > 1 else parts[0][0], parts[0][1], what, target)
+             for parts in per_var]
+    N = max(p[0] for p in plans)
+    total = sum(n for _, n in phases)
+    count = (f"E = {total} epochs" if len(phases) == 1
+             else f"{total} steps of {len(phases)} kinds")
+    reserve(N, "compose", f"the {what} composition of {count}")
+    off = 0                            # y[i] holds the sums' index off + i (mod N)
+    Y = None
+    for subs, n in phases:
+        kmin = min(min(sub) for sub in subs)
+        off += n * kmin
+        pts = [[(k - kmin, v) for k, v in sub.items()] for sub in subs]
+        X = two_dfts(pts[0], pts[1] if len(pts) > 1 else [], N)
+        Xn = [[z ** n for z in Xi] for Xi in X[:len(subs)]]
+        Y = Xn if Y is None else [[a * b for a, b in zip(Ya, Xa)] for Ya, Xa in zip(Y, Xn)]
+        del X
+    y = two_inverse(Y[0], Y[1] if len(Y) > 1 else [acb(0)] * len(Y[0]), N)
+    out = []
+    for i, (parts, (n, start, best, centre)) in enumerate(zip(per_var, plans)):
+        if start is None:                      # the whole support fits (full <= n <= N)
+            start, p_out = sum(m * min(sub) for sub, m in parts), arb(0)
+        else:
+            start -= (N - n) // 2              # centred in the longer window
+            b_hi, b_lo = start + N, start - 1
+            _, th_up = best(1, b_hi - centre)
+            _, th_lo = best(-1, centre - b_lo)
+            if len(parts) == 1:
+                sub, m = parts[0]
+                p_out = chernoff_mass(sub, m, th_up, b_hi) + chernoff_mass(sub, m, th_lo, b_lo)
+            else:
+                p_out = (chernoff_mass_phases(parts, th_up, b_hi)
+                         + chernoff_mass_phases(parts, th_lo, b_lo))
+        r0 = (start - off) % N
+        part = [z.real if i == 0 else z.imag for z in y[r0:] + y[:r0]]
+        out.append((start, part, p_out))
+    return out
+
+
+def chernoff_mass(sub: dict, E: int, theta: float, b: int) -> arb:
+    """e^{-theta b} (sum_k sub_k e^{theta k})^E: for theta > 0 a bound of the mass of
+    {S >= b}, for theta < 0 of {S <= b} (Markov on e^{theta S}); capped at the total mass."""
+    return chernoff_mass_phases([(sub, E)], theta, b)
+
+
+def chernoff_mass_phases(parts: list, theta: float, b: int) -> arb:
+    """e^{-theta b} prod_i (sum_k sub_ik e^{theta k})^{E_i} over ``parts`` [(sub_i, E_i)]:
+    Markov's inequality on e^{theta S} for the sum S of independent steps (the mgf of S is
+    the product of the steps' mgfs); capped at the total mass prod_i (sum_k sub_ik)^{E_i}."""
+    th = to_arb(Fraction(theta).limit_denominator(10 ** 12))
+    expo, total, zero = None, None, False
+    for sub, E in parts:
+        mg = sum((v * (th * k).exp() for k, v in sub.items()), arb(0))
+        mg = arb(mg.upper())    # the true (nonnegative) sum is at most the upper end
+        if mg > 0:
+            expo = E * mg.log() if expo is None else expo + E * mg.log()
+        else:
+            zero = True
+        tot = sum(sub.values(), arb(0)) ** E
+        total = tot if total is None else total * tot
+    c = arb(0) if zero else (expo - th * b).exp()
+    if not c.is_finite():
+        return arb(total.upper())
+    return arb(c.upper()) if c < total else arb(total.upper())
+
+
+def alias_excess(parts: list) -> arb:
+    """The excess of a composed law whose steps' computed masses exceed the true ones by at
+    most a_i in all (``parts`` [(a_i, n_i)], n_i steps of each): the computed composed law
+    has total mass at most prod (1 + a_i)^{n_i} times the true one's (at most 1), so the
+    excess is at most prod_i (1 + a_i)^{n_i} - 1 = sum_j a_j prod_{l < j} (1 + a_l) (the
+    steps in any order), at most E a (1 + a)^{E - 1} for one kind of step and at most
+    (sum_i n_i a_i) prod_i (1 + a_i)^{n_i} for several (docs/THEORY.md section 15)."""
+    if len(parts) == 1:
+        a, E = parts[0]
+        return E * a * (1 + a) ** (E - 1)
+    s = sum((n * a for a, n in parts), arb(0))
+    p = arb(1)
+    for a, n in parts:
+        p = p * (1 + a) ** n
+    return s * p
+
+
+def union_charge(parts: list) -> arb:
+    """What the steps' upper laws leave out, by a union bound over the steps: sum_i n_i c_i
+    for n_i steps each charged c_i (``parts`` [(c_i, n_i)]; docs/THEORY.md sections 12, 15)."""
+    if len(parts) == 1:
+        c, E = parts[0]
+        return E * c
+    return sum((n * c for c, n in parts), arb(0))

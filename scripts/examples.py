@@ -74,12 +74,21 @@ def matches(shown: list, actual: list) -> bool:
     return bool(actual) and line_matches(shown[0], actual[0]) and matches(shown[1:], actual[1:])
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _scratch(cwd: str):
+    """The scratch directory sees the repository's examples/ (run files, claims files)."""
+    os.symlink(os.path.join(ROOT, "examples"), os.path.join(cwd, "examples"))
+
+
 def check(path: str) -> list:
     """[(command, shown, actual)] of every command whose output differs."""
     bad = []
     with open(path, encoding="utf-8") as f:
         text = f.read()
     with tempfile.TemporaryDirectory() as cwd:
+        _scratch(cwd)
         for _, _, cmds in blocks(text):
             for shown_cmd, shown in cmds:
                 while shown and not shown[-1].strip():
@@ -106,6 +115,7 @@ def refresh(path: str):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     with tempfile.TemporaryDirectory() as cwd:
+        _scratch(cwd)
         for start, end, cmds in reversed(blocks("\n".join(lines))):
             new = []
             for shown_cmd, shown in cmds:

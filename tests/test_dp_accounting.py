@@ -127,12 +127,19 @@ def test_certified_poisson_dp_accountant():
     r = verifier.poisson_epsilon("1.1", "0.05", 20, delta="1e-5").epsilon
     e = acc.get_epsilon(1e-5)
     assert F(e) >= r.upper and e - float(r.upper) < 1e-12
-    assert acc.sigma == F(11, 10) and acc.sample_rate == F(1, 20) and acc.steps == 20
+    assert len(acc.run().merged()) == 1 and acc.steps == 20
     d = verifier.poisson_delta("1.1", "0.05", 20, epsilon="1").delta
     assert F(acc.get_delta(1.0)) >= d.upper
-    # mixed steps at the worst parameters; other events refused
-    acc.compose(dp_accounting.PoissonSampledDpEvent(0.1, G(1.3)))
-    assert acc.sample_rate == F(1, 10) and acc.sigma == F(11, 10) and acc.steps == 21
+    # mixed steps: a run of phases composed exactly (a tree of events, a Gaussian leaf q = 1)
+    acc.compose(dp_accounting.ComposedDpEvent([dp_accounting.PoissonSampledDpEvent(0.1, G(1.3)),
+                                              dp_accounting.SelfComposedDpEvent(G(8.0), 2)]))
+    want = verifier.Run((verifier.phase("1.1", sample_rate="0.05", steps=20),
+                         verifier.phase("1.3", sample_rate="0.1", steps=1),
+                         verifier.phase("8", sample_rate="1", steps=2)))
+    assert acc.run().merged() == want.merged() and acc.steps == 23
+    r = verifier.epsilon(want, delta="1e-5").epsilon
+    e = acc.get_epsilon(1e-5)
+    assert F(e) >= r.upper and e - float(r.upper) < 1e-12
     assert not acc.supports(dp_accounting.LaplaceDpEvent(1.0))
     assert not CertifiedRandomAllocationAccountant().supports(step)
     acc.compose(dp_accounting.NonPrivateDpEvent())

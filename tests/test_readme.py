@@ -33,6 +33,11 @@ def test_readme_outputs_are_what_the_commands_print():
     assert not bad, [(c, s[:2], a[:2]) for c, s, a in bad]
 
 
+def test_runs_doc_outputs_are_what_the_commands_print():
+    bad = examples.check(os.path.join(ROOT, "docs", "RUNS.md"))
+    assert not bad, [(c, s[:2], a[:2]) for c, s, a in bad]
+
+
 def test_example_matching_rules():
     assert examples.matches(["a", "...", "z"], ["a", "b", "c", "z"])
     assert not examples.matches(["a", "z"], ["a", "b", "z"])

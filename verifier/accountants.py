@@ -55,6 +55,17 @@ def engine_sigma(sigma: Fraction) -> Fraction | None:
     return None if sigma < SIGMA_RANGE[0] else min(sigma, SIGMA_RANGE[1])
 
 
+def engine_run(run):
+    """``engine_sigma`` for every phase of a run (a ``verifier.Run``): None when a phase's
+    sigma is below the engine's range, the run with each sigma above it read at the largest
+    (an upper bound, as for one phase)."""
+    from verifier.core.run import Gaussian, Phase, Run
+    sig = [engine_sigma(p.noise_multiplier) for p in run.phases]
+    if any(s is None for s in sig):
+        return None
+    return Run(tuple(Phase(Gaussian(s), p.sampler, p.steps) for s, p in zip(sig, run.phases)))
+
+
 def epsilon_upper_float(sigma: Fraction, M: int, E: int, delta: Fraction) -> float:
     """The certified upper end of epsilon(delta) as a float rounded up, at engine_sigma;
     inf without a guarantee (sigma below the range, or no epsilon <= 60 certified)."""

@@ -199,74 +199,88 @@ def _poisson_leaf(event, count: int):
 
 
 class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
-    """dp_accounting's ``PrivacyAccountant`` for the Poisson-subsampled Gaussian mechanism
-    (``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))``, composed), certified by the
-    Poisson engine (docs/POISSON.md).  Steps with different sigma or q are accounted at the
-    smallest sigma and the largest q for every step (a valid upper bound: docs/THEORY.md
-    section 12, "Monotonicity"); add/remove adjacency only."""
+    """dp_accounting's ``PrivacyAccountant`` for the (Poisson-subsampled) Gaussian mechanism
+    (``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))`` and ``GaussianDpEvent`` (q = 1),
+    composed by ``compose``, ``SelfComposedDpEvent`` and ``ComposedDpEvent`` in any tree),
+    certified.  Steps with different sigma or q are phases of a run (``run()``), composed
+    exactly (bounds/runs.py; docs/THEORY.md section 15); add/remove adjacency only."""
 
     def __init__(self, neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE):
         if neighboring_relation is not dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE:
             raise InputError(f"neighboring_relation = {neighboring_relation}: the engine "
                              "certifies add/remove adjacency (ADD_OR_REMOVE_ONE) only")
         super().__init__(neighboring_relation)
-        self.sigma: Fraction | None = None
-        self.sample_rate: Fraction | None = None
-        self.steps = 0
+        self.phases: list = []                  # verifier Phases, in the order composed
         self.nonprivate = False
 
+    @property
+    def steps(self) -> int:
+        return sum(p.steps for p in self.phases)
+
+    def run(self):
+        """The composed events as a ``verifier.Run`` (one phase per leaf composed)."""
+        from verifier.core.run import Run
+        if not self.phases:
+            raise InputError("no Poisson-subsampled step composed")
+        return Run(tuple(self.phases))
+
     def _maybe_compose(self, event, count, do_compose):
+        from verifier.core.run import MAX_RUN_STEPS, Gaussian, Phase, Poisson
         r = _poisson_steps_of(event, count)
         if isinstance(r, str) and r != "nonprivate":
             return self.CompositionErrorDetails(invalid_event=event, error_message=r)
+        if r != "nonprivate" and self.steps + sum(n for _, _, n in r) > MAX_RUN_STEPS:
+            return self.CompositionErrorDetails(
+                invalid_event=event, error_message=f"more than {MAX_RUN_STEPS} steps in all")
         if do_compose:
             if r == "nonprivate":
                 self.nonprivate = True
                 return None
             for sigma, q, n in r:
                 if n:
-                    self.sigma = sigma if self.sigma is None else min(self.sigma, sigma)
-                    self.sample_rate = q if self.sample_rate is None else max(self.sample_rate, q)
-                    self.steps += n
+                    self.phases.append(Phase(Gaussian(sigma), Poisson(q), n))
         return None
 
     def get_epsilon_bracket(self, target_delta):
-        """The certified bracket of epsilon(target_delta) (a ``PoissonEpsilon``)."""
-        from verifier.api.profile import poisson_epsilon
-        if self.nonprivate or not self.steps:
-            raise InputError("no Poisson-subsampled step composed" if not self.steps else
-                             "a NonPrivateDpEvent was composed: no guarantee")
-        return poisson_epsilon(self.sigma, self.sample_rate, self.steps, target_delta)
+        """The certified bracket of epsilon(target_delta) (a ``RunEpsilon``; one kind of
+        step gives bit for bit the ``PoissonEpsilon`` bracket)."""
+        from verifier.bounds.runs import epsilon_bracket
+        from verifier.core.arith import parse_delta
+        if self.nonprivate:
+            raise InputError("a NonPrivateDpEvent was composed: no guarantee")
+        return epsilon_bracket(self.run(), parse_delta(target_delta, "target_delta"))
 
     def get_epsilon(self, target_delta) -> float:
         """Certified upper end of epsilon(target_delta), a float rounded up; 0 before any
         step, inf for a NonPrivateDpEvent, a sigma below the engine's range, or no epsilon
-        <= 60 certified; above its range (50) the answer at 50 (an upper bound)."""
-        from verifier.api.profile import poisson_epsilon
+        <= 60 certified; a sigma above its range (50) read at 50 (an upper bound)."""
+        from verifier.accountants import engine_run
         from verifier.bounds.poisson import RANGE
+        from verifier.bounds.runs import epsilon_bracket
         d = parse_exact(target_delta, "target_delta")
         RANGE.check(None, None, None, delta=d)
         if self.nonprivate:
             return math.inf
-        if not self.steps:
+        if not self.phases:
             return 0.0
-        s = engine_sigma(self.sigma)
-        if s is None:
+        run = engine_run(self.run())
+        if run is None:
             return math.inf
-        e = poisson_epsilon(s, self.sample_rate, self.steps, delta=d).epsilon
+        e = epsilon_bracket(run, d).epsilon
         return math.inf if e is None else up_float(e.upper)
 
     def get_delta(self, target_epsilon) -> float:
         """Certified upper end of delta(target_epsilon), a float rounded up."""
-        from verifier.api.profile import poisson_delta
+        from verifier.accountants import engine_run
         from verifier.bounds.poisson import RANGE
+        from verifier.bounds.runs import delta_bracket
         eps = parse_exact(target_epsilon, "target_epsilon")
         RANGE.check(None, None, None, eps=eps)
         if self.nonprivate:
             return 1.0
-        if not self.steps:
+        if not self.phases:
             return 0.0
-        s = engine_sigma(self.sigma)
-        if s is None:
+        run = engine_run(self.run())
+        if run is None:
             return 1.0
-        return min(1.0, up_float(poisson_delta(s, self.sample_rate, self.steps, epsilon=eps).delta.upper))
+        return min(1.0, up_float(delta_bracket(run, eps).delta.upper))

@@ -154,17 +154,14 @@ class CertifiedPoissonAccountant(_Base):
         sigma)."""
         import math
         from verifier.bounds.poisson import RANGE
+        from verifier.accountants import engine_run
         from verifier.bounds.runs import epsilon_bracket
-        from verifier.core.run import Gaussian, Phase, Run
         d = parse_exact(delta, "delta")
         RANGE.check(None, None, None, delta=d)
         self._check_run()
-        run = self.run()
-        lo, hi = RANGE.sigma
-        if any(p.noise_multiplier < lo for p in run.phases):
+        run = engine_run(self.run())
+        if run is None:
             return math.inf
-        run = Run(tuple(Phase(Gaussian(min(p.noise_multiplier, hi)), p.sampler, p.steps)
-                        for p in run.phases))
         r = epsilon_bracket(run, d)
         return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
 

@@ -258,8 +258,14 @@ def _single(run: Run):
     return m.noise_multiplier, s, n
 
 
+def mu_squared(pairs) -> Fraction:
+    """mu^2 of the Gaussian pair a run of Gaussian steps is: sum_i n_i / sigma_i^2 over
+    ``pairs`` ((sigma_i, n_i), ...) (proof check runs.gaussian-composition)."""
+    return sum((n / sigma ** 2 for sigma, n in pairs), 0)
+
+
 def _mu2(run: Run) -> Fraction:
-    return sum((Fraction(n) / m.noise_multiplier ** 2 for m, s, n in run.merged()), Fraction(0))
+    return Fraction(mu_squared([(m.noise_multiplier, n) for m, s, n in run.merged()]))
 
 
 def _digits(rel_width) -> int:

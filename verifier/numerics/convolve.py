@@ -172,8 +172,8 @@ def alias_excess(parts: list) -> arb:
     if len(parts) == 1:
         a, E = parts[0]
         return E * a * (1 + a) ** (E - 1)
-    s = sum((n * a for a, n in parts), arb(0))
-    p = arb(1)
+    s = sum((n * a for a, n in parts), 0)      # balls, or symbols (proof check runs.alias-excess)
+    p = 1
     for a, n in parts:
         p = p * (1 + a) ** n
     return s * p
@@ -185,4 +185,4 @@ def union_charge(parts: list) -> arb:
     if len(parts) == 1:
         c, E = parts[0]
         return E * c
-    return sum((n * c for c, n in parts), arb(0))
+    return sum((n * c for c, n in parts), 0)

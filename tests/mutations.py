@@ -1007,6 +1007,14 @@ def _runs_window_mass_first_phase():
          lambda parts, theta, b: real(parts[:1], theta, b))
 
 
+def _runs_mixed_epochs_once():
+    real = _get("verifier.bounds.runs:mixed_engine")
+
+    def once(ra, steps, floor, eps_cap, fine):     # the epochs composed once, not E times
+        return real((ra[0], ra[1], 1), steps, floor, eps_cap, fine)
+    _set("verifier.bounds.runs:mixed_engine", once)
+
+
 def _runs_merge_counts_dropped():
     from verifier.core.run import Run
 
@@ -1736,6 +1744,10 @@ MUTATIONS = [
              _runs_merge_counts_dropped,
              (R + "test_values_are_exact_immutable_and_hashable",
               R + "test_one_phase_gives_today_s_engines_bit_for_bit")),
+    Mutation("runs.mixed-epochs-once", "compose",
+             "a mixed run composes its random-allocation epochs once, not E times",
+             _runs_mixed_epochs_once,
+             (R + "test_mixed_run_lies_above_each_part_and_near_the_epochs_alone_with_little_noise_added",)),
     Mutation("runs.plan-gaussian-always", "compose",
              "every run of several kinds of step is answered by the Gaussian closed form (its "
              "sampling ignored)",

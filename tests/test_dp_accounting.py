@@ -144,3 +144,28 @@ def test_certified_poisson_dp_accountant():
     assert not CertifiedRandomAllocationAccountant().supports(step)
     acc.compose(dp_accounting.NonPrivateDpEvent())
     assert acc.get_epsilon(1e-5) == math.inf
+
+
+def test_a_mixed_run_is_the_same_from_a_run_file_the_api_and_a_dp_event_tree(tmp_path):
+    """Issue 44's five phases mixing random-allocation epochs, Poisson and full-batch steps:
+    the run file, the API and dp_accounting's event tree give one bracket."""
+    import os
+    from verifier.dp_accountant import CertifiedRunAccountant, CertifiedPoissonAccountant
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = verifier.run_from_file(os.path.join(root, "examples", "runs", "five_phases_mixed.toml"))
+    api = verifier.epsilon(run, delta="1e-5")
+    epoch = RandomAllocationDpEvent(G(1.1), num_selected=1, num_steps=20)
+    tree = dp_accounting.ComposedDpEvent([
+        dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(0.05, G(2.0)), 20),
+        dp_accounting.SelfComposedDpEvent(epoch, 2),
+        dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(0.05, G(1.3)), 40),
+        epoch, dp_accounting.SelfComposedDpEvent(G(8.0), 2)])
+    acc = CertifiedRunAccountant()
+    acc.compose(tree)
+    assert acc.run().merged() == run.merged()
+    r = acc.get_epsilon_bracket(1e-5)
+    assert r.epsilon == api.epsilon and r.epsilon.upper - r.epsilon.lower <= F(1, 1000) * r.epsilon.lower
+    e = acc.get_epsilon(1e-5)
+    assert F(e) >= api.epsilon.upper and e - float(api.epsilon.upper) < 1e-12
+    assert not CertifiedPoissonAccountant().supports(tree)
+    assert not acc.supports(RandomAllocationDpEvent(G(1.1), num_selected=2, num_steps=20))

@@ -280,9 +280,8 @@ def test_refusals_name_the_phase():
                                   phase("0.1", sample_rate="0.1", steps=3))), D5)
     with pytest.raises(InputError, match="phase 1: random allocation with steps_per_record = 2"):
         runs.epsilon_bracket(Run((Phase(Gaussian(1), RandomAllocation(10, 2), 20),)), D5)
-    with pytest.raises(InputError, match="random-allocation epochs composed with other"):
-        runs.epsilon_bracket(Run((phase("1", steps_per_epoch=10, epochs=1),
-                                  phase("1", sample_rate="0.1", steps=3))), D5)
+    assert runs.plan(Run((phase("1", steps_per_epoch=10, epochs=1),
+                          phase("1", sample_rate="0.1", steps=3)))) == "mixed"
     assert runs.plan(Run((Phase(Gaussian(1), EveryStep(), 3),
                           Phase(Gaussian(2), Poisson(1), 3)))) == "gaussian"
 
@@ -362,3 +361,89 @@ def test_composed_window_of_phases_bounds_the_aliased_mass():
         else:
             outside += v
     assert float(p_out.upper()) >= float(outside) and float(p_out.upper()) < 0.05
+
+
+# ---- random-allocation epochs mixed with other steps (on the epochs' lattice) ---------------
+def _mixed_reference(s, M, inner_over, eps, nodes):
+    """(delta_R, delta_A) of one random-allocation epoch (M steps at noise s) then steps whose
+    composed hockey stick is inner_over(b) = E_Q[(L' - b)_+], by a Gauss-Hermite product rule
+    over the epoch's M outputs (the integrand is smooth: float64, about 1e-14 here)."""
+    import math
+    import numpy as np
+    from numpy.polynomial.hermite_e import hermegauss
+    x, w = hermegauss(nodes)
+    w = w / math.sqrt(2 * math.pi)
+    Y = np.exp(x / s - 1 / (2 * s * s))
+    L = sum(np.meshgrid(*([Y] * M), indexing="ij")) / M
+    W = np.prod(np.meshgrid(*([w] * M), indexing="ij"), axis=0)
+    go = np.vectorize(inner_over)
+    c = math.exp(eps)
+    rem = float(np.sum(W * L * go(c / L)))
+    add = float(np.sum(W * c * L * (1 / (c * L) - 1 + go(1 / (c * L)))))   # E[(b - L')_+]
+    return rem, add
+
+
+def _gaussian_over(mu):
+    import math
+
+    def over(b):                         # E[(e^{mu Z - mu^2/2} - b)_+]
+        if b <= 0:
+            return 1 - b
+        zs = math.log(b) / mu + mu / 2
+        return 0.5 * math.erfc((zs - mu) / math.sqrt(2)) - b * 0.5 * math.erfc(zs / math.sqrt(2))
+    return over
+
+
+def _poisson_over(sigma, q):
+    import math
+
+    def over(b):                         # E_Q[(1 - q + q Y - b)_+] of one Poisson step
+        if b <= 1 - q:
+            return 1 - b
+        zs = sigma * (math.log((b - 1 + q) / q) + 1 / (2 * sigma * sigma))
+        g = 0.5 * math.erfc(zs / math.sqrt(2))
+        return (1 - q) * g + q * 0.5 * math.erfc((zs - 1 / sigma) / math.sqrt(2)) - b * g
+    return over
+
+
+@pytest.mark.parametrize("s, M, other, eps", [
+    ("1", 2, ("every_step", "2", 1), "1"), ("0.8", 2, ("every_step", "1.5", 3), "0.5"),
+    ("1.2", 3, ("every_step", "3", 2), "1"), ("1", 2, ("poisson", "0.9", "0.3"), "0.7")])
+def test_a_random_allocation_epoch_with_other_steps_against_quadrature(s, M, other, eps):
+    """One random-allocation epoch composed with Gaussian steps or a Poisson step (the mixed
+    path: the epoch's laws, the other steps on its lattice, tests on its statistic's): both
+    directions contain a Gauss-Hermite reference and are at most 1% wide."""
+    import math
+    if other[0] == "every_step":
+        ph = phase(other[1], sampler="every_step", steps=other[2])
+        over = _gaussian_over(math.sqrt(other[2]) / float(other[1]))
+    else:
+        ph = phase(other[1], sample_rate=other[2], steps=1)
+        over = _poisson_over(float(other[1]), float(other[2]))
+    run = Run((phase(s, steps_per_epoch=M, epochs=1), ph))
+    assert runs.plan(run) == "mixed"
+    r = runs.delta_bracket(run, F(eps))
+    rem, add = _mixed_reference(float(s), M, over, float(eps), 140 if M == 2 else 80)
+    for iv, ref in ((r.remove, rem), (r.add, add)):
+        assert float(iv.lower) <= ref * (1 + 1e-12) and ref <= float(iv.upper) * (1 + 1e-12), (iv, ref)
+        assert iv.upper - iv.lower <= F(1, 100) * iv.upper
+
+
+def test_mixed_run_lies_above_each_part_and_near_the_epochs_alone_with_little_noise_added():
+    """Three epochs (sigma 1.1, M 20) with 40 Poisson steps: epsilon above each part's alone
+    (more steps, more privacy loss); with one Gaussian step at sigma 50 instead, within 0.5% of
+    the epochs alone (the added step costs almost nothing)."""
+    ra = phase("1.1", steps_per_epoch=20, epochs=3)
+    alone = PR.epsilon_bracket(F(11, 10), 20, 3, D5).epsilon
+    po = PO.epsilon_bracket(F(13, 10), F(1, 20), 40, D5).epsilon
+    r = runs.epsilon_bracket(Run((ra, phase("1.3", sample_rate="0.05", steps=40))), D5).epsilon
+    assert r.lower > alone.upper and r.lower > po.upper
+    assert r.upper - r.lower <= F(1, 1000) * r.lower
+    near = runs.epsilon_bracket(Run((ra, phase("50", sampler="every_step", steps=1))), D5).epsilon
+    assert near.upper >= alone.lower and near.lower <= alone.upper * F(1005, 1000)
+
+
+def test_two_kinds_of_epoch_in_one_run_are_refused():
+    with pytest.raises(InputError, match="phase 2: random-allocation epochs of a second kind"):
+        runs.epsilon_bracket(Run((phase("1", steps_per_epoch=10, epochs=1),
+                                  phase("2", steps_per_epoch=10, epochs=1))), D5)

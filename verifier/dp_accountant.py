@@ -12,7 +12,11 @@
     acc.get_delta(1.0)               # certified upper end of delta(1)
     acc.get_epsilon_bracket(1e-5)    # the whole bracket (an EpsilonResult)
 
-What it certifies: ``RandomAllocationDpEvent(event, num_selected=1, num_steps=M)`` with a
+``CertifiedRunAccountant`` takes any tree of random-allocation epochs, Poisson-sampled and
+plain Gaussian steps and composes it exactly as a run (docs/RUNS.md);
+``CertifiedPoissonAccountant`` the Poisson and Gaussian leaves only.
+
+What ``CertifiedRandomAllocationAccountant`` certifies: ``RandomAllocationDpEvent(event, num_selected=1, num_steps=M)`` with a
 ``GaussianDpEvent`` inside (every record in exactly one of M steps, the Gaussian mechanism
 at each step; the shape of the random-allocation port's event), composed E times by
 ``compose(event, count)``, ``SelfComposedDpEvent`` or ``ComposedDpEvent``; ``NoOpDpEvent``
@@ -37,7 +41,7 @@ from verifier.accountants import engine_delta, engine_sigma, epsilon_upper_float
 from verifier.core.arith import InputError, parse_exact
 
 __all__ = ["RandomAllocationDpEvent", "CertifiedRandomAllocationAccountant",
-           "CertifiedPoissonAccountant"]
+           "CertifiedPoissonAccountant", "CertifiedRunAccountant"]
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
@@ -168,12 +172,6 @@ class CertifiedRandomAllocationAccountant(dp_accounting.PrivacyAccountant):
 
 
 # ---- Poisson subsampling ---------------------------------------------------------------
-def _poisson_steps_of(event, count: int):
-    """[(sigma, q, steps)] of an event composed ``count`` times (a ``GaussianDpEvent`` is
-    q = 1), "nonprivate", or an error message (str)."""
-    return _walk(event, count, _poisson_leaf)
-
-
 def _poisson_leaf(event, count: int):
     q, inner = Fraction(1), event
     if isinstance(event, _ev.PoissonSampledDpEvent):
@@ -198,12 +196,37 @@ def _poisson_leaf(event, count: int):
     return [(sigma, q, count)]
 
 
-class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
-    """dp_accounting's ``PrivacyAccountant`` for the (Poisson-subsampled) Gaussian mechanism
-    (``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))`` and ``GaussianDpEvent`` (q = 1),
-    composed by ``compose``, ``SelfComposedDpEvent`` and ``ComposedDpEvent`` in any tree),
-    certified.  Steps with different sigma or q are phases of a run (``run()``), composed
-    exactly (bounds/runs.py; docs/THEORY.md section 15); add/remove adjacency only."""
+def _run_leaf(event, count: int):
+    """[Phase] of one leaf composed ``count`` times: random-allocation epochs, Poisson-sampled
+    or plain Gaussian steps; an error message (str) for anything else."""
+    from verifier.core.run import Gaussian, Phase, Poisson, RandomAllocation
+    if type(event).__name__ == "RandomAllocationDpEvent":
+        r = _epoch_leaf(event, count)
+        if isinstance(r, str):
+            return r
+        return [Phase(Gaussian(s), RandomAllocation(M), n * M) for s, M, n in r if n]
+    r = _poisson_leaf(event, count)
+    if isinstance(r, str):
+        return r
+    return [Phase(Gaussian(s), Poisson(q), n) for s, q, n in r if n]
+
+
+def _poisson_only_leaf(event, count: int):
+    if type(event).__name__ == "RandomAllocationDpEvent":
+        return ("random allocation: use verifier.dp_accountant.CertifiedRunAccountant (any "
+                "tree of random-allocation epochs and Poisson steps)")
+    return _run_leaf(event, count)
+
+
+class CertifiedRunAccountant(dp_accounting.PrivacyAccountant):
+    """dp_accounting's ``PrivacyAccountant`` for any tree (``compose``, ``SelfComposedDpEvent``,
+    ``ComposedDpEvent``) of ``RandomAllocationDpEvent(GaussianDpEvent(sigma), num_selected=1,
+    num_steps=M)`` epochs, ``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))`` steps and
+    ``GaussianDpEvent`` steps (q = 1): a run of phases (``run()``), composed exactly
+    (bounds/runs.py; docs/THEORY.md section 15); any other event refused in one line naming
+    it.  Add/remove adjacency only."""
+    _leaf = staticmethod(_run_leaf)
+    _none = "no step composed"
 
     def __init__(self, neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE):
         if neighboring_relation is not dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE:
@@ -221,24 +244,22 @@ class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
         """The composed events as a ``verifier.Run`` (one phase per leaf composed)."""
         from verifier.core.run import Run
         if not self.phases:
-            raise InputError("no Poisson-subsampled step composed")
+            raise InputError(self._none)
         return Run(tuple(self.phases))
 
     def _maybe_compose(self, event, count, do_compose):
-        from verifier.core.run import MAX_RUN_STEPS, Gaussian, Phase, Poisson
-        r = _poisson_steps_of(event, count)
+        from verifier.core.run import MAX_RUN_STEPS
+        r = _walk(event, count, self._leaf)
         if isinstance(r, str) and r != "nonprivate":
             return self.CompositionErrorDetails(invalid_event=event, error_message=r)
-        if r != "nonprivate" and self.steps + sum(n for _, _, n in r) > MAX_RUN_STEPS:
+        if r != "nonprivate" and self.steps + sum(p.steps for p in r) > MAX_RUN_STEPS:
             return self.CompositionErrorDetails(
                 invalid_event=event, error_message=f"more than {MAX_RUN_STEPS} steps in all")
         if do_compose:
             if r == "nonprivate":
                 self.nonprivate = True
                 return None
-            for sigma, q, n in r:
-                if n:
-                    self.phases.append(Phase(Gaussian(sigma), Poisson(q), n))
+            self.phases.extend(r)
         return None
 
     def get_epsilon_bracket(self, target_delta):
@@ -284,3 +305,12 @@ class CertifiedPoissonAccountant(dp_accounting.PrivacyAccountant):
         if run is None:
             return 1.0
         return min(1.0, up_float(delta_bracket(run, eps).delta.upper))
+
+
+class CertifiedPoissonAccountant(CertifiedRunAccountant):
+    """dp_accounting's ``PrivacyAccountant`` for the (Poisson-subsampled) Gaussian mechanism
+    (``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))`` and ``GaussianDpEvent`` (q = 1) in
+    any tree), certified; different sigma or q are phases of a run composed exactly.  A
+    random-allocation epoch is ``CertifiedRunAccountant``'s."""
+    _leaf = staticmethod(_poisson_only_leaf)
+    _none = "no Poisson-subsampled step composed"

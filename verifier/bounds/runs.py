@@ -40,11 +40,12 @@ def clear_cache():
 # ---- which engine: one dispatch over the samplers
 
 def _rate(sampler) -> Fraction | None:
-    """The per-step sample rate of a sampler the Poisson lattice takes (every_step is
-    q = 1), None for the others."""
+    """The per-step sample rate of a sampler the Poisson lattice takes (every_step, and a
+    random-allocation epoch of one step, are q = 1), None for the others."""
     if isinstance(sampler, Poisson):
         return sampler.sample_rate
-    if isinstance(sampler, EveryStep):
+    if isinstance(sampler, EveryStep) or (isinstance(sampler, RandomAllocation)
+                                          and sampler.steps_per_epoch == 1):
         return Fraction(1)
     return None
 
@@ -59,7 +60,8 @@ def _gaussian_step(sampler) -> bool:
 
 def plan(run: Run) -> str:
     """'single' (one kind of step: its own engine), 'gaussian' (closed form), 'poisson'
-    (the multi-phase lattice); refuses the rest in one line (InputError)."""
+    (the multi-phase lattice), 'mixed' (one kind of random-allocation epoch with Poisson
+    steps, on the epochs' lattice); refuses the rest in one line (InputError)."""
     if not isinstance(run, Run):
         raise InputError(f"expected a verifier Run, got {type(run).__name__}")
     if run.steps > MAX_RUN_STEPS:
@@ -76,13 +78,19 @@ def plan(run: Run) -> str:
         return "single"
     if all(_gaussian_step(s) for _, s, _ in merged):
         return "gaussian"
-    for i, p in enumerate(run.phases, 1):
-        if _rate(p.sampler) is None:
-            raise InputError(f"phase {i}: random-allocation epochs composed with other kinds "
-                             "of steps are not certified yet; certify each phase alone "
-                             "(verifier epsilon --sampling random_allocation) or a run of "
-                             "Poisson and every_step phases")
-    return "poisson"
+    kinds = {k for k, _ in _ra_kinds(run)}
+    if len(kinds) > 1:
+        i = next(i for i, p in enumerate(run.phases, 1)
+                 if _rate(p.sampler) is None and p.step_kind != _ra_kinds(run)[0][0])
+        raise InputError(f"phase {i}: random-allocation epochs of a second kind (another noise "
+                         "multiplier or steps per epoch) in one run are not certified yet; one "
+                         "kind of epoch composes with any Poisson and every_step phases")
+    return "mixed" if kinds else "poisson"
+
+
+def _ra_kinds(run: Run) -> list:
+    """[((mechanism, sampler), epochs)] of the run's random-allocation epochs (M >= 2)."""
+    return [((m, s), n // s.steps_per_epoch) for m, s, n in run.merged() if _rate(s) is None]
 
 
 def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
@@ -108,17 +116,20 @@ def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
 # ---- the multi-phase Poisson lattice
 
 def _steps(run: Run) -> tuple:
-    """((sigma, q, n), ...) of the merged phases (every_step as q = 1)."""
-    return tuple((m.noise_multiplier, _rate(s), n) for m, s, n in run.merged())
+    """((sigma, q, n), ...) of the merged phases the Poisson lattice takes (every_step as
+    q = 1; random-allocation epochs of M >= 2 left out: see _ra_kinds)."""
+    return tuple((m.noise_multiplier, _rate(s), n) for m, s, n in run.merged()
+                 if _rate(s) is not None)
 
 
-def guess_epsilon(steps: tuple, delta: float) -> float:
+def guess_epsilon(steps: tuple, delta: float, extra=None) -> float:
     """A float guess of epsilon(delta) (a free parameter): the Renyi conversion of the
     remove direction's integer-order moments, summed over the phases (Renyi divergences of
-    independent steps add; the moments as bounds.poisson.guess_epsilon)."""
+    independent steps add; the moments as bounds.poisson.guess_epsilon); ``extra[a]`` the
+    log-moments of other steps (random-allocation epochs) at order a."""
     best = math.inf
     for a in range(2, 65):
-        tot = 0.0
+        tot = 0.0 if extra is None else extra[a]
         for sigma, q, n in steps:
             u, qf = float(sigma) ** -2, float(q)
             terms = []
@@ -175,9 +186,59 @@ def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
     return _CACHE.get(key, make)
 
 
-def points(P) -> int:
-    """The most lattice points of one phase's laws."""
-    return max(lw.info["points"] for lw, _ in P.phases)
+def ra_log_moments(sigma: Fraction, M: int, E: int) -> dict:
+    """{a: E log E[Ybar^a]} of E random-allocation epochs, a = 2..64 (floats, for the
+    guess; bounds.profile.guess_epsilon's moments)."""
+    from verifier.bounds.moments import integer_moments
+    ms = integer_moments(sigma, M, 64, prec=128)
+    out = {}
+    for a in range(2, 65):
+        lm = ms[a].log()
+        out[a] = E * float(lm.mid()) if lm.is_finite() else math.inf
+    return out
+
+
+def mixed_engine(ra: tuple, steps: tuple, floor: float, eps_cap: float, fine: int):
+    """The composed laws of E random-allocation epochs ``ra`` = (sigma, M, E) and Poisson
+    phases ``steps`` on the epochs' lattice (eta, and eta_l for the tests), cached: the
+    epochs' laws as bounds.profile plans them (level ``fine``), each Poisson step's upper
+    laws at eta and its cells at eta_l (pair.step_laws); half the floor's budget each."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds import profile as PR
+    from verifier.bounds.poisson.pair import step_laws
+    from verifier.numerics.compose import ComposedProfile
+    key = ("mixed", ra, steps, floor, eps_cap, fine)
+
+    def make():
+        sigma, M, E = ra
+        prec_ra, laws = PR.epoch_laws_for_run(sigma, M, E, floor / 2, eps_cap, fine)
+        T = sum(n for _, _, n in steps)
+        prec = max(prec_ra, PO.precision(T + E, floor / 2, laws.eta, eps_cap))
+        phases = [(laws, E)] + [(step_laws(s, q, T, floor / 2, laws.eta, prec, eta_l=laws.eta_l),
+                                 n) for s, q, n in steps]
+        return ComposedProfile(None, None, prec, floor, eps_cap, scan_tests=True, phases=phases)
+    return _CACHE.get(key, make)
+
+
+MIXED_LEVELS = (1, 2, 4, 8)   # the epochs' refinement levels a mixed run tries
+MIXED_SECONDS = 60            # ... while the bracket is wider than asked, within this time
+
+
+def _ra(run: Run) -> tuple:
+    (m, s), E = _ra_kinds(run)[0]
+    return m.noise_multiplier, s.steps_per_epoch, E
+
+
+def _mixed(compute, target) -> tuple:
+    """compute(fine) -> (bracket or None, profile) at the levels MIXED_LEVELS while wider
+    than target(bracket), for at most MIXED_SECONDS."""
+    t = time.perf_counter()
+    for fine in MIXED_LEVELS:
+        iv, P = compute(fine)
+        if iv is None or iv.upper - iv.lower <= target(iv) or \
+                time.perf_counter() - t > MIXED_SECONDS / 4:
+            return iv, P
+    return iv, P
 
 
 def refine(compute, eta: Fraction, target) -> tuple:
@@ -302,6 +363,22 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                            "digits": d}, CERTIFIED_GAUSSIAN)
     steps = _steps(run)
     rel = PO.check_rel_width(rel_width)
+    if how == "mixed":
+        from verifier.bounds import profile as PR
+        ra = _ra(run)
+        guess = guess_epsilon(steps, float(delta), ra_log_moments(*ra))
+        outm = {}
+
+        def compute_mixed(fine):
+            ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, float(delta), cap, fine),
+                                    delta, guess, PR.EPS_CAPS, PR.CAP_SLACK)
+            outm["ivs"] = ivs
+            return both_directions(ivs)[0], P
+        _, P = _mixed(compute_mixed, PO.eps_target(rel))
+        ivs = outm["ivs"]
+        both, larger = both_directions(ivs)
+        return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
+                          time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
     guess = guess_epsilon(steps, float(delta))
     out = {}
 
@@ -313,12 +390,18 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
-                      time.perf_counter() - t, _info(P), CERTIFIED_RUN)
+                      time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
 
 
-def _info(P) -> dict:
+def _info(P, run: Run) -> dict:
     return {"sampling": "run", "phases": len(P.phases), "eta": P.laws.eta,
-            "points": points(P), "steps": P.E}
+            "points": points(P), "steps": run.steps}
+
+
+def points(P) -> int:
+    """The most lattice points of one phase's laws (a random-allocation epoch's: its
+    laws' support)."""
+    return max(lw.info.get("points", len(lw.rem)) for lw, _ in P.phases)
 
 
 def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
@@ -356,6 +439,18 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
     steps = _steps(run)
     rel = PO.check_rel_width(rel_width)
     out = {}
+    if how == "mixed":
+        ra = _ra(run)
+
+        def compute_mixed(fine):
+            P = mixed_engine(ra, steps, floor, float(eps) + 1, fine)
+            out["dirs"] = directions(P, eps)
+            rem, add = out["dirs"]
+            return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
+        both, P = _mixed(compute_mixed, lambda iv: max(rel * iv.lower, Fraction(floor)))
+        rem, add = out["dirs"]
+        return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
+                        time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
 
     def compute(eta):
         P = engine(steps, floor, float(eps) + 1, eta)
@@ -366,7 +461,7 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
                      lambda iv: max(rel * iv.lower, Fraction(floor)))
     rem, add = out["dirs"]
     return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
-                    time.perf_counter() - t, _info(P), CERTIFIED_RUN)
+                    time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
 
 
 def describe_bracket(iv: Interval | None) -> str:

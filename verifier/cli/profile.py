@@ -210,8 +210,10 @@ def _run_answer(args, what: str) -> int:
         print(f"  {info['closed_form']}, {info.get('digits', '')} digits, {r.seconds:.2f} s"
               if "digits" in info else f"  {info['closed_form']}, {r.seconds:.2f} s")
     elif info.get("sampling") == "run":
+        eta = info["eta"]
+        shown = frac_str(eta) if eta.denominator & (eta.denominator - 1) == 0 else f"{float(eta):.6g}"
         print(f"  {info['phases']} kinds of step composed on one lattice, eta = "
-              f"{frac_str(info['eta'])}, at most {info['points']} points per step, "
+              f"{shown}, at most {info['points']} points per step, "
               f"{r.seconds:.2f} s; rigorous (dominating pairs per phase, explicit tests, Arb "
               "balls; docs/THEORY.md section 15)")
     elif "h" in info:

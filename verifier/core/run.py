@@ -178,8 +178,11 @@ class Phase:
     @property
     def step_kind(self) -> tuple:
         """What one step (or epoch) is, without the count: phases of the same kind compose
-        into one phase (the composition is commutative)."""
-        return (self.mechanism, self.sampler)
+        into one phase (the composition is commutative).  Poisson at q = 1 is every_step."""
+        s = self.sampler
+        if isinstance(s, Poisson) and s.sample_rate == 1:
+            s = EveryStep()
+        return (self.mechanism, s)
 
     def describe(self) -> str:
         if self.epochs is not None:

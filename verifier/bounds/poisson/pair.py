@@ -121,33 +121,45 @@ def points(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction) ->
     return ks
 
 
+def _tails_at(sigma: Fraction, q: Fraction, ks: list, ea: arb) -> tuple[list, list]:
+    """(Q(x >= k eta), P(x >= k eta)) at the points ks (the first exactly 1 for q < 1)."""
+    G, Pt = [], []
+    for i, k in enumerate(ks):
+        if q < 1 and i == 0:                   # e^{k0 eta} <= 1 - q: x >= a always
+            g, p = arb(1), arb(1)
+        else:
+            g, p = tails(sigma, q, k * ea)
+        G.append(g)
+        Pt.append(p)
+    return G, Pt
+
+
 def step_laws(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
-              prec: int) -> StepLaws:
+              prec: int, eta_l: Fraction | None = None) -> StepLaws:
     """One step's four laws on the lattice of step eta (module docstring); each charge below
-    about CHARGE floor / T."""
+    about CHARGE floor / T.  ``eta_l``: the test laws on their own lattice of step eta_l (a
+    run that composes these steps with another engine's, whose statistic is on eta_l:
+    docs/THEORY.md section 15); the cell labels are then in units of eta_l."""
     ks = points(sigma, q, T, floor, eta)
     with ctx.workprec(prec):
         ea = to_arb(eta)
-        G, Pt, cs = [], [], []
-        for i, k in enumerate(ks):
-            if q < 1 and i == 0:               # e^{k0 eta} <= 1 - q: x >= a always
-                g, p = arb(1), arb(1)
-            else:
-                g, p = tails(sigma, q, k * ea)
-            G.append(g)
-            Pt.append(p)
-            cs.append((k * ea).exp())
+        G, Pt = _tails_at(sigma, q, ks, ea)
+        cs = [(k * ea).exp() for k in ks]
         rem, atom_R = connect_the_dots([(k, c, p - c * g) for k, c, g, p in zip(ks, cs, G, Pt)])
         pts_A = [(k, 1 / c, (1 - g) - (1 - p) / c)
                  for k, c, g, p in zip(ks, cs, G, Pt)][::-1]
         add, atom_A = connect_the_dots(pts_A)
         if q < 1:
             atom_A = arb(0)                    # delta_A = 0 at and beyond e^{-k0 eta} >= 1/(1 - q)
+        kl = ks
+        if eta_l is not None and eta_l != eta:
+            kl = points(sigma, q, T, floor, eta_l)
+            G, Pt = _tails_at(sigma, q, kl, to_arb(eta_l))
         below = None if q < 1 else (1 - G[0], 1 - Pt[0])
-        test0 = cell_masses(list(zip(ks, G)), below and below[0])
-        test1 = cell_masses(list(zip(ks, Pt)), below and below[1])
-    info = {"sampling": "poisson", "eta": eta, "points": len(ks),
+        test0 = cell_masses(list(zip(kl, G)), below and below[0])
+        test1 = cell_masses(list(zip(kl, Pt)), below and below[1])
+    info = {"sampling": "poisson", "eta": eta, "points": max(len(ks), len(kl)),
             "charge_remove": float(atom_R.upper()), "charge_add": float(atom_A.upper())}
     return StepLaws(eta=eta, rem=rem, add=add, charge_R=arb(atom_R.upper()),
-                    charge_A=arb(atom_A.upper()), eta_l=eta, test0=test0, test1=test1,
-                    alias0=arb(0), alias1=arb(0), info=info)
+                    charge_A=arb(atom_A.upper()), eta_l=eta if eta_l is None else eta_l,
+                    test0=test0, test1=test1, alias0=arb(0), alias1=arb(0), info=info)

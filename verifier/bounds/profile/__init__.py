@@ -122,6 +122,12 @@ def guess_epsilon(sigma: Fraction, M: int, E: int, delta: float) -> float:
     return best
 
 
+def epoch_laws_for_run(sigma, M: int, E: int, floor: float, eps_cap: float, fine: int = 1):
+    """(prec, per-epoch laws) as ``engine`` plans them, for a run (bounds/runs.py)."""
+    wcap = next((c for c in EPS_CAPS if eps_cap <= c), EPS_CAPS[-1])
+    return _epoch_laws(sigma, M, E, floor / fine ** 2, None, prec_cap(wcap), fine)[1:]
+
+
 def engine(sigma: Fraction, M: int, E: int, floor: float, budget_epochs: int | None = None,
            eps_cap: float = 16, fine: int = 1):
     """The composed laws of (sigma, M, E), valid for every eps; each charge kept below about

@@ -8,7 +8,7 @@ from fractions import Fraction as F
 import pytest
 
 import verifier
-from verifier.accountants import RandomAllocationAccountant, from_dp_event
+from verifier.accountants import RandomAllocationAccountant, UncertifiedSampler, from_dp_event
 from verifier.core.arith import InputError
 from verifier.sampling import RandomAllocationBatchSampler, allocate
 
@@ -62,8 +62,10 @@ def test_refusals():
     with pytest.raises(InputError, match="sample_rate"):
         acc.step(noise_multiplier=1.0, sample_rate=0.2)
     _run(acc, 1.0, 5, 10)
-    with pytest.raises(InputError, match="inside an epoch"):
-        acc.step(noise_multiplier=1.5, sample_rate=0.1)
+    acc.step(noise_multiplier=1.5, sample_rate=0.1)      # no exception inside optimizer.step()
+    with pytest.raises(UncertifiedSampler, match="inside an epoch"):
+        acc.get_epsilon(1e-5)
+    assert "inside an epoch" in acc.state_dict()["refused"]
     for bad in (0, -1.0, math.nan, "x", None):
         with pytest.raises(InputError):
             acc.step(noise_multiplier=bad, sample_rate=0.1)

@@ -447,3 +447,15 @@ def test_two_kinds_of_epoch_in_one_run_are_refused():
     with pytest.raises(InputError, match="phase 2: random-allocation epochs of a second kind"):
         runs.epsilon_bracket(Run((phase("1", steps_per_epoch=10, epochs=1),
                                   phase("2", steps_per_epoch=10, epochs=1))), D5)
+
+
+def test_a_poisson_state_that_contradicts_itself_is_refused_on_load():
+    """Issue 46's checkpoint: a history whose counts sum to fewer steps than ran (a negative
+    count) is refused in one line when loaded, not certified as 100 steps."""
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    acc = CertifiedPoissonAccountant()
+    for hist, word in (([(1.0, 0.01, 1000), (1.0, 0.01, -900)], "entry 2"),
+                       ([(1.0, 0.01, "many")], "steps"), ("garbage", "list of")):
+        with pytest.raises(InputError, match=word):
+            acc.load_state_dict({"history": hist, "mechanism": "certified_poisson"})
+    assert acc.history == []

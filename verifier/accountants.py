@@ -191,6 +191,7 @@ class RandomAllocationAccountant(_Base):
         self._refused: str | None = None          # why the bound loader cannot be certified
         self._stepped = 0                         # steps recorded by step(): a run
         self._prior = (0, 0)                      # (steps, epochs) of a run resumed from a state
+        self._within: str | None = None           # a noise change inside an epoch (refused)
 
     # ---- what ran
     def bind(self, data_loader):
@@ -239,10 +240,11 @@ class RandomAllocationAccountant(_Base):
             nm, sr, n = self.history[-1]
             self.history[-1] = (nm, sr, n + 1)
         else:
-            if taken % M != 0:
-                raise InputError(f"the noise multiplier changed to {noise_multiplier} inside an "
-                                 f"epoch (after step {taken}, epochs have {M} steps): keep it "
-                                 "constant within an epoch")
+            if taken % M != 0 and self._within is None:
+                # refused at get_epsilon (docs/TRAINING.md), never from inside optimizer.step()
+                self._within = (f"the noise multiplier changed to {noise_multiplier} inside an "
+                                f"epoch (after step {taken}, epochs have {M} steps): not "
+                                "certified; keep it constant within an epoch")
             self.history.append((noise_multiplier, sample_rate, 1))
         self._stepped += 1
 
@@ -322,6 +324,8 @@ def run_refusal(acc: RandomAllocationAccountant) -> str | None:
     planned by ``make_private_with_epsilon(poisson_sampling=True)``."""
     if acc._refused:
         return acc._refused
+    if getattr(acc, "_within", None):
+        return acc._within
     if acc._stepped and acc.sampler is None:
         return (f"the accountant did not see the data loader its {acc._stepped} steps came "
                 "from, so it cannot tell which sampler ran: call accountant.bind(data_loader) "

@@ -177,7 +177,16 @@ class CertifiedPoissonAccountant(_Base):
         if state_dict.get("mechanism", self.mechanism()) != self.mechanism():
             raise InputError(f"state of a {state_dict.get('mechanism')!r} accountant, not "
                              f"{MECHANISM}")
-        self.history = [tuple(h) for h in state_dict["history"]]
+        from verifier.core.run import run_from_history
+        hist = state_dict.get("history")
+        if not isinstance(hist, (list, tuple)) or not all(isinstance(h, (list, tuple))
+                                                          for h in hist):
+            raise InputError("state_dict['history'] must be a list of (noise_multiplier, "
+                             "sample_rate, steps) triples")
+        hist = [tuple(h) for h in hist]
+        if hist:                         # checked, not trusted: positive integer counts, ...
+            run_from_history(hist, "the state's history")
+        self.history = hist
         self._prior = sum(n for _, _, n in self.history)
         self._stepped = 0
         self._refused = state_dict.get("refused") or self._refused

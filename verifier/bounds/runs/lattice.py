@@ -1,0 +1,152 @@
+"""The run engine's lattices (docs/THEORY.md section 15): the run's lattice step and
+guess, the multi-phase Poisson lattice (``engine``), random-allocation epochs with other
+steps on the epochs' lattice (``mixed_engine``), and their refinement loops."""
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+from verifier.numerics.cache import EngineCache
+
+_CACHE = EngineCache(5)
+REFINE_POINTS = 60_000      # as bounds.poisson: one step's laws below this many points
+
+
+def clear_cache():
+    _CACHE.clear()
+
+
+def guess_epsilon(steps: tuple, delta: float, extra=None) -> float:
+    """A float guess of epsilon(delta) (a free parameter): the Renyi conversion of the
+    remove direction's integer-order moments, summed over the phases (Renyi divergences of
+    independent steps add; the moments as bounds.poisson.guess_epsilon); ``extra[a]`` the
+    log-moments of other steps (random-allocation epochs) at order a."""
+    best = math.inf
+    for a in range(2, 65):
+        tot = 0.0 if extra is None else extra[a]
+        for sigma, q, n in steps:
+            u, qf = float(sigma) ** -2, float(q)
+            terms = []
+            for k in range(a + 1):
+                if qf == 1 and k < a:
+                    continue
+                terms.append(math.lgamma(a + 1) - math.lgamma(k + 1) - math.lgamma(a - k + 1)
+                             + (a - k) * (math.log1p(-qf) if qf < 1 else 0) + k * math.log(qf)
+                             + k * (k - 1) * u / 2)
+            m = max(terms)
+            tot += n * (m + math.log(sum(math.exp(t - m) for t in terms)))
+        best = min(best, (tot + math.log(1 / delta)) / (a - 1))
+    return max(best, 0.0)
+
+
+def lattice_step(steps: tuple, guess: float) -> Fraction:
+    """The run's first lattice step (a free parameter; bounds.poisson.lattice_step's rules
+    for every phase at once): at most 1/STEP_GRID of each step's loss standard deviation
+    and 1/EPS_GRID of the guessed epsilon or of the composed loss's standard deviation, at
+    least 1/START_POINTS of the widest step's loss range."""
+    from verifier.bounds import poisson as PO
+    wants, var, widest = [], 0.0, 0.0
+    for sigma, q, n in steps:
+        sf, qf = float(sigma), float(q)
+        u = sf ** -2
+        sd_x = math.sqrt(math.log1p(qf * qf * math.expm1(min(u, 700.0))))
+        wants.append(sd_x / PO.STEP_GRID)
+        var += n * sd_x ** 2
+        x_hi = math.log1p(qf * math.expm1(min(9 / sf + u / 2, 700.0)))
+        x_lo = math.log1p(-qf) if qf < 1 else -(9 / sf + u / 2)
+        widest = max(widest, x_hi - x_lo)
+    want = min(min(wants), max(guess, math.sqrt(var)) / PO.EPS_GRID)
+    want = max(want, widest / PO.START_POINTS, 2.0 ** -40)
+    e = math.floor(math.log2(want)) - 2
+    return Fraction(math.floor(want / 2.0 ** e)) * Fraction(2) ** e
+
+
+def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
+    """The composed laws of the run's steps (a ComposedProfile over phases), cached."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds.poisson.pair import step_laws
+    from verifier.numerics.compose import ComposedProfile
+    T = sum(n for _, _, n in steps)
+    key = (steps, floor, eps_cap, eta)
+
+    def make():
+        prec = PO.precision(T, floor, eta, eps_cap)
+        # each step's laws charged below CHARGE floor / T, so the run's sum stays below
+        # CHARGE floor (pair.points): the budget is shared by all T steps
+        laws = [(step_laws(sigma, q, T, floor, eta, prec), n) for sigma, q, n in steps]
+        return ComposedProfile(laws[0][0], T, prec, floor, eps_cap,
+                               symmetric=all(q == 1 for _, q, _ in steps), scan_tests=True,
+                               phases=laws)
+    return _CACHE.get(key, make)
+
+
+def ra_log_moments(sigma: Fraction, M: int, E: int) -> dict:
+    """{a: E log E[Ybar^a]} of E random-allocation epochs, a = 2..64 (floats, for the
+    guess; bounds.profile.guess_epsilon's moments)."""
+    from verifier.bounds.moments import integer_moments
+    ms = integer_moments(sigma, M, 64, prec=128)
+    out = {}
+    for a in range(2, 65):
+        lm = ms[a].log()
+        out[a] = E * float(lm.mid()) if lm.is_finite() else math.inf
+    return out
+
+
+def mixed_engine(ra: tuple, steps: tuple, floor: float, eps_cap: float, fine: int):
+    """The composed laws of E random-allocation epochs ``ra`` = (sigma, M, E) and Poisson
+    phases ``steps`` on the epochs' lattice (eta, and eta_l for the tests), cached: the
+    epochs' laws as bounds.profile plans them (level ``fine``), each Poisson step's upper
+    laws at eta and its cells at eta_l (pair.step_laws); half the floor's budget each."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds import profile as PR
+    from verifier.bounds.poisson.pair import step_laws
+    from verifier.numerics.compose import ComposedProfile
+    key = ("mixed", ra, steps, floor, eps_cap, fine)
+
+    def make():
+        sigma, M, E = ra
+        prec_ra, laws = PR.epoch_laws_for_run(sigma, M, E, floor / 2, eps_cap, fine)
+        T = sum(n for _, _, n in steps)
+        prec = max(prec_ra, PO.precision(T + E, floor / 2, laws.eta, eps_cap))
+        phases = [(laws, E)] + [(step_laws(s, q, T, floor / 2, laws.eta, prec, eta_l=laws.eta_l),
+                                 n) for s, q, n in steps]
+        return ComposedProfile(None, None, prec, floor, eps_cap, scan_tests=True, phases=phases)
+    return _CACHE.get(key, make)
+
+
+MIXED_LEVELS = (1, 2, 4, 8)   # the epochs' refinement levels a mixed run tries
+MIXED_SECONDS = 60            # ... while the bracket is wider than asked, within this time
+
+
+def mixed_levels(compute, target) -> tuple:
+    """compute(fine) -> (bracket or None, profile) at the levels MIXED_LEVELS while wider
+    than target(bracket), for at most MIXED_SECONDS."""
+    t = time.perf_counter()
+    for fine in MIXED_LEVELS:
+        iv, P = compute(fine)
+        if iv is None or iv.upper - iv.lower <= target(iv) or \
+                time.perf_counter() - t > MIXED_SECONDS / 4:
+            return iv, P
+    return iv, P
+
+
+def refine(compute, eta: Fraction, target) -> tuple:
+    """bounds.poisson.refine for a run: eta divided while the bracket is wider than
+    target(bracket) and every phase's laws have fewer than REFINE_POINTS / 2 points."""
+    while True:
+        iv, P = compute(eta)
+        if iv is None:
+            return iv, P
+        width, want = iv.upper - iv.lower, target(iv)
+        n = points(P)
+        if width <= want or 2 * n > REFINE_POINTS:
+            return iv, P
+        k = min(3, max(1, math.ceil(math.log2(1.2 * math.sqrt(float(width / want))))))
+        eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
+
+
+def points(P) -> int:
+    """The most lattice points of one phase's laws (a random-allocation epoch's: its
+    laws' support)."""
+    return max(lw.info.get("points", len(lw.rem)) for lw, _ in P.phases)

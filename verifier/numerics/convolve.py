@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import acb, arb
+from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, to_arb
-from verifier.numerics.lattice import two_dfts, two_inverse
+from verifier.numerics.lattice import powers, two_dfts, two_inverse
 from verifier.numerics.memory import reserve
 
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
@@ -110,7 +110,10 @@ def compose_phases(phases: list, what: str, target: float):
         off += n * kmin
         pts = [[(k - kmin, v) for k, v in sub.items()] for sub in subs]
         X = two_dfts(pts[0], pts[1] if len(pts) > 1 else [], N)
-        Xn = [[z ** n for z in Xi] for Xi in X[:len(subs)]]
+        if len(phases) == 1:
+            Xn = [[z ** n for z in Xi] for Xi in X[:len(subs)]]
+        else:                          # the negligible terms as tiny balls (lattice.powers)
+            Xn = [powers(Xi, n, ctx.prec) for Xi in X[:len(subs)]]
         Y = Xn if Y is None else [[a * b for a, b in zip(Ya, Xa)] for Ya, Xa in zip(Y, Xn)]
         del X
     y = two_inverse(Y[0], Y[1] if len(Y) > 1 else [acb(0)] * len(Y[0]), N)

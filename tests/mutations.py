@@ -1748,6 +1748,12 @@ MUTATIONS = [
              "a mixed run composes its random-allocation epochs once, not E times",
              _runs_mixed_epochs_once,
              (R + "test_mixed_run_lies_above_each_part_and_near_the_epochs_alone_with_little_noise_added",)),
+    Mutation("brackets.inversion-unchecked", "search",
+             "an interval whose lower end exceeds its upper end is made and printed (the "
+             "check in core.arith.Interval dropped)",
+             lambda: _set("verifier.core.arith:Interval.__post_init__", lambda self: None),
+             ("tests/test_inverted_brackets.py::test_an_inverted_interval_cannot_be_made",
+              "tests/test_inverted_brackets.py::test_an_engine_s_inverted_bracket_is_an_internal_error_not_an_answer")),
     Mutation("runs.plan-gaussian-always", "compose",
              "every run of several kinds of step is answered by the Gaussian closed form (its "
              "sampling ignored)",

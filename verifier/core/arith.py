@@ -69,6 +69,11 @@ class InputErrors(InputError):
         super().__init__("\n".join(self.messages))
 
 
+class InvertedBracket(ArithmeticError):
+    """An interval whose lower end exceeds its upper end: an engine's bug, never an answer
+    (an internal error: exit 4)."""
+
+
 class Tri(enum.Enum):
     HOLDS = "holds"
     FAILS = "fails"
@@ -329,6 +334,13 @@ class Interval:
 
     lower: Fraction | None   # None: -infinity (a non-finite ball)
     upper: Fraction | None   # None: +infinity
+
+    def __post_init__(self):
+        # a bracket whose lower end exceeds its upper end is a false certificate: refused
+        # where it is made (an internal error, exit 4), never printed
+        if self.lower is not None and self.upper is not None and self.lower > self.upper:
+            raise InvertedBracket(f"inverted bracket: lower end {decimal_str(Fraction(self.lower), 12)} "
+                                  f"> upper end {decimal_str(Fraction(self.upper), 12, 'up')}")
 
     @classmethod
     def of(cls, x) -> "Interval":

@@ -459,3 +459,21 @@ def test_a_poisson_state_that_contradicts_itself_is_refused_on_load():
         with pytest.raises(InputError, match=word):
             acc.load_state_dict({"history": hist, "mechanism": "certified_poisson"})
     assert acc.history == []
+
+
+def test_renyi_of_a_run_is_the_sum_of_its_phases_and_the_gaussian_closed_form():
+    """Rényi divergences of independent steps add: a two-phase Poisson run at integer orders
+    is the sum of the phases' exact values; a run of Gaussian steps is a mu^2 / 2 at every
+    order a (the Gaussian pair at mu^2 = sum n_i / sigma_i^2), both directions."""
+    import verifier
+    c = verifier.rdp(TWO_PHASE, orders="2,3,8")
+    a = verifier.poisson_rdp("1.2", "0.05", 40, orders="2,3,8")
+    b = verifier.poisson_rdp("0.9", "0.05", 40, orders="2,3,8")
+    for o, oa, ob in zip(c.orders, a.orders, b.orders):
+        assert o.remove.lower == oa.remove.lower + ob.remove.lower
+        assert o.remove.upper == oa.remove.upper + ob.remove.upper
+    g = Run((phase("2", sampler="every_step", steps=3), phase("1.5", sampler="every_step", steps=5)))
+    mu2 = F(3, 4) + F(5) / F(9, 4)
+    for o in verifier.rdp(g, orders="2,3.5,10").orders:
+        for iv in (o.remove, o.add):
+            assert iv.contains(o.alpha * mu2 / 2) and iv.upper - iv.lower < F(1, 10 ** 6)

@@ -40,8 +40,10 @@ def parse_orders(orders=None, alpha_max=None):
 
 
 @keywords_after(3, "orders", "alpha_max", "delta", "rel_width")
-def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None, rel_width=None):
-    """The certified Rényi curve of E epochs of M steps (a ``RenyiCurve``): per order the
+def rdp(sigma, steps=None, epochs=1, *, orders=None, alpha_max=None, delta=None,
+        rel_width=None):
+    """The certified Rényi curve of E epochs of M steps (a ``RenyiCurve``; ``rdp(run, ...)``
+    with a ``verifier.Run``: a ``RunRenyi``, the phases' brackets summed): per order the
     remove D_a(P1 || P0) and add D_a(P0 || P1) brackets, the zCDP parameter of each direction,
     and with ``delta`` the orders refined near the best (epsilon, delta) conversion
     (``curve.to_epsilon(delta)``, ``curve.zcdp_epsilon(delta)``).
@@ -54,6 +56,15 @@ def rdp(sigma, steps, epochs=1, *, orders=None, alpha_max=None, delta=None, rel_
     True
     """
     from verifier.views.renyi import renyi_curve
+    from verifier.core.run import Run
+    if isinstance(sigma, Run):
+        from verifier.views.run_renyi import run_renyi
+        if steps is not None or epochs != 1 or rel_width is not None or delta is not None:
+            raise InputError("rdp(run, orders=..., alpha_max=...): a Run carries its steps; "
+                             "convert with .to_epsilon(delta)")
+        return run_renyi(sigma, parse_orders(orders, alpha_max))
+    if steps is None:
+        raise InputError("rdp(sigma, steps, epochs, ...): steps (per epoch) is required")
     s, m, e = _parse(sigma, steps, epochs)
     d = None
     if delta is not None:

@@ -100,6 +100,8 @@ def _pair_args(sp, run: bool = False):
     """The pair's parameters (epsilon, delta, rdp, tradeoff; ``run``: or --run FILE)."""
     sp.add_argument("--sigma", required=not run, metavar="S",
                     help="noise multiplier (exact decimal)" + (" (or --run FILE)" if run else ""))
+    if run:
+        sp.add_argument("--run", metavar="FILE", help="a run file of phases (docs/RUNS.md)")
     _steps_flag(sp, 1, required=True, total=True)
     sp.add_argument("--epochs", default=None, metavar="E", help="epochs (default 1)")
 
@@ -276,8 +278,6 @@ def _add_profile(sub):
                    f"{POISSON_HELP}.")
         _pair_args(pp, run=True)
         _sampling_args(pp)
-        pp.add_argument("--run", metavar="FILE", help="a run file (TOML or JSON) of phases, "
-                        "composed exactly (docs/RUNS.md), in place of --sigma and the sampler's flags")
         pp.add_argument("--rel-width", dest="rel_width", metavar="W",
                         help="refine until the bracket is at most W wide relative (in [1e-9, "
                              "0.1]; random allocation: default unrefined, about 0.01%%-0.3%%, "
@@ -321,7 +321,7 @@ def _add_rdp(sub):
                     "zCDP parameter rho of each direction (a proof over all orders), and with "
                     "--delta the (epsilon, delta) they imply beside the exact epsilon(delta).",
         epilog=f"Exit status: 0 ok; 2 bad input. Orders in (1, {MAX_ORDER}]. {RANGE_HELP}.")
-    _pair_args(r)
+    _pair_args(r, run=True)
     _sampling_args(r)
     og = r.add_mutually_exclusive_group()
     og.add_argument("--orders", metavar="A1,A2,...", help="orders (exact decimals > 1)")

@@ -163,7 +163,7 @@ RUN_CONFLICTS = (("sigma", "--sigma"), ("steps", "--steps-per-epoch"), ("epochs"
                  ("poisson_total_steps", "--total-steps"), ("digits", "--digits"))
 
 
-def _run_args(args):
+def run_args(args):
     """The run of --run FILE (a verifier.Run), or None; with --sigma or a sampler's flags
     too, one line naming the flag; without either, one line saying what to give."""
     path = getattr(args, "run", None)
@@ -188,7 +188,7 @@ def _run_args(args):
 def _run_answer(args, what: str) -> int:
     """verifier epsilon|delta --run FILE."""
     from verifier.api.profile import delta, epsilon
-    run = _run_args(args)
+    run = run_args(args)
     if what == "epsilon":
         r = epsilon(run, delta=args.delta, rel_width=args.rel_width)
         head = f"epsilon(delta) of {run.describe()}; delta = {frac_str(r.delta)}"
@@ -226,7 +226,7 @@ def _run_answer(args, what: str) -> int:
 
 def cmd_epsilon(args) -> int:
     from verifier.api.profile import epsilon
-    if _run_args(args) is not None:
+    if run_args(args) is not None:
         return _run_answer(args, "epsilon")
     if args.digits is not None:
         return _digits(args, "epsilon")
@@ -255,7 +255,7 @@ def cmd_epsilon(args) -> int:
 
 def cmd_delta(args) -> int:
     from verifier.api.profile import delta
-    if _run_args(args) is not None:
+    if run_args(args) is not None:
         return _run_answer(args, "delta")
     if args.digits is not None:
         return _digits(args, "delta")

@@ -56,8 +56,50 @@ def _digits(rel_width) -> tuple:
     return dg, 2 * dg + 10
 
 
+def _rdp_run(args, run) -> int:
+    """verifier rdp --run FILE: the run's Rényi curve (the phases' brackets summed)."""
+    from verifier.api.views import parse_orders
+    from verifier.views.run_renyi import run_renyi
+    if args.rel_width is not None:
+        from verifier.core.arith import InputError
+        raise InputError("--rel-width of verifier rdp is for one random-allocation phase")
+    c = run_renyi(run, parse_orders(args.orders, args.alpha_max))
+    delta = exact = None
+    if args.delta is not None:
+        from verifier.api.profile import epsilon
+        from verifier.core.arith import parse_delta
+        delta = parse_delta(args.delta)
+        exact = epsilon(run, delta=delta)
+    if args.json:
+        out = c.to_json(delta)
+        if exact is not None:
+            out["conversions"]["exact"] = (None if exact.epsilon is None
+                                           else exact.epsilon.to_json())
+        print_json(out)
+        return EXIT_OK
+    print(f"Rényi divergences of {run.describe()} (certified brackets, the phases' summed)")
+    print(f"  {'alpha':>10}  {'remove':<34} {'add':<34}")
+    for o in c.orders:
+        print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
+    print(f"  zCDP rho (remove) = {c.zcdp_remove.short(10)}")
+    if delta is not None:
+        print(f"  (epsilon, delta = {frac_str(delta)}), each an upper bound of epsilon(delta):")
+        for name, cv in (("Rényi, classical", c.to_epsilon(delta, improved=False)),
+                         ("Rényi, improved", c.to_epsilon(delta))):
+            print(f"    {name:<17} epsilon <= {decimal_str(cv.epsilon.upper, 8, 'up')}"
+                  f"   (order {decimal_str(Fraction(cv.alpha), 6)})")
+        if exact.epsilon is not None:
+            print(f"    exact profile     epsilon in {exact.epsilon.short(8)}")
+    print(f"  {c.seconds:.2f} s")
+    return EXIT_OK
+
+
 def cmd_rdp(args) -> int:
     from verifier.api.views import rdp
+    from verifier.cli.profile import run_args
+    run = run_args(args)
+    if run is not None:
+        return _rdp_run(args, run)
     if getattr(args, "sampling", "random-allocation") == "poisson":
         if getattr(args, "rel_width", None) is not None:
             from verifier.core.arith import InputError

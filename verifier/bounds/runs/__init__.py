@@ -33,7 +33,7 @@ from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directi
 
 # ---- which engine: one dispatch over the samplers
 
-def _rate(sampler) -> Fraction | None:
+def sample_rate_of(sampler) -> Fraction | None:
     """The per-step sample rate of a sampler the Poisson lattice takes (every_step, and a
     random-allocation epoch of one step, are q = 1), None for the others."""
     if isinstance(sampler, Poisson):
@@ -75,7 +75,7 @@ def plan(run: Run) -> str:
     kinds = {k for k, _ in _ra_kinds(run)}
     if len(kinds) > 1:
         i = next(i for i, p in enumerate(run.phases, 1)
-                 if _rate(p.sampler) is None and p.step_kind != _ra_kinds(run)[0][0])
+                 if sample_rate_of(p.sampler) is None and p.step_kind != _ra_kinds(run)[0][0])
         raise InputError(f"phase {i}: random-allocation epochs of a second kind (another noise "
                          "multiplier or steps per epoch) in one run are not certified yet; one "
                          "kind of epoch composes with any Poisson and every_step phases")
@@ -84,7 +84,8 @@ def plan(run: Run) -> str:
 
 def _ra_kinds(run: Run) -> list:
     """[((mechanism, sampler), epochs)] of the run's random-allocation epochs (M >= 2)."""
-    return [((m, s), n // s.steps_per_epoch) for m, s, n in run.merged() if _rate(s) is None]
+    return [((m, s), n // s.steps_per_epoch) for m, s, n in run.merged()
+            if sample_rate_of(s) is None]
 
 
 def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
@@ -98,8 +99,9 @@ def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
         try:
             if how == "gaussian":
                 PR.RANGE.check(sigma, None, None, delta, eps)
-            elif _rate(p.sampler) is not None:
-                PO.RANGE.check(sigma, None, None, delta, eps, sample_rate=_rate(p.sampler))
+            elif sample_rate_of(p.sampler) is not None:
+                PO.RANGE.check(sigma, None, None, delta, eps,
+                               sample_rate=sample_rate_of(p.sampler))
             else:
                 PR.RANGE.check(sigma, p.sampler.steps_per_epoch, p.epochs, delta, eps)
         except InputError as e:
@@ -112,8 +114,8 @@ def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
 def _steps(run: Run) -> tuple:
     """((sigma, q, n), ...) of the merged phases the Poisson lattice takes (every_step as
     q = 1; random-allocation epochs of M >= 2 left out: see _ra_kinds)."""
-    return tuple((m.noise_multiplier, _rate(s), n) for m, s, n in run.merged()
-                 if _rate(s) is not None)
+    return tuple((m.noise_multiplier, sample_rate_of(s), n) for m, s, n in run.merged()
+                 if sample_rate_of(s) is not None)
 
 
 def _ra(run: Run) -> tuple:
@@ -214,7 +216,7 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                                    rel_width=rel_width)
             by = PR.CERTIFIED
         else:
-            r = PO.epsilon_bracket(sigma, _rate(s), n, delta,
+            r = PO.epsilon_bracket(sigma, sample_rate_of(s), n, delta,
                                    rel_width=PO.check_rel_width(rel_width))
             by = r.CERTIFIED
         return RunEpsilon(run, delta, r.epsilon, r.remove, r.add, r.larger,
@@ -278,7 +280,7 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
                                  floor, rel_width=rel_width)
             by = PR.CERTIFIED
         else:
-            r = PO.delta_bracket(sigma, _rate(s), n, eps, floor,
+            r = PO.delta_bracket(sigma, sample_rate_of(s), n, eps, floor,
                                  rel_width=PO.check_rel_width(rel_width))
             by = r.CERTIFIED
         return RunDelta(run, eps, r.delta, r.remove, r.add, r.larger,

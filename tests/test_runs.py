@@ -477,3 +477,40 @@ def test_renyi_of_a_run_is_the_sum_of_its_phases_and_the_gaussian_closed_form():
     for o in verifier.rdp(g, orders="2,3.5,10").orders:
         for iv in (o.remove, o.add):
             assert iv.contains(o.alpha * mu2 / 2) and iv.upper - iv.lower < F(1, 10 ** 6)
+
+
+def test_calibrating_a_run_s_common_noise_scale_is_certified_and_minimal(capsys, tmp_path):
+    """calibrate sigma --run: the smallest grid scale c of every phase's sigma meeting
+    (eps, delta): delta(eps) at c certified <= delta and at c - 0.01 certified > delta,
+    recomputed here by the run engine; the CLI's JSON says the same."""
+    import verifier
+    r = verifier.calibrate_run(TWO_PHASE, target_epsilon=3, target_delta="1e-5")
+    assert r.status == "certified" and r.scale == F(106, 100)
+    from verifier.deploy.run_sigma import scaled
+    assert runs.delta_bracket(scaled(TWO_PHASE, r.scale), F(3)).delta.upper <= D5
+    assert runs.delta_bracket(scaled(TWO_PHASE, r.scale - F(1, 100)), F(3)).delta.lower > D5
+    assert r.run.phases[1].noise_multiplier == F(9, 10) * F(106, 100)
+    f = tmp_path / "run.json"
+    f.write_text(json.dumps(TWO_PHASE.to_json()))
+    rc, out, _ = _cli(capsys, "calibrate", "sigma", "--run", str(f), "--target-epsilon", "3",
+                      "--delta", "1e-5", "--json")
+    assert rc == 0 and json.loads(out)["scale"] == "1.06"
+    rc, _, err = _cli(capsys, "calibrate", "sigma", "--run", str(f), "--target-epsilon", "3",
+                      "--delta", "1e-5", "--sigma", "1")
+    assert rc == 2 and "drop --sigma" in err
+
+
+def test_a_run_s_json_is_a_run_file():
+    """One spelling: a run's to_json() reads back as the same run (steps and epochs both given
+    must agree; a top-level steps must be the phases' sum)."""
+    run = Run((phase("1.1", steps_per_epoch=20, epochs=2), phase("1", sample_rate="0.03", epochs=2),
+               phase("2", sampler="every_step", steps=3)))
+    assert run_from_dict(json.loads(json.dumps(run.to_json()))) == run
+    bad = run.to_json()
+    bad["steps"] += 1
+    with pytest.raises(InputError, match="but the phases have"):
+        run_from_dict(bad)
+    bad = run.to_json()
+    bad["phases"][0]["epochs"] = 3
+    with pytest.raises(InputError, match="phase 1: steps = 40 but epochs = 3"):
+        run_from_dict(bad)

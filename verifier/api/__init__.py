@@ -23,7 +23,8 @@ WHERE = {
         "bound", "steps_exact", "closed_form", "min_samples", "certify", "calibrate_sigma",
         "calibrate_steps", "exact_tv", "compare")},
     **{n: "verifier.api.profile" for n in (
-        "epsilon", "delta", "privacy_profile", "get_noise_multiplier", "poisson_epsilon",
+        "epsilon", "delta", "privacy_profile", "get_noise_multiplier", "calibrate_run",
+        "poisson_epsilon",
         "poisson_delta", "compare_samplers", "NoiseMultiplier", "NoCertifiedSigma",
         "SamplerComparison", "PrivacyProfile", "ProfilePoint")},
     **{n: "verifier.api.views" for n in ("rdp", "tradeoff", "poisson_rdp")},

@@ -90,6 +90,20 @@ def delta(sigma, steps=None, epochs=1, *, epsilon=None, rel_width=None):
                          rel_width=check_rel_width(rel_width))
 
 
+def calibrate_run(run, *, target_epsilon=None, target_delta=None, resolution="0.01"):
+    """The smallest common scale c (on a grid of ``resolution``) of every phase's noise
+    multiplier for which the run meets (target_epsilon, target_delta), certified, with c -
+    resolution certified to fail (a ``RunScale``: ``.scale``, ``.run`` the scaled run)."""
+    from verifier.core.run import Run
+    from verifier.deploy.run_sigma import calibrate_run_scale
+    if not isinstance(run, Run):
+        raise InputError(f"calibrate_run(run, ...): a verifier.Run, got {type(run).__name__}")
+    if target_epsilon is None or target_delta is None:
+        raise InputError("calibrate_run(run, target_epsilon=EPS, target_delta=D): both required")
+    return calibrate_run_scale(run, parse_epsilon(target_epsilon), _parse_delta(target_delta),
+                               parse_exact(resolution, "resolution"))
+
+
 @dataclass(frozen=True)
 class ProfilePoint:
     epsilon: Fraction

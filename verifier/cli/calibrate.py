@@ -52,9 +52,46 @@ def _calibrate_poisson(args) -> int:
             EXIT_NEGATIVE if cal.status == "infeasible" else EXIT_INCONCLUSIVE)
 
 
+def _calibrate_run(args) -> int:
+    """calibrate sigma --run FILE: the smallest common scale of the run's noise multipliers."""
+    from verifier.core.arith import InputError, frac_str, parse_delta, parse_exact
+    from verifier.core.run import run_from_file
+    from verifier.deploy.run_sigma import calibrate_run_scale
+    if args.what != "sigma" or args.target_epsilon is None or args.delta is None:
+        raise InputError("calibrate --run FILE: calibrate sigma with --target-epsilon EPS and "
+                         "--delta D (the smallest common scale of the run's noise multipliers)")
+    for flag in ("sigma", "steps", "epochs", "sample_rate", "poisson_total_steps", "samples"):
+        if getattr(args, flag, None) is not None:
+            raise InputError(f"calibrate --run FILE carries the run's parameters; drop "
+                             f"--{flag.replace('poisson_', '').replace('_', '-')}")
+    run = run_from_file(args.run)
+    eps = parse_exact(args.target_epsilon, "target-epsilon")
+    res = parse_exact(args.resolution, "resolution") if args.resolution else Fraction(1, 100)
+    r = calibrate_run_scale(run, eps, parse_delta(args.delta), res)
+    if args.json:
+        print_json(r.to_json())
+    else:
+        print(f"calibrate sigma of {run.describe()}: every noise multiplier times a common "
+              f"scale c (resolution {frac_str(res)}); target (epsilon, delta) = "
+              f"({frac_str(eps)}, {frac_str(r.delta)})")
+        if r.status == "certified":
+            print(f"  certified: c = {frac_str(r.scale)}; noise multipliers "
+                  + ", ".join(frac_str(p.noise_multiplier) for p in r.run.phases))
+            print(f"  delta({frac_str(eps)}) in {r.at.short(8)} at the answer")
+            if r.below is not None:
+                print(f"  delta({frac_str(eps)}) in {r.below.short(8)} at c = "
+                      f"{frac_str(r.scale - res)} (certified to fail), hence every smaller c")
+        else:
+            print(f"  {r.status}: {r.message}")
+    return (EXIT_OK if r.status == "certified" else EXIT_NEGATIVE if r.status == "infeasible"
+            else EXIT_INCONCLUSIVE)
+
+
 def cmd_calibrate(args) -> int:
     from verifier import deploy as Dp
     from verifier.core.arith import frac_str
+    if getattr(args, "run", None) is not None:
+        return _calibrate_run(args)
     if getattr(args, "sampling", "random-allocation") == "poisson":
         return _calibrate_poisson(args)
     if args.sample_rate is not None or args.poisson_total_steps is not None:

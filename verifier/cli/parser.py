@@ -62,7 +62,8 @@ def _steps_flag(sp, minimum: int, required: bool = False, total: bool = False):
 def resolve_total_steps(args):
     """Fill args.steps / args.epochs from --total-steps (T = M E exactly) or refuse."""
     from verifier.core.arith import parse_exact
-    if hasattr(args, "run") and (args.run is not None or args.sigma is None):
+    if getattr(args, "run", None) is not None or (args.command in ("epsilon", "delta", "rdp")
+                                                   and args.sigma is None):
         return args            # --run FILE, or neither: the command says which to give
     T = getattr(args, "total_steps", None)
     if T is None:
@@ -227,6 +228,8 @@ def _add_calibrate(sub):
                     help="what to calibrate (epochs: the largest E, with --target-epsilon)")
     _deploy_inputs(ca)
     _sampling_args(ca, total=True)
+    ca.add_argument("--run", metavar="FILE", help="sigma: the smallest common scale of a run "
+                    "file's noise multipliers (docs/RUNS.md)")
     ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
     ca.add_argument("--noise-level", metavar="L", dest="noise_level",
                     help="per-round noise level C sigma M / N for samples (default 0.1)")
@@ -278,11 +281,8 @@ def _add_profile(sub):
                    f"{POISSON_HELP}.")
         _pair_args(pp, run=True)
         _sampling_args(pp)
-        pp.add_argument("--rel-width", dest="rel_width", metavar="W",
-                        help="refine until the bracket is at most W wide relative (in [1e-9, "
-                             "0.1]; random allocation: default unrefined, about 0.01%%-0.3%%, "
-                             "refined up to 64 times finer within about 60 s; Poisson: default "
-                             "0.001), or say what stopped it")
+        pp.add_argument("--rel-width", dest="rel_width", metavar="W", help="refine until the "
+                        "bracket is at most W wide relative (in [1e-9, 0.1]), or say what stopped it")
         pp.add_argument("--digits", metavar="D",
                         help="the Gaussian mechanism (--steps-per-epoch 1, or --sampling poisson "
                              "--sample-rate 1) to D significant digits from its closed form")

@@ -189,7 +189,8 @@ class Phase:
             return (f"{self.epochs} epoch{'s' if self.epochs != 1 else ''} of "
                     f"{self.sampler.describe()} at {self.mechanism.describe()} "
                     f"(T = {self.steps} steps)")
-        return f"{self.steps} step{'s' if self.steps != 1 else ''} of {self.sampler.describe()} at {self.mechanism.describe()}"
+        return (f"{self.steps} step{'s' if self.steps != 1 else ''} of "
+                f"{self.sampler.describe()} at {self.mechanism.describe()}")
 
     def to_json(self) -> dict:
         out = {"noise_multiplier": _exact(self.noise_multiplier), **self.sampler.to_json(),
@@ -256,8 +257,13 @@ def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
     if sampler not in SAMPLERS:
         raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}, got {str(sampler)[:40]!r}")
     mech = Gaussian(noise_multiplier)
-    if steps is not None and epochs is not None:
-        raise InputError("give steps or epochs, not both")
+    if steps is not None and epochs is not None:     # both (a run's own JSON): consistent
+        p = phase(noise_multiplier, sample_rate=sample_rate, epochs=epochs,
+                  steps_per_epoch=steps_per_epoch, steps_per_record=steps_per_record,
+                  sampler=sampler)
+        if p.steps != _integer(steps, "steps", 1):
+            raise InputError(f"steps = {steps} but epochs = {epochs} make {p.steps} steps")
+        return p
     if steps is None and epochs is None:
         raise InputError("a phase needs steps (or epochs)")
     if sampler == "poisson":
@@ -300,9 +306,10 @@ def run_from_dict(data, source: str = "the run") -> Run:
     docstring); unknown keys and bad values refused in one line naming the phase."""
     if not isinstance(data, dict):
         raise InputError(f"{source}: a run file is a table with a list 'phases'")
-    extra = sorted(set(data) - {"phases"})
+    extra = sorted(set(data) - {"phases", "steps"})
     if extra:
-        raise InputError(f"{source}: unknown key {extra[0]!r} (a run file has 'phases' only)")
+        raise InputError(f"{source}: unknown key {str(extra[0])[:40]!r} (a run file has "
+                         "'phases', and optionally 'steps', the steps in all)")
     phases = data.get("phases")
     if not isinstance(phases, list) or not phases:
         raise InputError(f"{source}: 'phases' must be a non-empty list of tables")
@@ -327,6 +334,8 @@ def run_from_dict(data, source: str = "the run") -> Run:
     run = Run(tuple(out))
     if run.steps > MAX_RUN_STEPS:
         raise InputError(f"{source}: {run.steps} steps in all; at most {MAX_RUN_STEPS}")
+    if "steps" in data and _integer(data["steps"], "steps", 1) != run.steps:
+        raise InputError(f"{source}: steps = {data['steps']} but the phases have {run.steps}")
     return run
 
 

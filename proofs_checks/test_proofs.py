@@ -17,7 +17,9 @@ CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accura
                 "chisquare.product-rule": "Billingsley",
                 "renyi.moment-sum": "multinomial theorem",
                 "poisson.connect-the-dots": "Connect the dots",
-                "laplace.power-integrals": "Tonelli"}
+                "laplace.power-integrals": "Tonelli",
+                "runs.union-charge": "Zhu, Dong & Wang",
+                "runs.gaussian-composition": "Billingsley"}
 
 CHECKS = all_checks()
 

@@ -24,6 +24,14 @@ from verifier.numerics.brackets import directions
 from verifier.numerics.compose import ComposedProfile, StepLaws
 
 D5 = F(1, 10 ** 5)
+
+
+@pytest.fixture(autouse=True)
+def _mpmath_precision():
+    """The references here set mpmath's precision; other modules' tests keep theirs."""
+    dps = mp.mp.dps
+    yield
+    mp.mp.dps = dps
 TWO_PHASE = Run((phase("1.2", sample_rate="0.05", steps=40),
                  phase("0.9", sample_rate="0.05", steps=40)))
 

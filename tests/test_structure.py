@@ -128,3 +128,51 @@ def test_one_precision_loop():
     assert not users, users
     callers = [p.relative_to(ROOT).as_posix() for p in _modules() if "precisions" in _names_used(p)]
     assert set(callers) <= {"verifier/core/decide.py", "verifier/core/arith.py"}, callers
+
+
+def _module_name(p) -> str:
+    parts = list(p.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict:
+    """module -> the verifier modules it imports (at the top or inside a function; a name
+    imported from a package that is a submodule counts as that submodule).  Package faces
+    (__init__.py) are left out as targets: importing any submodule runs them."""
+    mods = {_module_name(p): p for p in _modules()}
+    packages = {_module_name(p) for p in _modules() if p.name == "__init__.py"}
+    graph = {}
+    for name, p in mods.items():
+        out = set()
+        for node in ast.walk(_tree(p)):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                    and node.module.startswith("verifier"):
+                for a in node.names:
+                    sub = f"{node.module}.{a.name}"
+                    out.add(sub if sub in mods else node.module)
+            elif isinstance(node, ast.Import):
+                out |= {a.name for a in node.names if a.name.startswith("verifier")}
+        graph[name] = {m for m in out if m in mods and m not in packages and m != name}
+    return graph
+
+
+def test_the_import_graph_has_no_circles():
+    """No two modules import each other, directly or through others (docs/ARCHITECTURE.md:
+    each stage imports only the stages below it)."""
+    graph = _import_graph()
+    state, stack, circles = {}, [], []
+
+    def visit(m):
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                circles.append(stack[stack.index(n):] + [n])
+            elif n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+    assert not circles, [" -> ".join(c) for c in circles]

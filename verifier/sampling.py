@@ -54,7 +54,3 @@ class RandomAllocationBatchSampler:
         for batch in allocate(self.n_records, self.steps_per_epoch, self.rng):
             self.batches_yielded += 1
             yield batch.tolist()
-
-
-# with Opacus installed, importing the sampler registers accountant="random_allocation"
-import verifier.accountants  # noqa: E402,F401

@@ -172,7 +172,7 @@ class NoCertifiedSigma(ValueError):
 
 
 def _steps_per_epoch(sample_rate, steps_per_epoch) -> int:
-    from verifier.accountants import steps_per_epoch_of
+    from verifier.core.run import steps_per_epoch_of
     from verifier.core.arith import parse_steps
     if sample_rate is None and steps_per_epoch is None:
         raise InputError("give sample_rate (1/M, as Opacus passes it) or steps_per_epoch = M")

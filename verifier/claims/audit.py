@@ -154,7 +154,7 @@ def judge_case_expr(claim: Claim, idx: int, max_prec: int) -> CaseResult:
     ball, the precision raised until the judge decides."""
     from verifier.claims import expr as X
     from verifier.claims.extremum import extremum
-    from verifier.claims.monotone import extremum_at_corner
+    from verifier.claims.extremum import extremum_at_corner
     env, raw = claim.env_cases[idx], claim.raw_cases[idx]
     printed = claim.printed_of(idx)
     acc = AC.accepted_interval(claim, printed)

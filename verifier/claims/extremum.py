@@ -120,3 +120,20 @@ def _extremum(node, env, box, kind, prec, max_prec, rel, budget, smallest) -> Ex
         converged = True
     iv = Interval(low, best) if sign == 1 else Interval(-best, -low)
     return Extremum(iv, best_at, n, converged)
+
+
+def extremum_at_corner(node, env: dict, box: dict, kind: str, p: int, max_prec: int):
+    """(the certified bracket of a monotone engine quantity's extremum over ``box``: its
+    value at the corner, a note naming the corner and the monotonicity used), or None."""
+    from verifier.claims import quantities as Q
+    from verifier.claims.monotone import corner
+    from verifier.core.arith import decimal_str
+    takes = Q.QUANTITIES[node.value].all_args() if node.kind == "call" and \
+        node.value in Q.QUANTITIES else ()
+    c = corner(node, box, kind, takes)
+    if c is None:
+        return None
+    point, why = c
+    where = ", ".join(f"{k} = {decimal_str(v, 10)}" for k, v in sorted(point.items()))
+    return (Interval.of(X.evaluate(node, {**env, **point}, p, max_prec)),
+            f"{kind} over the box, attained at its corner {where} ({why})")

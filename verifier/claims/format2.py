@@ -3,7 +3,7 @@ optionally an extremum over a box, and a judge.  Each mistake is one InputError 
 names the claim (format.py collects them per file)."""
 from __future__ import annotations
 
-from verifier.claims.format import (CLAIM2_KEYS, JUDGES2, Claim, bind_names, canon_exact,
+from verifier.claims.schema import (CLAIM2_KEYS, JUDGES2, Claim, bind_names, canon_exact,
                                     keyword_names, printed_value, table_value, text_value)
 from verifier.core.arith import DECIMAL_RE, InputError, parse_exact
 

@@ -297,6 +297,24 @@ def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
     return Phase(mech, EveryStep(), steps)
 
 
+def steps_per_epoch_of(sample_rate, steps_per_epoch: int | None = None) -> int:
+    """M for a sample rate 1/M read by the float policy (Opacus passes the float 1/M, so
+    1/M to within 1e-9 is accepted), checked against ``steps_per_epoch`` when given; one
+    line otherwise."""
+    rate = parse_exact(sample_rate, "sample_rate")
+    if not 0 < rate <= 1:
+        raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
+    M = steps_per_epoch or round(1 / rate)
+    if abs(rate * M - 1) > Fraction(1, 10 ** 9):
+        raise InputError(f"sample_rate = {sample_rate} is not 1/M for M = {M} steps per epoch "
+                         "(random allocation sends each record to one of M steps; gradient "
+                         "accumulation merges the batches of several steps: not certified)"
+                         if steps_per_epoch else
+                         f"sample_rate = {sample_rate} is not 1/M for an integer M (random "
+                         "allocation sends each record to one of M steps per epoch)")
+    return M
+
+
 PHASE_KEYS = ("noise_multiplier", "sampler", "sample_rate", "steps", "epochs",
               "steps_per_epoch", "steps_per_record")
 

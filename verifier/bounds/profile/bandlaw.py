@@ -35,14 +35,10 @@ def window_order(start: int, G: int, L: int) -> list:
     return [(start // G + i) % L for i in range(L)]
 
 
-def is_band(law) -> bool:
-    """Whether a stage reads ``law`` by blocks (a BandLaw) rather than by its points."""
-    return isinstance(law, BandLaw)
-
-
 class BandLaw(RetryLaw):
     """A RetryLaw (window aligned to ``align``, Chernoff masses) whose values are read off the
     spectrum ``Y``."""
+    band = True
 
     def __init__(self, Y: Spectrum, n, N, pts, mu, span, extra=None, left=None, target=None,
                  align: int = 1):

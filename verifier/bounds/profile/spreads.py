@@ -24,11 +24,17 @@ def spread_log(x: arb, eta_inv: arb, up: bool):
     return k, t - k
 
 
+def is_band(law) -> bool:
+    """Whether a stage reads ``law`` by blocks (a bandlaw.BandLaw) rather than by its points."""
+    return getattr(law, "band", False)
+
+
 class RetryLaw(LatticeLaw):
     """exact_tv's window law, with its two Chernoff bounds re-tried in Arb over a ladder of
     theta when the float choice failed (a mass that underflows in floats, e.g. the lattice
     cell at 0 for a large sigma, can make the chosen theta useless; every theta is valid,
     the smallest bound is kept)."""
+    band = False                  # read by its points (a BandLaw: by blocks)
 
     def __init__(self, y, part, n, N, pts, mu, span, extra=None, left=None, target=None,
                  align=1):
@@ -77,7 +83,6 @@ def coarse(law: RetryLaw, *gs: int):
     (differences of global prefix sums would carry the radii of everything before the
     block), the coarser blocks from the finer ones exactly (R_J = sum (R_j + (j g - J G) S_j)).
     A BandLaw's blocks come from its spectrum (bandlaw.py) where g fits its alignment."""
-    from verifier.bounds.profile.bandlaw import is_band     # (bandlaw imports this module)
     g = gs[0]
     if is_band(law) and law.fits(g):            # a BandLaw: its block sums
         S_, R_ = law.blocks(g, moments=True)

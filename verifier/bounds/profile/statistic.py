@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from verifier.bounds.profile.bandlaw import is_band
+from verifier.bounds.profile.spreads import is_band
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import first_cell_test, refine_first_bucket
 from verifier.bounds.profile.plan import (BUCKET_K0, BUCKET_SD, GRID_L, K2_MERGE_LARGE, K2_TEST_M,

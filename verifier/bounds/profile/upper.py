@@ -16,7 +16,7 @@ from flint import arb
 
 from verifier.core.arith import to_arb
 from verifier.bounds.exact_tv.one_epoch import spread_cell
-from verifier.bounds.profile.bandlaw import is_band
+from verifier.bounds.profile.spreads import is_band
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, first_cell_levels,
                                                first_cell_n, split_first_cell)

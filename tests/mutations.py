@@ -1015,6 +1015,39 @@ def _runs_mixed_epochs_once():
     _set("verifier.bounds.runs:mixed_engine", once)
 
 
+def _runs_regrid_to_nearest():
+    from verifier.numerics import compose as C
+    real = C.regrid
+
+    def nearest(laws, eta, eta_l, prec):       # each mass moved whole to the lower point
+        import math
+        g = real(laws, eta, eta_l, prec)
+
+        def move(law):
+            out = {}
+            for s, m in law.items():
+                j = math.floor(s * laws.eta / eta)
+                out[j] = out[j] + m if j in out else m
+            return out
+        return C.StepLaws(eta=eta, rem=move(laws.rem), add=move(laws.add),
+                          charge_R=g.charge_R, charge_A=g.charge_A, eta_l=eta_l,
+                          test0=g.test0, test1=g.test1, alias0=g.alias0, alias1=g.alias1,
+                          info=g.info)
+    C.regrid = nearest
+
+
+def _ra_history_at_largest():
+    from verifier.accountants import RandomAllocationAccountant
+    from verifier.core.run import Gaussian, Phase, Run
+    real = RandomAllocationAccountant.run
+
+    def run(self):                   # every epoch read at the largest noise multiplier
+        r = real(self)
+        s = max(p.noise_multiplier for p in r.phases)
+        return Run(tuple(Phase(Gaussian(s), p.sampler, p.steps) for p in r.phases))
+    RandomAllocationAccountant.run = run
+
+
 def _runs_merge_counts_dropped():
     from verifier.core.run import Run
 
@@ -1754,6 +1787,16 @@ MUTATIONS = [
              lambda: _set("verifier.core.arith:Interval.__post_init__", lambda self: None),
              ("tests/test_inverted_brackets.py::test_an_inverted_interval_cannot_be_made",
               "tests/test_inverted_brackets.py::test_an_engine_s_inverted_bracket_is_an_internal_error_not_an_answer")),
+    Mutation("runs.regrid-to-nearest", "spread",
+             "a kind of epoch moved onto the run's lattice by rounding each point down, not "
+             "by a mean-preserving spread in L",
+             _runs_regrid_to_nearest,
+             (R + "test_regridded_laws_keep_mass_and_mean_and_raise_every_upper_end",)),
+    Mutation("runs.accountant-epochs-at-largest-sigma", "input",
+             "the random-allocation accountant's history-to-run conversion reads every epoch "
+             "at the largest noise multiplier",
+             _ra_history_at_largest,
+             ("tests/test_accountant.py::test_noise_change_at_an_epoch_boundary_composes_the_epochs_exactly",)),
     Mutation("runs.plan-gaussian-always", "compose",
              "every run of several kinds of step is answered by the Gaussian closed form (its "
              "sampling ignored)",

@@ -75,12 +75,22 @@ def test_refusals():
         RandomAllocationAccountant(steps_per_epoch=10).get_epsilon(1e-5)
 
 
-def test_noise_change_at_an_epoch_boundary_uses_the_smallest_sigma():
+def test_noise_change_at_an_epoch_boundary_composes_the_epochs_exactly():
+    """One epoch at sigma 3 then one at 2 (M = 4): a run of two kinds of epoch composed
+    exactly, below the collapse to sigma 2 for both (certified), above two epochs at 3."""
+    from verifier.core.run import Run, phase
     acc = RandomAllocationAccountant(steps_per_epoch=4)
     _run(acc, 3.0, 4, 4)
     _run(acc, 2.0, 4, 4)
     assert acc.sigma() == F(2) and acc.epochs() == 2
-    assert acc.get_epsilon(1e-5) >= float(verifier.epsilon(F(2), 4, 2, delta="1e-5").epsilon.upper)
+    want = Run((phase("3.0", steps_per_epoch=4, epochs=1), phase("2.0", steps_per_epoch=4, epochs=1)))
+    assert acc.run() == want
+    r = verifier.epsilon(want, delta="1e-5").epsilon
+    e = acc.get_epsilon(1e-5)
+    assert F(e) >= r.upper and e - float(r.upper) < 1e-12
+    assert F(e) < verifier.epsilon(F(2), 4, 2, delta="1e-5").epsilon.lower
+    assert r.lower > verifier.epsilon(F(3), 4, 2, delta="1e-5").epsilon.upper
+    assert acc.get_epsilon_bracket(1e-5).epsilon == r
 
 
 def test_sampler_allocates_every_record_once_and_is_reproducible():

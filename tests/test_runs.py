@@ -451,10 +451,45 @@ def test_mixed_run_lies_above_each_part_and_near_the_epochs_alone_with_little_no
     assert near.upper >= alone.lower and near.lower <= alone.upper * F(1005, 1000)
 
 
-def test_two_kinds_of_epoch_in_one_run_are_refused():
-    with pytest.raises(InputError, match="phase 2: random-allocation epochs of a second kind"):
-        runs.epsilon_bracket(Run((phase("1", steps_per_epoch=10, epochs=1),
-                                  phase("2", steps_per_epoch=10, epochs=1))), D5)
+def test_epochs_of_two_kinds_lie_between_the_runs_at_either_noise():
+    """Two epochs at sigma 1.1 and one at 1.3 (M = 20; the second kind regridded onto the
+    first's lattice): epsilon between three epochs at 1.3 and three at 1.1 (post-processing:
+    more noise in an epoch gives a smaller delta), at most 0.1% wide."""
+    r = runs.epsilon_bracket(Run((phase("1.1", steps_per_epoch=20, epochs=2),
+                                  phase("1.3", steps_per_epoch=20, epochs=1))), D5).epsilon
+    lo = PR.epsilon_bracket(F(13, 10), 20, 3, D5).epsilon
+    hi = PR.epsilon_bracket(F(11, 10), 20, 3, D5).epsilon
+    assert lo.upper < r.lower and r.upper < hi.lower
+    assert r.upper - r.lower <= F(1, 1000) * r.lower
+
+
+def test_regridded_laws_keep_mass_and_mean_and_raise_every_upper_end():
+    """numerics.compose.regrid: one epoch's laws onto a lattice 3/7 of its step apart: the
+    upper laws keep their mass and their mean in L (e^{s eta}, resp. e^{-s eta}) and their
+    E[(L - c)_+] does not fall at any c (convexity); the test laws keep their masses."""
+    from flint import arb
+    from verifier.numerics.compose import regrid
+    P = PR.engine(F(11, 10), 20, 1, 1e-10)
+    law = P.laws
+    eta, eta_l = law.eta * F(3, 7), law.eta_l * F(5, 3)
+    with ctx.workprec(200):
+        g = regrid(law, eta, eta_l, 200)
+
+        def moment(d, step, sign, c=None):
+            tot = arb(0)
+            for k, m in d.items():
+                L = (sign * to_arb(k * step)).exp()
+                tot += m * (L if c is None else (L - c if L > c else arb(0)))
+            return tot
+        for name, sign in (("rem", 1), ("add", -1)):
+            a, b = getattr(law, name), getattr(g, name)
+            assert abs(float((sum(a.values(), arb(0)) - sum(b.values(), arb(0))).mid())) < 1e-40
+            assert abs(float((moment(a, law.eta, sign) - moment(b, eta, sign)).mid())) < 1e-40
+            for c in (arb("0.5"), arb(1), arb(3), arb(10)):
+                assert moment(b, eta, sign, c).upper() >= moment(a, law.eta, sign, c).lower()
+        for name in ("test0", "test1"):
+            assert abs(float((sum(getattr(law, name).values(), arb(0))
+                              - sum(getattr(g, name).values(), arb(0))).mid())) < 1e-40
 
 
 def test_a_poisson_state_that_contradicts_itself_is_refused_on_load():

@@ -19,9 +19,8 @@ What it accounts: random allocation sends every record to one of the M steps of 
 ``sample_rate`` must be 1/M (Opacus passes the expected batch fraction).  A partial last
 epoch is counted as a whole one: the steps not taken are outputs dropped, a post-processing,
 so the whole epoch's guarantee covers them.  The noise multiplier must stay constant within
-an epoch (the dominating pair is per epoch); across epochs it may change, and then the
-accountant uses the smallest one for every epoch (a valid upper bound: the pair at a larger
-sigma is a post-processing of the pair at a smaller one, docs/THEORY.md section 9).
+an epoch (a change inside one is refused at ``get_epsilon``); across epochs it may change:
+the epochs are then a run (``run()``) composed exactly (docs/THEORY.md section 15).
 """
 from __future__ import annotations
 
@@ -259,11 +258,32 @@ class RandomAllocationAccountant(_Base):
         if self.steps_per_epoch is None:
             self.steps_per_epoch = self._M_from_rate(self.history[0][1])
 
+    def run(self):
+        """The epochs as a ``verifier.Run``: each history entry's epochs (its steps begun as
+        whole epochs; a noise change comes at an epoch's start) at its noise multiplier, and
+        epochs the sampler drew beyond them (or a resumed run's) at the smallest one."""
+        from verifier.core.run import Gaussian, Phase, RandomAllocation, Run, run_from_history
+        self._check_run()
+        run_from_history(self.history, "the accountant's history")    # validated
+        M = self.steps_per_epoch
+        phases = [Phase(Gaussian(nm), RandomAllocation(M), -(-n // M) * M)
+                  for nm, _, n in self.history]
+        extra = self.epochs() - sum(p.epochs for p in phases)
+        if extra > 0:
+            phases.append(Phase(Gaussian(self.sigma()), RandomAllocation(M), extra * M))
+        return Run(tuple(phases))
+
+    def _several(self) -> bool:        # epochs at several noise multipliers: a run
+        return len({parse_exact(nm, "sigma") for nm, _, _ in self.history}) > 1
+
     def get_epsilon_bracket(self, delta):
-        """The certified bracket [lower, upper] of epsilon(delta) (an ``EpsilonResult``)."""
+        """The certified bracket [lower, upper] of epsilon(delta) (an ``EpsilonResult``; a
+        ``RunEpsilon`` for epochs at several noise multipliers, composed exactly)."""
         from verifier.api.profile import epsilon
         d = parse_exact(delta, "delta")
         self._check_run()
+        if self._several():
+            return epsilon(self.run(), delta=d)
         return epsilon(self.sigma(), self.steps_per_epoch, self.epochs(), delta=d)
 
     def get_epsilon(self, delta, **kwargs) -> float:
@@ -273,6 +293,12 @@ class RandomAllocationAccountant(_Base):
         (epsilon does not increase with sigma: docs/THEORY.md section 9)."""
         d = engine_delta(delta)
         self._check_run()
+        if self._several():
+            import math
+            from verifier.bounds.runs import epsilon_bracket
+            run = engine_run(self.run())
+            r = None if run is None else epsilon_bracket(run, d).epsilon
+            return math.inf if r is None else up_float(r.upper)
         return epsilon_upper_float(self.sigma(), self.steps_per_epoch, self.epochs(), d)
 
     def state_dict(self, destination=None) -> dict:

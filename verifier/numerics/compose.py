@@ -271,3 +271,41 @@ def clamp_upper(U: arb) -> arb:
     if U.is_finite() and U < 1:
         return arb(U.upper())
     return arb(1)
+
+
+def regrid(laws: StepLaws, eta: Fraction, eta_l: Fraction, prec: int) -> StepLaws:
+    """The same step's laws on the lattice (eta, eta_l) of a run it is composed in
+    (docs/THEORY.md section 15).  Upper laws: each mass at L = e^{+-s eta_old} spread
+    mean-preservingly in L onto the two neighbouring points e^{+-j eta}, e^{+-(j+1) eta}
+    (the integrands (L y - c)_+ are convex in L, so the spread raises every upper end, and
+    E[L] is kept for the union bound); the charges as they were.  Test laws: each label k
+    read as round(k eta_l_old / eta_l) (a function of the step's outcome: the composed
+    statistic is still a statistic, its laws exact; the aliasing excess as it was)."""
+    with ctx.workprec(prec):
+        def spread(law: dict, sign: int) -> dict:
+            out: dict = {}
+            for s, m in law.items():
+                x = s * laws.eta
+                j = math.floor(x / eta)
+                if j * eta == x:
+                    out[j] = out[j] + m if j in out else m
+                    continue
+                a = (sign * to_arb(j * eta)).exp()
+                b = (sign * to_arb((j + 1) * eta)).exp()
+                v = (sign * to_arb(x)).exp()
+                w = (v - a) / (b - a)                  # the weight of j + 1 (in [0, 1])
+                for k, part in ((j + 1, m * w), (j, m * (1 - w))):
+                    out[k] = out[k] + part if k in out else part
+            return out
+
+        def relabel(law: dict) -> dict:
+            out: dict = {}
+            for k, m in law.items():
+                n = round(k * laws.eta_l / eta_l)
+                out[n] = out[n] + m if n in out else m
+            return out
+        return StepLaws(eta=eta, rem=spread(laws.rem, 1), add=spread(laws.add, -1),
+                        charge_R=laws.charge_R, charge_A=laws.charge_A, eta_l=eta_l,
+                        test0=relabel(laws.test0), test1=relabel(laws.test1),
+                        alias0=laws.alias0, alias1=laws.alias1,
+                        info={**laws.info, "regridded_from": (laws.eta, laws.eta_l)})

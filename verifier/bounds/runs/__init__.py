@@ -72,14 +72,7 @@ def plan(run: Run) -> str:
         return "single"
     if all(_gaussian_step(s) for _, s, _ in merged):
         return "gaussian"
-    kinds = {k for k, _ in _ra_kinds(run)}
-    if len(kinds) > 1:
-        i = next(i for i, p in enumerate(run.phases, 1)
-                 if sample_rate_of(p.sampler) is None and p.step_kind != _ra_kinds(run)[0][0])
-        raise InputError(f"phase {i}: random-allocation epochs of a second kind (another noise "
-                         "multiplier or steps per epoch) in one run are not certified yet; one "
-                         "kind of epoch composes with any Poisson and every_step phases")
-    return "mixed" if kinds else "poisson"
+    return "mixed" if _ra_kinds(run) else "poisson"
 
 
 def _ra_kinds(run: Run) -> list:
@@ -119,8 +112,8 @@ def _steps(run: Run) -> tuple:
 
 
 def _ra(run: Run) -> tuple:
-    (m, s), E = _ra_kinds(run)[0]
-    return m.noise_multiplier, s.steps_per_epoch, E
+    """((sigma, M, E), ...) of the run's kinds of random-allocation epoch."""
+    return tuple((m.noise_multiplier, s.steps_per_epoch, E) for (m, s), E in _ra_kinds(run))
 
 
 # ---- results
@@ -233,7 +226,7 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
     if how == "mixed":
         from verifier.bounds import profile as PR
         ra = _ra(run)
-        guess = guess_epsilon(steps, float(delta), ra_log_moments(*ra))
+        guess = guess_epsilon(steps, float(delta), ra_log_moments(ra))
         outm = {}
 
         def compute_mixed(fine):

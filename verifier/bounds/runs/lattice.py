@@ -81,36 +81,45 @@ def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
     return _CACHE.get(key, make)
 
 
-def ra_log_moments(sigma: Fraction, M: int, E: int) -> dict:
-    """{a: E log E[Ybar^a]} of E random-allocation epochs, a = 2..64 (floats, for the
-    guess; bounds.profile.guess_epsilon's moments)."""
+def ra_log_moments(ra: tuple) -> dict:
+    """{a: sum of E log E[Ybar^a]} over the kinds ((sigma, M, E), ...) of random-allocation
+    epochs, a = 2..64 (floats, for the guess; bounds.profile.guess_epsilon's moments)."""
     from verifier.bounds.moments import integer_moments
-    ms = integer_moments(sigma, M, 64, prec=128)
-    out = {}
-    for a in range(2, 65):
-        lm = ms[a].log()
-        out[a] = E * float(lm.mid()) if lm.is_finite() else math.inf
+    out = {a: 0.0 for a in range(2, 65)}
+    for sigma, M, E in ra:
+        ms = integer_moments(sigma, M, 64, prec=128)
+        for a in range(2, 65):
+            lm = ms[a].log()
+            out[a] += E * float(lm.mid()) if lm.is_finite() else math.inf
     return out
 
 
 def mixed_engine(ra: tuple, steps: tuple, floor: float, eps_cap: float, fine: int):
-    """The composed laws of E random-allocation epochs ``ra`` = (sigma, M, E) and Poisson
-    phases ``steps`` on the epochs' lattice (eta, and eta_l for the tests), cached: the
-    epochs' laws as bounds.profile plans them (level ``fine``), each Poisson step's upper
-    laws at eta and its cells at eta_l (pair.step_laws); half the floor's budget each."""
+    """The composed laws of random-allocation epochs ``ra`` = ((sigma, M, E), ...) (one entry
+    per kind) and Poisson phases ``steps`` on one lattice, cached: each kind's epoch laws as
+    bounds.profile plans them (level ``fine``), the run's lattice the finest of theirs (eta
+    and eta_l), the other kinds' laws regridded onto it (numerics.compose.regrid), each
+    Poisson step's upper laws at eta and its cells at eta_l (pair.step_laws); half the
+    floor's budget for the epochs (shared by their kinds), half for the steps."""
     from verifier.bounds import poisson as PO
     from verifier.bounds import profile as PR
     from verifier.bounds.poisson.pair import step_laws
-    from verifier.numerics.compose import ComposedProfile
+    from verifier.numerics.compose import ComposedProfile, regrid
     key = ("mixed", ra, steps, floor, eps_cap, fine)
 
     def make():
-        sigma, M, E = ra
-        prec_ra, laws = PR.epoch_laws_for_run(sigma, M, E, floor / 2, eps_cap, fine)
+        built = [(PR.epoch_laws_for_run(s, M, E, floor / (2 * len(ra)), eps_cap, fine), E)
+                 for s, M, E in ra]
+        eta = min(laws.eta for (_, laws), _ in built)
+        eta_l = min(laws.eta_l for (_, laws), _ in built)
         T = sum(n for _, _, n in steps)
-        prec = max(prec_ra, PO.precision(T + E, floor / 2, laws.eta, eps_cap))
-        phases = [(laws, E)] + [(step_laws(s, q, T, floor / 2, laws.eta, prec, eta_l=laws.eta_l),
-                                 n) for s, q, n in steps]
+        epochs = sum(E for _, E in built)
+        prec = max([p for (p, _), _ in built] + [PO.precision(T + epochs, floor / 2, eta,
+                                                              eps_cap)])
+        phases = [(laws if (laws.eta, laws.eta_l) == (eta, eta_l)
+                   else regrid(laws, eta, eta_l, prec), E) for (_, laws), E in built]
+        phases += [(step_laws(s, q, T, floor / 2, eta, prec, eta_l=eta_l), n)
+                   for s, q, n in steps]
         return ComposedProfile(None, None, prec, floor, eps_cap, scan_tests=True, phases=phases)
     return _CACHE.get(key, make)
 

@@ -1048,6 +1048,32 @@ def _ra_history_at_largest():
     RandomAllocationAccountant.run = run
 
 
+def _kofm_block_dropped():
+    from verifier.bounds import runs as RU
+    from verifier.core.run import Run
+    real = RU.k_of_m_runs
+
+    def fewer(run):                  # the reduction's last block left out
+        up, lo = real(run)
+        return Run(up.phases[:-1] or up.phases), lo
+    RU.k_of_m_runs = fewer
+
+
+def _kofm_lower_too_little_noise():
+    from verifier.bounds import runs as RU
+    from verifier.core.run import Gaussian, Phase, Run
+    real = RU.k_of_m_runs
+
+    def loud(run):                   # the sum's Gaussian without its factor sqrt(M)
+        up, lo = real(run)
+        ks = [p for p in run.phases if RU._k_of_m(p.sampler)]
+        ph = tuple(Phase(Gaussian(q.noise_multiplier / q.sampler.steps_per_record), p.sampler,
+                         p.steps) if i < len(ks) else p
+                   for i, (p, q) in enumerate(zip(lo.phases, ks + list(lo.phases))))
+        return up, Run(ph)
+    RU.k_of_m_runs = loud
+
+
 def _runs_merge_counts_dropped():
     from verifier.core.run import Run
 
@@ -1797,6 +1823,15 @@ MUTATIONS = [
              "at the largest noise multiplier",
              _ra_history_at_largest,
              ("tests/test_accountant.py::test_noise_change_at_an_epoch_boundary_composes_the_epochs_exactly",)),
+    Mutation("runs.k-of-m-block-dropped", "compose",
+             "k of M reduced to one block fewer than k (an epoch's last block left out)",
+             _kofm_block_dropped,
+             (R + "test_k_of_m_brackets_a_gauss_hermite_reference",)),
+    Mutation("runs.k-of-m-lower-without-sqrt-m", "test",
+             "k of M's lower end from the sum statistic with noise sigma / k instead of "
+             "sqrt(M) sigma / k",
+             _kofm_lower_too_little_noise,
+             (R + "test_k_of_m_brackets_a_gauss_hermite_reference",)),
     Mutation("runs.plan-gaussian-always", "compose",
              "every run of several kinds of step is answered by the Gaussian closed form (its "
              "sampling ignored)",

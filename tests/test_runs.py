@@ -557,3 +557,45 @@ def test_a_run_s_json_is_a_run_file():
     bad["phases"][0]["epochs"] = 3
     with pytest.raises(InputError, match="phase 1: steps = 40 but epochs = 3"):
         run_from_dict(bad)
+
+
+# ---- k of M random allocation (each record in k of the M steps of an epoch) ------------------
+def test_k_of_m_brackets_a_gauss_hermite_reference():
+    """2 of 3 steps per record (sigma 1, one epoch): the likelihood ratio is the mean of the
+    three products Y_i Y_j; both directions' brackets (upper end by the reduction to a block
+    of 2 and a block of 1, lower end by the steps' sum) contain a Gauss-Hermite reference
+    (90 nodes per axis; about 1e-3 relative for this kinked integrand)."""
+    import itertools
+    import math
+    import numpy as np
+    from numpy.polynomial.hermite_e import hermegauss
+    x, w = hermegauss(90)
+    w = w / math.sqrt(2 * math.pi)
+    Y = np.exp(x - 0.5)
+    G = np.meshgrid(Y, Y, Y, indexing="ij")
+    W = np.prod(np.meshgrid(w, w, w, indexing="ij"), axis=0)
+    L = sum(G[i] * G[j] for i, j in itertools.combinations(range(3), 2)) / 3
+    c = math.e
+    ref = {"remove": float(np.sum(W * np.clip(L - c, 0, None))),
+           "add": float(np.sum(W * np.clip(1 - c * L, 0, None)))}
+    run = Run((Phase(Gaussian(1), RandomAllocation(3, 2), 3),))
+    assert runs.plan(run) == "k-of-m"
+    r = runs.delta_bracket(run, F(1))
+    for d in ("remove", "add"):
+        iv = getattr(r, d)
+        assert float(iv.lower) <= ref[d] * 0.998 and ref[d] * 1.002 <= float(iv.upper), (d, iv)
+
+
+def test_k_of_m_with_k_equal_to_m_is_the_gaussian_mechanism():
+    """k = M: every record in every step; the reduction's blocks are single steps and the sum
+    statistic is sufficient, so both ends are the Gaussian pair at mu^2 = E M / sigma^2."""
+    from verifier.bounds.gaussian import delta_interval
+    run = Run((Phase(Gaussian(2), RandomAllocation(4, 4), 8),))
+    up, lo = runs.k_of_m_runs(run)
+    assert runs.plan(up) == "single" and lo.phases[0].noise_multiplier == 1
+    r = runs.delta_bracket(run, F(1))
+    ref = delta_interval(F(2), F(1), 20)
+    assert r.delta.lower <= ref.lower and ref.upper <= r.delta.upper
+    assert r.delta.upper - r.delta.lower < F(1, 100) * r.delta.upper
+    with pytest.raises(InputError, match="steps_per_record = 5 is more than"):
+        RandomAllocation(4, 5)

@@ -60,19 +60,51 @@ def plan(run: Run) -> str:
         raise InputError(f"expected a verifier Run, got {type(run).__name__}")
     if run.steps > MAX_RUN_STEPS:
         raise InputError(f"a run of {run.steps} steps in all; at most {MAX_RUN_STEPS}")
+    if any(_k_of_m(p.sampler) for p in run.phases):
+        return "k-of-m"
     merged = run.merged()
-    for i, p in enumerate(run.phases, 1):
-        s = p.sampler
-        if isinstance(s, RandomAllocation) and s.steps_per_record > 1:
-            raise InputError(f"phase {i}: random allocation with steps_per_record = "
-                             f"{s.steps_per_record} (k of M) is not certified yet; use k = 1 or "
-                             "account the run as Poisson at q = k/M only where that is proved "
-                             "for your run")
     if len(merged) == 1:
         return "single"
     if all(_gaussian_step(s) for _, s, _ in merged):
         return "gaussian"
     return "mixed" if _ra_kinds(run) else "poisson"
+
+
+def _k_of_m(sampler) -> bool:
+    return isinstance(sampler, RandomAllocation) and sampler.steps_per_record > 1
+
+
+def _sqrt_up(n: int, digits: int = 12) -> Fraction:
+    """A rational >= sqrt(n), within 10^-digits relative."""
+    from math import isqrt
+    scale = 10 ** digits
+    r = isqrt(n * scale * scale)
+    return Fraction(r + (r * r < n * scale * scale), scale)
+
+
+def k_of_m_runs(run: Run) -> tuple:
+    """(upper run, lower run) of a run with k-of-M random allocation (docs/THEORY.md section
+    15, "k of M"): each epoch of k of M is dominated by one epoch of 1 of m_j for each of k
+    blocks of sizes m_j in {floor(M/k), ceil(M/k)} (M mod k of the larger), so the upper run
+    replaces it by those epochs; it dominates the Gaussian pair of its steps' sum (mean k,
+    variance M sigma^2: a noise multiplier sqrt(M) sigma / k, taken at a rational above it),
+    so the lower run replaces it by one such Gaussian step."""
+    from verifier.core.run import EveryStep, Gaussian, Phase
+    up, lo = [], []
+    for p in run.phases:
+        s = p.sampler
+        if not _k_of_m(s):
+            up.append(p)
+            lo.append(p)
+            continue
+        M, k, E = s.steps_per_epoch, s.steps_per_record, p.epochs
+        small, r = divmod(M, k)
+        for m, blocks in ((small + 1, r), (small, k - r)):
+            if blocks:
+                up.append(Phase(p.mechanism, RandomAllocation(m), blocks * E * m))
+        sig = p.noise_multiplier * _sqrt_up(M) / k
+        lo.append(Phase(Gaussian(sig), EveryStep(), E))
+    return Run(tuple(up)), Run(tuple(lo))
 
 
 def _ra_kinds(run: Run) -> list:
@@ -87,6 +119,17 @@ def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
     from verifier.bounds import poisson as PO
     from verifier.bounds import profile as PR
     how = plan(run)
+    if how == "k-of-m":
+        for i, p in enumerate(run.phases, 1):
+            if _k_of_m(p.sampler):
+                try:
+                    PR.RANGE.check(p.noise_multiplier, p.sampler.steps_per_epoch, p.epochs,
+                                   delta, eps)
+                except InputError as e:
+                    raise InputError(f"phase {i} ({p.describe()}): {e}") from None
+        for r in k_of_m_runs(run):
+            check(r, delta, eps)
+        return how
     for i, p in enumerate(run.phases, 1):
         sigma = p.noise_multiplier
         try:
@@ -126,6 +169,21 @@ CERTIFIED_RUN = ("rigorous bracket of the run's composition: each phase's steps 
 CERTIFIED_GAUSSIAN = ("the Gaussian mechanism in closed form at mu^2 = sum_i n_i / sigma_i^2 "
                       "(every record in every step; Balle & Wang 2018, Theorem 8; "
                       "docs/THEORY.md sections 13, 15)")
+
+
+CERTIFIED_K_OF_M = ("k of M random allocation: the upper end by its reduction to 1 of "
+                    "floor(M/k) or ceil(M/k) allocations, composed exactly; the lower end by the "
+                    "Gaussian pair of the steps' sum (docs/THEORY.md section 15, 'k of M')")
+K_OF_M_INFO = ("upper: k of M reduced to k blocks of 1-of-m allocations (a random partition "
+               "revealed: post-processing); lower: the sum of an epoch's outputs")
+
+
+def _joined(lo, up):
+    """[lower end of the lower run's bracket, upper end of the upper run's] (None where either
+    is inconclusive; inverted only by a bug, and then refused by Interval)."""
+    if lo is None or up is None:
+        return None
+    return Interval(lo.lower, up.upper)
 
 
 class _RunAnswer:
@@ -202,6 +260,15 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
     from verifier.bounds import profile as PR
     how = check(run, delta=delta)
     t = time.perf_counter()
+    if how == "k-of-m":
+        up, lo = (epsilon_bracket(r, delta, rel_width) for r in k_of_m_runs(run))
+        ends = [_joined(a, b) for a, b in ((lo.epsilon, up.epsilon), (lo.remove, up.remove),
+                                            (lo.add, up.add))]
+        both, rem, add = ends
+        return RunEpsilon(run, delta, both, rem, add,
+                          larger_direction(rem, add) if rem and add else "undecided",
+                          time.perf_counter() - t, {"k_of_m": K_OF_M_INFO, "upper": up.info},
+                          CERTIFIED_K_OF_M)
     if how == "single":
         sigma, s, n = _single(run)
         if isinstance(s, RandomAllocation):
@@ -266,6 +333,13 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
     from verifier.bounds import profile as PR
     how = check(run, eps=abs(eps))
     t = time.perf_counter()
+    if how == "k-of-m":
+        up, lo = (delta_bracket(r, eps, floor, rel_width) for r in k_of_m_runs(run))
+        both, rem, add = (_joined(a, b) for a, b in ((lo.delta, up.delta), (lo.remove, up.remove),
+                                                      (lo.add, up.add)))
+        return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
+                        time.perf_counter() - t, {"k_of_m": K_OF_M_INFO, "upper": up.info},
+                        CERTIFIED_K_OF_M)
     if how == "single":
         sigma, s, n = _single(run)
         if isinstance(s, RandomAllocation):

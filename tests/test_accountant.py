@@ -299,3 +299,19 @@ def test_get_noise_multiplier_hostile_values(eps, delta, rate, tol):
     except ValueError as e:
         assert "\n" not in str(e)
     assert time.perf_counter() - t < 60
+
+
+def test_k_of_m_sampler_puts_each_record_in_k_distinct_steps_and_the_accountant_refuses_it():
+    from collections import Counter
+    s = RandomAllocationBatchSampler(2000, 5, seed=2, steps_per_record=2)
+    assert s.sample_rate == 2 / 5
+    seen = Counter()
+    for step, batch in enumerate(s):
+        assert len(set(batch)) == len(batch)
+        seen.update(batch)
+    assert set(seen.values()) == {2} and len(seen) == 2000
+    with pytest.raises(InputError, match="more than"):
+        RandomAllocationBatchSampler(10, 3, steps_per_record=4)
+    with pytest.raises(UncertifiedSampler, match="k of M"):
+        RandomAllocationAccountant().bind(_Loader(RandomAllocationBatchSampler(
+            10, 5, seed=0, steps_per_record=2)))

@@ -3,17 +3,14 @@ without torch or Opacus; with Opacus installed, importing it registers the accou
 ``PrivacyEngine(accountant="random_allocation")``.
 
 It certifies only the sampler that ran: ``make_private`` binds it to the data loader Opacus
-prepared, and a loader whose batch sampler is not verifier's ``RandomAllocationBatchSampler``
-(Opacus's Poisson sampler with ``poisson_sampling=True``, a shuffled ``DataLoader`` with a
-fixed batch size, ...) is refused in one line (``UncertifiedSampler``, a ValueError), as are
-steps whose loader it never saw.
+prepared; any other batch sampler than verifier's ``RandomAllocationBatchSampler`` (k = 1) is
+refused in one line (``UncertifiedSampler``, a ValueError), as are steps from a loader unseen.
 
 ``RandomAllocationAccountant(steps_per_epoch=M)``: ``step(noise_multiplier=, sample_rate=)``
 once per optimizer step, ``get_epsilon(delta)`` the certified upper end of epsilon(delta) of
 the steps taken (verifier.epsilon: docs/THEORY.md section 9), ``get_epsilon_bracket(delta)``
 the whole bracket, ``history`` as Opacus keeps it ([(noise_multiplier, sample_rate, steps)]),
-``len()``, ``mechanism()``, ``state_dict()`` / ``load_state_dict()``.  With Opacus installed
-the class also subclasses ``opacus.accountants.IAccountant``.
+``len()``, ``mechanism()``, ``state_dict()`` / ``load_state_dict()`` (an IAccountant too).
 
 What it accounts: random allocation sends every record to one of the M steps of an epoch;
 ``sample_rate`` must be 1/M (Opacus passes the expected batch fraction).  A partial last
@@ -184,6 +181,10 @@ class RandomAllocationAccountant(_Base):
         if kind != "random_allocation":
             self._refused = refusal(kind, detail)
             raise UncertifiedSampler(self._refused)
+        if getattr(detail, "steps_per_record", 1) != 1:     # k of M: verifier.epsilon(Run)
+            self._refused = (f"each record in {detail.steps_per_record} of {detail.steps_per_epoch}"
+                             " steps (k of M): use verifier.epsilon(verifier.Run(...))")
+            raise UncertifiedSampler(self._refused)
         if self.steps_per_epoch is not None and detail.steps_per_epoch != self.steps_per_epoch:
             raise InputError(f"the accountant has steps_per_epoch = {self.steps_per_epoch}, the "
                              f"loader's sampler {detail.steps_per_epoch}")
@@ -243,7 +244,7 @@ class RandomAllocationAccountant(_Base):
         return self._prior[1] + now
 
     def sigma(self) -> Fraction:
-        """The noise multiplier the guarantee is computed for: the smallest one used."""
+        """The smallest noise multiplier used."""
         if not self.history:
             raise InputError("no step taken yet")
         return min(parse_exact(nm, "noise_multiplier") for nm, _, _ in self.history)
@@ -259,9 +260,8 @@ class RandomAllocationAccountant(_Base):
             self.steps_per_epoch = self._M_from_rate(self.history[0][1])
 
     def run(self):
-        """The epochs as a ``verifier.Run``: each history entry's epochs (its steps begun as
-        whole epochs; a noise change comes at an epoch's start) at its noise multiplier, and
-        epochs the sampler drew beyond them (or a resumed run's) at the smallest one."""
+        """The epochs as a ``verifier.Run``: each history entry's (its steps begun, as whole
+        epochs) at its sigma; epochs drawn beyond them (or resumed) at the smallest."""
         from verifier.core.run import Gaussian, Phase, RandomAllocation, Run, run_from_history
         self._check_run()
         run_from_history(self.history, "the accountant's history")    # validated

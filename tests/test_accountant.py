@@ -292,13 +292,13 @@ def test_accountant_hostile_values_are_one_line_input_errors(nm, rate, delta):
 def test_get_noise_multiplier_hostile_values(eps, delta, rate, tol):
     """Bad arguments are InputErrors naming the value (one line), before any search."""
     import time
-    t = time.perf_counter()
+    t = time.process_time()
     try:
         verifier.get_noise_multiplier(target_epsilon=eps, target_delta=delta, sample_rate=rate,
                                       epochs=1, epsilon_tolerance=tol)
     except ValueError as e:
         assert "\n" not in str(e)
-    assert time.perf_counter() - t < 60
+    assert time.process_time() - t < 60
 
 
 def test_k_of_m_sampler_puts_each_record_in_k_distinct_steps_and_the_accountant_refuses_it():

@@ -57,15 +57,17 @@ def main(argv=None) -> int:
                                                  poisson_sampling=poisson_sampling)
         return engine, model, opt, loader
 
-    loss_fn = torch.nn.CrossEntropyLoss()
+    loss_fn = torch.nn.CrossEntropyLoss(reduction="sum")
 
     def train(model, opt, loader):
         for epoch in range(a.epochs):
             for xb, yb in loader:
-                if len(xb) == 0:            # an empty Poisson batch: nothing to learn from
-                    continue
+                # every batch takes its noisy step, an empty one too: DP-SGD's guarantee
+                # assumes one noisy update per sampled batch (skipping an empty batch would
+                # make the number of updates depend on the data); the summed loss of an
+                # empty batch is 0, its clipped gradient sum 0, and the step adds the noise
                 opt.zero_grad()
-                loss = loss_fn(model(xb), yb)
+                loss = loss_fn(model(xb), yb) / max(len(xb), 1)
                 loss.backward()
                 opt.step()
             with torch.no_grad():

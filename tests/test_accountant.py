@@ -315,3 +315,15 @@ def test_k_of_m_sampler_puts_each_record_in_k_distinct_steps_and_the_accountant_
     with pytest.raises(UncertifiedSampler, match="k of M"):
         RandomAllocationAccountant().bind(_Loader(RandomAllocationBatchSampler(
             10, 5, seed=0, steps_per_record=2)))
+
+
+def test_a_batch_drawn_without_its_noisy_step_is_refused_at_get_epsilon():
+    """Skipping the step of a batch (the old example skipped empty ones) makes the number of
+    updates depend on the data: refused in one line at get_epsilon, not certified."""
+    acc = RandomAllocationAccountant(steps_per_epoch=5)
+    acc.bind(_Loader(RandomAllocationBatchSampler(40, 5, seed=0)))
+    for i, _ in enumerate(_Loader(acc.sampler)):
+        if i != 2:                                   # the third batch's step skipped
+            acc.step(noise_multiplier=1.0, sample_rate=0.2)
+    with pytest.raises(UncertifiedSampler, match="without its noisy step"):
+        acc.get_epsilon(1e-5)

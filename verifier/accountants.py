@@ -190,6 +190,8 @@ class RandomAllocationAccountant(_Base):
                              f"loader's sampler {detail.steps_per_epoch}")
         self.steps_per_epoch = detail.steps_per_epoch
         self.sampler, self._refused = detail, None
+        workers = getattr(data_loader, "num_workers", 0) or 0     # batches a loader prefetches
+        self._ahead = workers * (getattr(data_loader, "prefetch_factor", None) or 2)
         return self
 
     # ---- Opacus's interface
@@ -243,8 +245,7 @@ class RandomAllocationAccountant(_Base):
         now = max(begun, self.sampler.epochs_drawn) if self.sampler is not None else begun
         return self._prior[1] + now
 
-    def sigma(self) -> Fraction:
-        """The smallest noise multiplier used."""
+    def sigma(self) -> Fraction:            # the smallest noise multiplier used
         if not self.history:
             raise InputError("no step taken yet")
         return min(parse_exact(nm, "noise_multiplier") for nm, _, _ in self.history)
@@ -327,18 +328,17 @@ class RandomAllocationAccountant(_Base):
 
 
 def run_refusal(acc: RandomAllocationAccountant) -> str | None:
-    """Why the accountant's steps cannot be certified as random allocation, or None: a bound
-    loader whose sampler is not random allocation; steps recorded without a bound loader (the
-    sampler that ran is unknown); more steps than the bound sampler produced batches; a run
-    planned by ``make_private_with_epsilon(poisson_sampling=True)``."""
-    if acc._refused:
-        return acc._refused
-    if getattr(acc, "_within", None):
-        return acc._within
+    """Why the steps cannot be certified as random allocation, or None (docs/TRAINING.md)."""
+    if acc._refused or getattr(acc, "_within", None):
+        return acc._refused or acc._within
     if acc._stepped and acc.sampler is None:
         return (f"the accountant did not see the data loader its {acc._stepped} steps came "
                 "from, so it cannot tell which sampler ran: call accountant.bind(data_loader) "
                 "with the loader training iterates (Opacus's make_private binds it)")
+    if acc.sampler is not None and (acc.sampler.batches_yielded > acc._stepped + getattr(
+            acc.sampler, "in_flight", 1) + getattr(acc, "_ahead", 0)):
+        return (f"{acc.sampler.batches_yielded} batches drawn, {acc._stepped} optimizer steps: a "
+                "batch without its noisy step (an empty one skipped?) is not certified")
     if acc.sampler is not None and acc._stepped > acc.sampler.batches_yielded:
         return (f"{acc._stepped} optimizer steps but the bound sampler produced "
                 f"{acc.sampler.batches_yielded} batches: the steps did not all come from it")

@@ -45,6 +45,7 @@ class RandomAllocationBatchSampler:
                              f"steps_per_epoch = {steps_per_epoch}")
         self.n_records, self.steps_per_epoch = n_records, steps_per_epoch
         self.steps_per_record = steps_per_record
+        self.in_flight = 0
         self.epochs_drawn = 0          # allocations drawn (iterations begun): the accountant's
         self.batches_yielded = 0       # check that the steps it counts came from this sampler
         if generator is not None and seed is not None:
@@ -71,4 +72,6 @@ class RandomAllocationBatchSampler:
         for batch in allocate(self.n_records, self.steps_per_epoch, self.rng,
                               self.steps_per_record):
             self.batches_yielded += 1
+            self.in_flight = 1         # a batch handed out: its step may still be to come
             yield batch.tolist()
+        self.in_flight = 0             # the epoch's batches all handed out and iterated past

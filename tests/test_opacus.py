@@ -240,3 +240,39 @@ def test_make_private_with_epsilon_certified_poisson():
     e = engine.get_epsilon(1e-5)
     assert e <= 3.0 and opt.noise_multiplier > 0.3
     assert len(engine.accountant) == steps
+
+
+def test_a_noise_schedule_under_opacus_is_composed_exactly():
+    """Issue 44's run in a real PrivacyEngine: Opacus's Poisson sampler at q = 0.05, 40 steps
+    at noise multiplier 1.2, then the optimizer's noise set to 0.9 for 40 more; the certified
+    accountant composes the two phases: epsilon(1e-5) below 3.42 and inside Opacus PRV's own
+    [lower, upper] error band, where the worst-phase collapse gave 4.02."""
+    import verifier.poisson_accountant  # noqa: F401 (registers "certified_poisson")
+    from opacus.accountants import PRVAccountant
+    from torch.utils.data import DataLoader
+    model = torch.nn.Linear(5, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    engine = opacus.PrivacyEngine(accountant="certified_poisson")
+    model, opt, loader = engine.make_private(module=model, optimizer=opt,
+                                             data_loader=DataLoader(_data(), batch_size=20),
+                                             noise_multiplier=1.2, max_grad_norm=1.0,
+                                             poisson_sampling=True)
+    steps = 0
+    while steps < 80:
+        for xb, yb in loader:
+            if steps == 40:
+                opt.noise_multiplier = 0.9
+            if steps == 80:
+                break
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            opt.step()
+            steps += 1
+    assert engine.accountant.history == [(1.2, 0.05, 40), (0.9, 0.05, 40)]
+    e = engine.get_epsilon(1e-5)
+    prv = PRVAccountant()
+    prv.history = list(engine.accountant.history)
+    low, _, high = prv._get_dprv(eps_error=0.01, delta_error=1e-8).compute_epsilon(
+        1e-5, 1e-8, 0.01)
+    assert e < 3.42 and low <= e <= high
+    assert engine.accountant.get_epsilon_bracket(1e-5).epsilon.lower >= low

@@ -1832,6 +1832,11 @@ MUTATIONS = [
              "sqrt(M) sigma / k",
              _kofm_lower_too_little_noise,
              (R + "test_k_of_m_brackets_a_gauss_hermite_reference",)),
+    Mutation("claims.bound-name-collision-unchecked", "input",
+             "a claim may bind a name that is also a constant or function of the expression "
+             "language (e bound to 5 read as Euler's number)",
+             lambda: _set("verifier.claims.schema:check_bindable", lambda k, where: None),
+             ("tests/test_claims_v2.py::test_a_bound_name_that_is_a_constant_or_function_is_refused",)),
     Mutation("runs.plan-gaussian-always", "compose",
              "every run of several kinds of step is answered by the Gaussian closed form (its "
              "sampling ignored)",

@@ -367,3 +367,25 @@ def test_new_quantities_against_references():
     assert _inside(f, mpmath.ncdf(-1))                                # G_1(1/2) = Phi(-1)
     eps = _val("epsilon(sigma=2, steps=1, delta=1/100000)")
     assert 1.99 < float(eps.mid()) < 2.0                              # README: [1.99307, 1.99338]
+
+
+@pytest.mark.parametrize("binding", ['cases = [{ e = "5" }]', 'args = { pi = "3" }',
+                                     'over = { e = ["1", "2"] }\nextremum = "max"',
+                                     'cases = [{ Phi = "1" }]'])
+def test_a_bound_name_that_is_a_constant_or_function_is_refused(tmp_path, binding):
+    """Issue 45: `e` bound to 5 was passed as 5 to quantities but read as Euler's number in
+    the arithmetic, and a true claim was certified refuted; now refused when the file is read,
+    in one line naming the claim and the name."""
+    name = binding.split("{ ")[1].split(" =")[0]
+    body = f'''
+[[claims]]
+id = "collide"
+where = "x"
+expr = "{name} + 0" 
+printed = "5"
+judge = "rounded"
+{binding}
+'''
+    with pytest.raises(InputError, match=f"claim 'collide': the name '{name}' is bound here") as e:
+        _file(tmp_path, body)
+    assert "\n" not in str(e.value)

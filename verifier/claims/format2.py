@@ -4,7 +4,8 @@ names the claim (format.py collects them per file)."""
 from __future__ import annotations
 
 from verifier.claims.schema import (CLAIM2_KEYS, JUDGES2, Claim, bind_names, canon_exact,
-                                    keyword_names, printed_value, table_value, text_value)
+                                    check_bindable, keyword_names, printed_value, table_value,
+                                    text_value)
 from verifier.core.arith import DECIMAL_RE, InputError, parse_exact
 
 
@@ -24,6 +25,7 @@ def _over_box(c: dict, where: str) -> tuple[dict, str]:
         if not isinstance(ov, dict) or not ov or len(ov) > 3:
             raise InputError(f"{where}: over must be a table of 1 to 3 names, each [low, high]")
         for k, v in ov.items():
+            check_bindable(k, where)
             if not isinstance(v, list) or len(v) != 2:
                 raise InputError(f"{where}: over.{k} must be [low, high]")
             lo, hi = (parse_exact(x, f"over.{k}") for x in v)

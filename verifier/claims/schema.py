@@ -90,6 +90,17 @@ def printed_value(v, what):
     return str(v)
 
 
+def check_bindable(k: str, where: str):
+    """A name a claim binds (args, cases, defaults, over) may not also be a constant or a
+    function of the expression language: ``e`` bound to 5 would be read as 5 by a quantity's
+    argument and as Euler's number in the arithmetic (one name, two meanings)."""
+    from verifier.claims.grammar import CONSTANTS, FUNCTIONS
+    if k in CONSTANTS or k in FUNCTIONS:
+        kind = "constant" if k in CONSTANTS else "function"
+        raise InputError(f"{where}: the name {k!r} is bound here but is also the {kind} {k} of "
+                         "the expression language; rename it")
+
+
 def bind_names(raw: dict, where: str) -> dict:
     """Names bound by args, cases and defaults: each value an exact number (a decimal, an
     integer, or an expression with an exact value such as 1/400) or a string."""
@@ -98,6 +109,7 @@ def bind_names(raw: dict, where: str) -> dict:
     for k, v in raw.items():
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,40}", k):
             raise InputError(f"{where}: {k!r} is not a name")
+        check_bindable(k, where)
         if isinstance(v, (int, Decimal)):
             out[k] = parse_exact(v, k)
             continue

@@ -5,6 +5,7 @@ anything runs."""
 from __future__ import annotations
 
 import itertools
+import math
 import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -62,6 +63,8 @@ def _values(name: str, raw, where: str) -> tuple:
         if bad:
             raise InputError(f"{where}: sampling {bad[0]!r:.40} (expected one of "
                              f"{', '.join(SAMPLINGS)})")
+        if len(set(raw)) != len(raw):
+            raise InputError(f"{where}: axis sampling repeats a value")
         return tuple(raw)
     out = []
     for v in raw:
@@ -108,7 +111,7 @@ def parse(data: dict, where: str = "sweep spec") -> Spec:
     if errors:
         raise InputErrors(errors)
     spec = Spec(compute, tuple(axes), where)
-    n = len(spec.cells())
+    n = math.prod(len(v) for _, v in axes)      # counted before any cell is built
     if n > MAX_CELLS:
         raise InputError(f"{where}: {n} cells (at most {MAX_CELLS})")
     _check_ranges(spec)

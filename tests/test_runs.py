@@ -286,8 +286,9 @@ def test_refusals_name_the_phase():
     with pytest.raises(InputError, match="phase 2.*sigma = 0.1"):
         runs.epsilon_bracket(Run((phase("1", sample_rate="0.1", steps=3),
                                   phase("0.1", sample_rate="0.1", steps=3))), D5)
-    with pytest.raises(InputError, match="phase 1: random allocation with steps_per_record = 2"):
-        runs.epsilon_bracket(Run((Phase(Gaussian(1), RandomAllocation(10, 2), 20),)), D5)
+    with pytest.raises(InputError, match=r"phase 1 \(2 epochs of random allocation, M = 10 "
+                       r"steps per epoch, k = 2 per record at sigma = 0.1.*sigma = 0.1 is outside"):
+        runs.epsilon_bracket(Run((Phase(Gaussian("0.1"), RandomAllocation(10, 2), 20),)), D5)
     assert runs.plan(Run((phase("1", steps_per_epoch=10, epochs=1),
                           phase("1", sample_rate="0.1", steps=3)))) == "mixed"
     assert runs.plan(Run((Phase(Gaussian(1), EveryStep(), 3),

@@ -600,3 +600,13 @@ def test_k_of_m_with_k_equal_to_m_is_the_gaussian_mechanism():
     assert r.delta.upper - r.delta.lower < F(1, 100) * r.delta.upper
     with pytest.raises(InputError, match="steps_per_record = 5 is more than"):
         RandomAllocation(4, 5)
+
+
+def test_cli_poisson_takes_sample_rate_and_epochs_as_opacus_does(capsys):
+    """--sampling poisson --sample-rate q --epochs E: T = floor(E / q) (Opacus's
+    int(epochs / sample_rate)), stated in the header; the bracket is T steps' bracket."""
+    rc, out, _ = _cli(capsys, "epsilon", "--sampling", "poisson", "--sigma", "1",
+                      "--sample-rate", "0.03", "--epochs", "2", "--delta", "1e-5")
+    assert rc == 0 and "T = floor(E / q) = floor(2 / 0.03) = 66 steps (Opacus's rule)" in out
+    r = PO.epsilon_bracket(F(1), F(3, 100), 66, D5)
+    assert f"epsilon   in {r.epsilon.short(8)}" in out

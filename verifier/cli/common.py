@@ -31,3 +31,10 @@ def deploy_inputs(args, need_sigma, need_steps):
     flags = {k: getattr(args, k, None) for k in keys}
     config = load_config(args.config) if args.config else {}
     return parse_inputs(merge(flags, config), need_sigma, need_steps)
+
+
+def opacus_epochs(args) -> bool:
+    """Poisson given as Opacus gives it: --sample-rate q and --epochs E, with neither
+    --steps-per-epoch nor --total-steps (T = floor(E / q), Opacus's int(epochs / sample_rate))."""
+    return (getattr(args, "sampling", "") == "poisson" and args.sample_rate is not None
+            and args.steps is None and getattr(args, "total_steps", None) is None)

@@ -6,6 +6,7 @@ import argparse
 import re
 from verifier import __version__
 from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, NUMBER_LIMITS_HELP, InputError
+from verifier.cli.common import opacus_epochs
 from verifier.cli.sweep import add_sweep_parser
 
 
@@ -47,24 +48,21 @@ class _StepsPerEpoch(argparse.Action):
 
 
 def _steps_flag(sp, minimum: int, required: bool = False, total: bool = False):
-    """--steps-per-epoch M (alias --steps, one release), and --total-steps T where the
-    command takes it (resolved by ``resolve_total_steps``)."""
+    """--steps-per-epoch M (alias --steps), and --total-steps T (``resolve_total_steps``)."""
     sp.add_argument("--steps-per-epoch", "--steps", dest="steps", action=_StepsPerEpoch,
-                    required=required and not total, metavar="M",
-                    help=f"steps per epoch M, integer >= {minimum} (--steps: the former spelling, "
-                         "also steps per epoch)")
+                    required=required and not total, metavar="M", help=f"steps per epoch M, "
+                    f"integer >= {minimum} (--steps: the former spelling, also steps per epoch)")
     if total:
-        sp.add_argument("--total-steps", dest="total_steps", metavar="T",
-                        help="total optimizer steps T = M E (Opacus's steps): with --epochs E, "
-                             "M = T / E; with --steps-per-epoch M, E = T / M")
+        sp.add_argument("--total-steps", dest="total_steps", metavar="T", help="total optimizer "
+                        "steps T = M E (Opacus's steps): M = T / E, or E = T / M")
 
 
 def resolve_total_steps(args):
     """Fill args.steps / args.epochs from --total-steps (T = M E exactly) or refuse."""
     from verifier.core.arith import parse_exact
     if getattr(args, "run", None) is not None or (args.command in ("epsilon", "delta", "rdp")
-                                                   and args.sigma is None):
-        return args            # --run FILE, or neither: the command says which to give
+                                                   and args.sigma is None) or opacus_epochs(args):
+        return args            # --run FILE; neither (the command says which); q and E alone
     T = getattr(args, "total_steps", None)
     if T is None:
         if getattr(args, "steps", None) is None and hasattr(args, "total_steps"):
@@ -108,15 +106,14 @@ def _pair_args(sp, run: bool = False):
 
 
 def _sampling_args(sp, total: bool = False):
-    """--sampling and --sample-rate (Poisson subsampling: q, default 1/M; T = M E steps in
-    all, or --total-steps T)."""
+    """--sampling and --sample-rate (Poisson subsampling)."""
     sp.add_argument("--sampling", choices=SAMPLINGS, default="random-allocation",
                     help="the sampler that ran: random-allocation (default; M steps per epoch, "
                          "E epochs) or poisson (each record in each step with probability q, "
                          "T steps in all)")
-    sp.add_argument("--sample-rate", dest="sample_rate", metavar="q",
-                    help="with --sampling poisson: the sample rate q in (0, 1] (default 1/M "
-                         "with --steps-per-epoch M); steps in all T = M E or --total-steps T")
+    sp.add_argument("--sample-rate", dest="sample_rate", metavar="q", help="with --sampling "
+                    "poisson: q in (0, 1] (default 1/M); T = M E, --total-steps T, or with "
+                    "--epochs E alone T = floor(E/q) (Opacus's rule)")
     if total:
         sp.add_argument("--total-steps", dest="poisson_total_steps", metavar="T",
                         help="with --sampling poisson: steps in all T (Opacus's steps)")

@@ -21,14 +21,26 @@ def poisson_inputs(args) -> tuple:
     """(sigma, q, T) of --sampling poisson: q = --sample-rate (default 1/M), T = M E (the
     steps in all, --total-steps T resolved into M and E by the parser)."""
     from verifier.api.profile import parse_poisson
-    from verifier.core.arith import parse_epochs, parse_steps
+    from verifier.cli.common import opacus_epochs
+    from verifier.core.arith import parse_epochs, parse_exact, parse_steps
+    if opacus_epochs(args):               # Opacus's steps: T = int(epochs / sample_rate)
+        from verifier.core.run import phase
+        e = parse_epochs(args.epochs if args.epochs is not None else 1, 10 ** 7)
+        T = phase(args.sigma, sample_rate=args.sample_rate, epochs=e).steps
+        args.opacus_note = (f"T = floor(E / q) = floor({e} / {args.sample_rate}) = {T} steps "
+                            "(Opacus's rule)")
+        return parse_poisson(args.sigma, parse_exact(args.sample_rate, "sample rate"), T)
     m = parse_steps(args.steps, name="steps per epoch", minimum=1)
     e = parse_epochs(args.epochs if args.epochs is not None else 1, 10 ** 7)
     q = args.sample_rate if args.sample_rate is not None else f"1/{m}"
     return parse_poisson(args.sigma, q, m * e)
 
 
-def _poisson_shape(sigma, q, T) -> str:
+def _poisson_shape(sigma, q, T, args=None) -> str:
+    note = getattr(args, "opacus_note", None)
+    if note:
+        return (f"Poisson subsampling, sigma = {frac_str(sigma)}, sample rate q = {frac_str(q)}, "
+                f"{note}")
     return (f"Poisson subsampling, sigma = {frac_str(sigma)}, sample rate q = {frac_str(q)}, "
             f"T = {T} steps in all")
 
@@ -65,7 +77,7 @@ def _epsilon_poisson(args) -> int:
     if args.json:
         print_json(r.to_json())
         return EXIT_OK if r.bracketed else EXIT_INCONCLUSIVE
-    print(f"epsilon(delta) of {_poisson_shape(sigma, q, T)}, delta = {frac_str(r.delta)}")
+    print(f"epsilon(delta) of {_poisson_shape(sigma, q, T, args)}, delta = {frac_str(r.delta)}")
     if not r.bracketed:
         print("  inconclusive: no epsilon <= 60 is certified to meet delta")
         return EXIT_INCONCLUSIVE
@@ -83,7 +95,7 @@ def _delta_poisson(args) -> int:
     if args.json:
         print_json(r.to_json())
         return EXIT_OK
-    print(f"delta(epsilon) of {_poisson_shape(sigma, q, T)}, epsilon = {frac_str(r.epsilon)}")
+    print(f"delta(epsilon) of {_poisson_shape(sigma, q, T, args)}, epsilon = {frac_str(r.epsilon)}")
     print(f"  delta     in {r.delta.short(8)}   ({_width(r.delta)})")
     _print_directions(r, "delta")
     print(_poisson_engine_line(r.info, r.seconds))

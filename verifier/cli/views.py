@@ -8,17 +8,14 @@ from verifier.core.arith import decimal_str, frac_str
 from verifier.cli.common import EXIT_OK, print_json, run_shape
 
 
-def _rdp_poisson(args) -> int:
-    from verifier.api.views import poisson_rdp
-    from verifier.cli.profile import poisson_inputs
-    sigma, q, T = poisson_inputs(args)
-    c = poisson_rdp(sigma, q, T, orders=args.orders, alpha_max=args.alpha_max)
+def _renyi_answer(args, c, exact_of, head: str, cols: tuple, rho_note: str) -> int:
+    """Print (or --json) a Rényi curve of Poisson steps or of a run: the orders' brackets, the
+    zCDP parameter, and with --delta the conversions beside the exact epsilon (exact_of(delta))."""
     delta = exact = None
     if args.delta is not None:
-        from verifier.api.profile import poisson_epsilon
         from verifier.core.arith import parse_delta
         delta = parse_delta(args.delta)
-        exact = poisson_epsilon(sigma, q, T, delta=delta)
+        exact = exact_of(delta)
     if args.json:
         out = c.to_json(delta)
         if exact is not None:
@@ -26,13 +23,11 @@ def _rdp_poisson(args) -> int:
                                            else exact.epsilon.to_json())
         print_json(out)
         return EXIT_OK
-    print(f"Rényi divergences of Poisson subsampling, sigma = {frac_str(sigma)}, sample rate "
-          f"q = {frac_str(q)}, T = {T} steps in all (certified brackets)")
-    print(f"  {'alpha':>10}  {'remove D(P||Q)':<34} {'add D(Q||P)':<34}")
+    print(head)
+    print(f"  {'alpha':>10}  {cols[0]:<34} {cols[1]:<34}")
     for o in c.orders:
         print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
-    print(f"  zCDP rho (remove) = {c.zcdp_remove.short(10)} (= T/(2 sigma^2): no amplification "
-          "by subsampling survives)")
+    print(f"  zCDP rho (remove) = {c.zcdp_remove.short(10)}{rho_note}")
     if delta is not None:
         print(f"  (epsilon, delta = {frac_str(delta)}), each an upper bound of epsilon(delta):")
         for name, cv in (("Rényi, classical", c.to_epsilon(delta, improved=False)),
@@ -43,6 +38,20 @@ def _rdp_poisson(args) -> int:
             print(f"    exact profile     epsilon in {exact.epsilon.short(8)}")
     print(f"  {c.seconds:.2f} s")
     return EXIT_OK
+
+
+def _rdp_poisson(args) -> int:
+    from verifier.api.profile import poisson_epsilon
+    from verifier.api.views import poisson_rdp
+    from verifier.cli.profile import poisson_inputs
+    sigma, q, T = poisson_inputs(args)
+    c = poisson_rdp(sigma, q, T, orders=args.orders, alpha_max=args.alpha_max)
+    return _renyi_answer(
+        args, c, lambda d: poisson_epsilon(sigma, q, T, delta=d),
+        f"Rényi divergences of Poisson subsampling, sigma = {frac_str(sigma)}, sample rate "
+        f"q = {frac_str(q)}, T = {T} steps in all (certified brackets)",
+        ("remove D(P||Q)", "add D(Q||P)"),
+        " (= T/(2 sigma^2): no amplification by subsampling survives)")
 
 
 def _digits(rel_width) -> tuple:
@@ -58,40 +67,16 @@ def _digits(rel_width) -> tuple:
 
 def _rdp_run(args, run) -> int:
     """verifier rdp --run FILE: the run's Rényi curve (the phases' brackets summed)."""
+    from verifier.api.profile import epsilon
     from verifier.api.views import parse_orders
     from verifier.views.run_renyi import run_renyi
     if args.rel_width is not None:
         from verifier.core.arith import InputError
         raise InputError("--rel-width of verifier rdp is for one random-allocation phase")
     c = run_renyi(run, parse_orders(args.orders, args.alpha_max))
-    delta = exact = None
-    if args.delta is not None:
-        from verifier.api.profile import epsilon
-        from verifier.core.arith import parse_delta
-        delta = parse_delta(args.delta)
-        exact = epsilon(run, delta=delta)
-    if args.json:
-        out = c.to_json(delta)
-        if exact is not None:
-            out["conversions"]["exact"] = (None if exact.epsilon is None
-                                           else exact.epsilon.to_json())
-        print_json(out)
-        return EXIT_OK
-    print(f"Rényi divergences of {run.describe()} (certified brackets, the phases' summed)")
-    print(f"  {'alpha':>10}  {'remove':<34} {'add':<34}")
-    for o in c.orders:
-        print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
-    print(f"  zCDP rho (remove) = {c.zcdp_remove.short(10)}")
-    if delta is not None:
-        print(f"  (epsilon, delta = {frac_str(delta)}), each an upper bound of epsilon(delta):")
-        for name, cv in (("Rényi, classical", c.to_epsilon(delta, improved=False)),
-                         ("Rényi, improved", c.to_epsilon(delta))):
-            print(f"    {name:<17} epsilon <= {decimal_str(cv.epsilon.upper, 8, 'up')}"
-                  f"   (order {decimal_str(Fraction(cv.alpha), 6)})")
-        if exact.epsilon is not None:
-            print(f"    exact profile     epsilon in {exact.epsilon.short(8)}")
-    print(f"  {c.seconds:.2f} s")
-    return EXIT_OK
+    return _renyi_answer(args, c, lambda d: epsilon(run, delta=d),
+                         f"Rényi divergences of {run.describe()} (certified brackets, the "
+                         "phases' summed)", ("remove", "add"), "")
 
 
 def cmd_rdp(args) -> int:

@@ -92,3 +92,23 @@ def zcdp_convert(rho: Interval, delta: Fraction, improved: bool = True) -> Conve
     lo, hi = _conv(rho.lower * a, a, delta, True), _conv(rho.upper * a, a, delta, True)
     return Conversion("improved (Balle et al. 2020)", Interval(max(ball_down(lo), Fraction(0)),
                                                                max(ball_up(hi), Fraction(0))), a, "zcdp")
+
+
+class Converts:
+    """What a Rényi curve of remove and add orders (``orders``, RenyiOrder rows) and a
+    remove-direction zCDP parameter (``zcdp_remove``) offers: its conversions to (epsilon,
+    delta) and their JSON (PoissonRenyi, RunRenyi)."""
+
+    def to_epsilon(self, delta, improved: bool = True) -> Conversion:
+        from verifier.core.arith import parse_delta
+        return convert(self.orders, parse_delta(delta), improved)
+
+    def zcdp_epsilon(self, delta, improved: bool = True) -> Conversion:
+        from verifier.core.arith import parse_delta
+        return zcdp_convert(self.zcdp_remove, parse_delta(delta), improved)
+
+    def conversions_json(self, delta) -> dict:
+        from verifier.core.arith import frac_str
+        return {"delta": frac_str(delta),
+                "renyi_classical": self.to_epsilon(delta, improved=False).to_json(),
+                "renyi_improved": self.to_epsilon(delta).to_json()}

@@ -36,7 +36,7 @@ from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, frac_str, to_arb
 from verifier.core.arith import ball_bounds
-from verifier.views.conversions import Conversion, convert, zcdp_convert
+from verifier.views.conversions import Converts
 from verifier.views.renyi import MAX_ORDER, RenyiOrder
 
 PREC = 128
@@ -107,7 +107,7 @@ def _div(lo: arb, hi: arb, alpha: Fraction, T: int) -> Interval:
 
 
 @dataclass(frozen=True)
-class PoissonRenyi:
+class PoissonRenyi(Converts):
     sigma: Fraction
     sample_rate: Fraction
     steps: int                    # T, steps in all
@@ -115,14 +115,6 @@ class PoissonRenyi:
     zcdp_remove: Interval
     seconds: float
     info: dict = field(default_factory=dict)
-
-    def to_epsilon(self, delta, improved: bool = True) -> Conversion:
-        from verifier.core.arith import parse_delta
-        return convert(self.orders, parse_delta(delta), improved)
-
-    def zcdp_epsilon(self, delta, improved: bool = True) -> Conversion:
-        from verifier.core.arith import parse_delta
-        return zcdp_convert(self.zcdp_remove, parse_delta(delta), improved)
 
     def to_json(self, delta: Fraction | None = None) -> dict:
         out = {"sampling": "poisson", "sigma": frac_str(self.sigma),
@@ -133,10 +125,7 @@ class PoissonRenyi:
                                 "add: not computed"},
                "certified": CERTIFIED, "seconds": round(self.seconds, 3)}
         if delta is not None:
-            out["conversions"] = {
-                "delta": frac_str(delta),
-                "renyi_classical": self.to_epsilon(delta, improved=False).to_json(),
-                "renyi_improved": self.to_epsilon(delta).to_json()}
+            out["conversions"] = self.conversions_json(delta)
         return out
 
 

@@ -10,8 +10,8 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from verifier.core.arith import Interval, frac_str
-from verifier.views.conversions import Conversion, convert, zcdp_convert
+from verifier.core.arith import Interval
+from verifier.views.conversions import Converts
 from verifier.views.renyi import RenyiOrder
 
 
@@ -22,30 +22,19 @@ def _add(a: Interval, b: Interval) -> Interval:
 
 
 @dataclass(frozen=True)
-class RunRenyi:
+class RunRenyi(Converts):
     run: object                   # verifier.Run
     orders: tuple                 # RenyiOrder, by increasing alpha
     zcdp_remove: Interval
     seconds: float
     info: dict = field(default_factory=dict)
 
-    def to_epsilon(self, delta, improved: bool = True) -> Conversion:
-        from verifier.core.arith import parse_delta
-        return convert(self.orders, parse_delta(delta), improved)
-
-    def zcdp_epsilon(self, delta, improved: bool = True) -> Conversion:
-        from verifier.core.arith import parse_delta
-        return zcdp_convert(self.zcdp_remove, parse_delta(delta), improved)
-
     def to_json(self, delta: Fraction | None = None) -> dict:
         out = {"run": self.run.to_json(), "orders": [o.to_json() for o in self.orders],
                "zcdp": {"remove": self.zcdp_remove.to_json()},
                "certified": CERTIFIED, "seconds": round(self.seconds, 3)}
         if delta is not None:
-            out["conversions"] = {
-                "delta": frac_str(delta),
-                "renyi_classical": self.to_epsilon(delta, improved=False).to_json(),
-                "renyi_improved": self.to_epsilon(delta).to_json()}
+            out["conversions"] = self.conversions_json(delta)
         return out
 
 

@@ -327,3 +327,21 @@ def test_a_batch_drawn_without_its_noisy_step_is_refused_at_get_epsilon():
             acc.step(noise_multiplier=1.0, sample_rate=0.2)
     with pytest.raises(UncertifiedSampler, match="without its noisy step"):
         acc.get_epsilon(1e-5)
+
+
+def test_a_state_that_contradicts_itself_is_refused_on_load():
+    """Issue 46: a state whose epochs are fewer than its steps begin (1.27 certified instead of
+    1.95) or whose history has a negative count is refused in one line when loaded."""
+    acc = RandomAllocationAccountant(steps_per_epoch=10)
+    _run(acc, 1.0, 30, 10)
+    good = acc.state_dict()
+    fresh = RandomAllocationAccountant()
+    fresh.load_state_dict(good)
+    assert fresh.epochs() == 3
+    for bad, word in (({**good, "epochs": 1}, "contradicts its 30 steps"),
+                      ({**good, "history": [(1.0, 0.1, 40), (1.0, 0.1, -10)]}, "entry 2"),
+                      ({**good, "steps_per_epoch": 0}, "steps_per_epoch"),
+                      ({**good, "history": "x"}, "list of")):
+        with pytest.raises(InputError, match=word) as e:
+            RandomAllocationAccountant().load_state_dict(bad)
+        assert "\n" not in str(e.value)

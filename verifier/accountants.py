@@ -317,12 +317,9 @@ class RandomAllocationAccountant(_Base):
         if state_dict.get("mechanism", self.mechanism()) != self.mechanism():
             raise InputError(f"state of a {state_dict.get('mechanism')!r} accountant, not "
                              "random_allocation")
-        self.steps_per_epoch = state_dict["steps_per_epoch"]
-        self.history = [tuple(h) for h in state_dict["history"]]
-        steps = sum(n for _, _, n in self.history)
-        self._prior = (steps, int(state_dict.get("epochs", 0)) if steps else 0)
-        if steps and "epochs" not in state_dict:          # an older state: by its steps
-            self._prior = (steps, -(-steps // (self.steps_per_epoch or 1)))
+        from verifier.accountant_state import random_allocation_state   # checked, not trusted
+        self.steps_per_epoch, self.history, epochs = random_allocation_state(state_dict)
+        self._prior = (sum(n for _, _, n in self.history), epochs)
         self._stepped = 0
         self._refused = state_dict.get("refused") or self._refused
 

@@ -1837,6 +1837,10 @@ MUTATIONS = [
              "language (e bound to 5 read as Euler's number)",
              lambda: _set("verifier.claims.schema:check_bindable", lambda k, where: None),
              ("tests/test_claims_v2.py::test_a_bound_name_that_is_a_constant_or_function_is_refused",)),
+    Mutation("claims.range-miss-confirmed", "judge",
+             "a claim case outside an engine's range is judged confirmed, not not-applicable",
+             lambda: _set("verifier.claims.audit:NOT_APPLICABLE", "confirmed"),
+             ("tests/test_claims_v2.py::test_a_case_outside_an_engine_s_range_is_not_applicable_with_the_range",)),
     Mutation("runs.plan-gaussian-always", "compose",
              "every run of several kinds of step is answered by the Gaussian closed form (its "
              "sampling ignored)",

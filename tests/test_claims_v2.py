@@ -389,3 +389,29 @@ judge = "rounded"
     with pytest.raises(InputError, match=f"claim 'collide': the name '{name}' is bound here") as e:
         _file(tmp_path, body)
     assert "\n" not in str(e.value)
+
+
+def test_a_case_outside_an_engine_s_range_is_not_applicable_with_the_range(tmp_path):
+    """Issue 47: one row outside an engine's range (TF Privacy's sigma 0.1) no longer fails the
+    whole file with exit 2: that case is *not applicable*, its note the range; the file's other
+    claims are judged."""
+    body = '''
+[[claims]]
+id = "row"
+where = "x"
+expr = "poisson_epsilon(sigma=s, sample_rate=0.01, total_steps=100, delta=1e-5)"
+cases = [{ s = "0.1" }, { s = "1" }]
+printed = "1.0"
+judge = "at-most"
+[[claims]]
+id = "other"
+where = "x"
+expr = "1 + 1"
+printed = "2"
+judge = "rounded"
+'''
+    res = {r.claim.id: r for r in A.audit(_file(tmp_path, body))}
+    assert res["row"].verdict == "not-applicable" and res["other"].verdict == "confirmed"
+    first, second = res["row"].cases
+    assert first.verdict == "not-applicable" and "outside" in first.note and "[0.3, 50]" in first.note
+    assert second.verdict == "confirmed"

@@ -294,8 +294,16 @@ def _aggregate(verdicts) -> str:
 
 
 def judge(claim: Claim, max_prec: int = DEFAULT_MAX_PREC) -> ClaimResult:
+    from verifier.core.ranges import RangeError
     n = len(claim.env_cases) if claim.expr is not None else len(claim.cases)
-    cases = tuple(judge_case(claim, i, max_prec) for i in range(n))
+
+    def case(i):             # outside an engine's range: this case is not applicable
+        try:
+            return judge_case(claim, i, max_prec)
+        except RangeError as e:
+            return CaseResult(claim.raw_cases[i] if i < len(claim.raw_cases) else {},
+                              NOT_APPLICABLE, None, None, None, 0, False, str(e))
+    cases = tuple(case(i) for i in range(n))
     if claim.expr is not None:
         from verifier.claims import expr as X
         names = X.calls(claim.expr) | (X.calls(claim.reference_expr)
@@ -310,9 +318,10 @@ def judge(claim: Claim, max_prec: int = DEFAULT_MAX_PREC) -> ClaimResult:
 
 
 def audit(cf: ClaimsFile, max_prec: int = DEFAULT_MAX_PREC) -> list[ClaimResult]:
-    """Every claim judged; a claim whose evaluation meets a stated limit (a value beyond the
-    size limit, an argument outside an engine's range) is one error line naming the file and
-    the claim, and the other claims are still judged so that all such lines come at once."""
+    """Every claim judged (a case outside an engine's range is *not applicable*, with the
+    range); a claim whose evaluation meets another stated limit (a value beyond the size
+    limit) is one error line naming the file and the claim, and the other claims are still
+    judged so that all such lines come at once."""
     from verifier.core.arith import InputErrors
     from verifier.core.progress import report
     out, errors = [], []

@@ -20,6 +20,11 @@ def _num(q) -> str:
     return decimal_str(q, 12)
 
 
+class RangeError(InputError):
+    """A value outside an engine's stated range (a one-line refusal; a claims audit reads it
+    as the claim's *not applicable* verdict, with the range)."""
+
+
 @dataclass(frozen=True)
 class Range:
     """Closed intervals of sigma, steps per epoch M (or steps in all T: ``steps_symbol``),
@@ -48,7 +53,7 @@ class Range:
                 continue
             if not rng[0] <= v <= rng[1]:
                 shown = v if isinstance(v, int) else decimal_str(Fraction(v), 12)
-                raise InputError(f"{name} = {shown} is outside the {self.engine}'s range "
+                raise RangeError(f"{name} = {shown} is outside the {self.engine}'s range "
                                  f"[{_num(rng[0])}, {_num(rng[1])}]")
 
     def help(self) -> str:

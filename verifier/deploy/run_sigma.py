@@ -76,6 +76,8 @@ def calibrate_run_scale(run, target_epsilon: Fraction, delta: Fraction,
     start = min(max(round(1 / resolution), floor), ceiling)
 
     def pred(n):
+        from verifier.core.progress import report
+        report(f"calibrate the run: trying the noise scale c = {frac_str(n * resolution)}")
         iv = runs.delta_bracket(scaled(run, n * resolution), target_epsilon).delta
         return iv.at_most(delta), iv
     s = calibrate(pred, start, floor, budget=ENGINE_BUDGET, ceiling=ceiling)

@@ -71,10 +71,15 @@ def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
     key = (steps, floor, eps_cap, eta)
 
     def make():
+        from verifier.core.progress import report
         prec = PO.precision(T, floor, eta, eps_cap)
         # each step's laws charged below CHARGE floor / T, so the run's sum stays below
         # CHARGE floor (pair.points): the budget is shared by all T steps
-        laws = [(step_laws(sigma, q, T, floor, eta, prec), n) for sigma, q, n in steps]
+        laws = []
+        for i, (sigma, q, n) in enumerate(steps):
+            report(f"the run at lattice step {float(eta):.3g}: kinds of step", i, len(steps))
+            laws.append((step_laws(sigma, q, T, floor, eta, prec), n))
+        report(f"the run at lattice step {float(eta):.3g}: composing {T} steps")
         return ComposedProfile(laws[0][0], T, prec, floor, eps_cap,
                                symmetric=all(q == 1 for _, q, _ in steps), scan_tests=True,
                                phases=laws)
@@ -108,8 +113,11 @@ def mixed_engine(ra: tuple, steps: tuple, floor: float, eps_cap: float, fine: in
     key = ("mixed", ra, steps, floor, eps_cap, fine)
 
     def make():
+        from verifier.core.progress import report
+        report(f"the run at level {fine}: the epochs' laws")
         built = [(PR.epoch_laws_for_run(s, M, E, floor / (2 * len(ra)), eps_cap, fine), E)
                  for s, M, E in ra]
+        report(f"the run at level {fine}: composing the epochs with {len(steps)} kinds of step")
         eta = min(laws.eta for (_, laws), _ in built)
         eta_l = min(laws.eta_l for (_, laws), _ in built)
         T = sum(n for _, _, n in steps)

@@ -415,3 +415,32 @@ judge = "rounded"
     first, second = res["row"].cases
     assert first.verdict == "not-applicable" and "outside" in first.note and "[0.3, 50]" in first.note
     assert second.verdict == "confirmed"
+
+
+def test_load_and_evaluation_mistakes_come_in_one_run(tmp_path, capsys):
+    """Issue 45: a file with mistakes found when it is read and others found only when its
+    claims are evaluated reports all of them at once (one line each, exit 2, nothing
+    written)."""
+    from verifier.cli import main
+    f = tmp_path / "mix.toml"
+    claims = "".join(f'''
+[[claims]]
+id = "load{i}"
+where = "x"
+expr = "1 +"
+printed = "2"
+judge = "rounded"
+[[claims]]
+id = "eval{i}"
+where = "x"
+expr = "m_closed_form(sigma=1, delta=1/100, coef=\\"bogus{i}\\")"
+printed = "2"
+judge = "rounded"
+''' for i in range(5))
+    f.write_text('format = "verifier-claims/2"\n[source]\npaper = "t"\n' + claims)
+    rc = main(["audit", str(f), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert rc == 2 and not (tmp_path / "out").exists()
+    lines = err.strip().split("\n")
+    assert len(lines) == 10 and sum("incomplete expression" in ln for ln in lines) == 5
+    assert sum("unknown coef 'bogus" in ln for ln in lines) == 5

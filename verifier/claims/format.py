@@ -153,9 +153,12 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
         except InputError as e:
             msg = str(e)
             errors.append(msg if msg.startswith(where) else f"{where}: {msg}")
+    cf = ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims), fmt, path)
     if errors:
-        raise InputErrors(errors)
-    return ClaimsFile(name, {k: source[k] for k in sorted(source)}, tuple(claims), fmt, path)
+        e = InputErrors(errors)
+        e.partial = cf        # the claims that loaded: their evaluation errors come in the same run
+        raise e
+    return cf
 
 
 def _claim(c: dict, cid: str, defaults: dict, where: str) -> Claim:

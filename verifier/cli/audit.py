@@ -10,15 +10,14 @@ def cmd_audit(args) -> int:
     from verifier.claims import format as C
     from verifier.report.writer import write_audit
     files = args.files or C.shipped_claims_files()
-    loaded, errors = [], []                      # validate everything before writing
+    loaded, partial, errors = [], [], []         # validate everything before writing
     for f in files:
         try:
             loaded.append(C.load(f))
         except InputError as e:                  # every mistake of every file, one line each
             errors += getattr(e, "messages", None) or [str(e)]
-    if errors:
-        from verifier.core.arith import InputErrors
-        raise InputErrors(errors)
+            if getattr(e, "partial", None) is not None:
+                partial.append(e.partial)        # its loaded claims still checked below
     names = [cf.name for cf in loaded]
     if len(set(names)) != len(names):
         raise InputError("two claims files have the same name; their reports would collide")
@@ -26,9 +25,11 @@ def cmd_audit(args) -> int:
     # every claim of every file judged before anything is written: a run that fails
     # (exit 4) or is interrupted leaves the report folder as it was
     judged = []
-    for cf in loaded:
-        try:
-            judged.append((cf, A.audit(cf, args.max_prec), A.figure_data(cf)))
+    for cf in loaded + partial:                  # the load errors' files: their claims that
+        try:                                     # loaded, for their evaluation errors too
+            results = A.audit(cf, args.max_prec)
+            if not errors and cf in loaded:
+                judged.append((cf, results, A.figure_data(cf)))
         except InputError as e:                  # every claim that met a limit, all files
             errors += getattr(e, "messages", None) or [str(e)]
     if errors:

@@ -1074,6 +1074,17 @@ def _kofm_lower_too_little_noise():
     RU.k_of_m_runs = loud
 
 
+def _training_skipped_step_unseen():
+    from verifier.sampling import RandomAllocationBatchSampler
+    real = RandomAllocationBatchSampler.__iter__
+
+    def it(self):                    # the sampler says a batch is always in flight
+        for b in real(self):
+            yield b
+        self.in_flight = 10 ** 9
+    RandomAllocationBatchSampler.__iter__ = it
+
+
 def _runs_merge_counts_dropped():
     from verifier.core.run import Run
 
@@ -1841,6 +1852,25 @@ MUTATIONS = [
              "a claim case outside an engine's range is judged confirmed, not not-applicable",
              lambda: _set("verifier.claims.audit:NOT_APPLICABLE", "confirmed"),
              ("tests/test_claims_v2.py::test_a_case_outside_an_engine_s_range_is_not_applicable_with_the_range",)),
+    Mutation("runs.k-of-m-sqrt-rounded-down", "test",
+             "k of M's lower run reads sqrt(M) rounded down (too little noise: a lower end "
+             "above the truth)",
+             lambda: _set("verifier.bounds.runs:_sqrt_up",
+                          lambda n, digits=12: Fraction(__import__("math").isqrt(
+                              n * 10 ** (2 * digits)), 10 ** digits)),
+             (R + "test_the_lower_run_s_noise_is_rounded_up",)),
+    Mutation("training.state-epochs-trusted", "input",
+             "a loaded random-allocation state's epochs trusted though fewer than its steps "
+             "begin",
+             lambda: _set("verifier.accountant_state:random_allocation_state",
+                          lambda st: (st.get("steps_per_epoch"), [tuple(h) for h in st["history"]],
+                                      st.get("epochs", 0))),
+             ("tests/test_accountant.py::test_a_state_that_contradicts_itself_is_refused_on_load",)),
+    Mutation("training.skipped-step-unseen", "input",
+             "a batch drawn without its optimizer step is not refused (the in-flight "
+             "allowance made unbounded)",
+             _training_skipped_step_unseen,
+             ("tests/test_accountant.py::test_a_batch_drawn_without_its_noisy_step_is_refused_at_get_epsilon",)),
     Mutation("runs.plan-gaussian-always", "compose",
              "every run of several kinds of step is answered by the Gaussian closed form (its "
              "sampling ignored)",

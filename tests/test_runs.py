@@ -610,3 +610,12 @@ def test_cli_poisson_takes_sample_rate_and_epochs_as_opacus_does(capsys):
     assert rc == 0 and "T = floor(E / q) = floor(2 / 0.03) = 66 steps (Opacus's rule)" in out
     r = PO.epsilon_bracket(F(1), F(3, 100), 66, D5)
     assert f"epsilon   in {r.epsilon.short(8)}" in out
+
+
+def test_the_lower_run_s_noise_is_rounded_up():
+    """k of M's lower run needs noise >= sqrt(M) sigma / k (more noise only lowers delta):
+    _sqrt_up(n) is a rational at or above sqrt(n), within 1e-12, exact at squares."""
+    for n in (2, 3, 7, 99, 100, 10 ** 7 + 1):
+        r = runs._sqrt_up(n)
+        assert r * r >= n and (r - F(1, 10 ** 12)) ** 2 < n
+    assert runs._sqrt_up(49) == 7

@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.bounds.runs.lattice import (MIXED_LEVELS, clear_cache,  # noqa: F401
+from verifier.bounds.runs.lattice import (clear_cache,  # noqa: F401 (re-exported)
                                           engine, guess_epsilon, lattice_step, mixed_engine,
                                           mixed_levels, points, ra_log_moments, refine)
-from verifier.core.arith import InputError, Interval, decimal_str, frac_str
+from verifier.core.arith import InputError, Interval, frac_str
 from verifier.core.run import EveryStep, Poisson, RandomAllocation, Run, MAX_RUN_STEPS
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions,
                                         directions, epsilon_search, larger_direction, mirrored)
@@ -178,6 +178,11 @@ K_OF_M_INFO = ("upper: k of M reduced to k blocks of 1-of-m allocations (a rando
                "revealed: post-processing); lower: the sum of an epoch's outputs")
 
 
+def _larger(rem: Interval, add: Interval) -> Interval:
+    """delta = max of the two directions: the bracket of the larger one's value."""
+    return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper))
+
+
 def _joined(lo, up):
     """[lower end of the lower run's bracket, upper end of the upper run's] (None where either
     is inconclusive; inverted only by a bug, and then refused by Interval)."""
@@ -283,15 +288,14 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                           time.perf_counter() - t, dict(r.info), by)
     if how == "gaussian":
         from verifier.bounds.gaussian import epsilon_interval
-        d = _digits(rel_width)
-        iv, _ = epsilon_interval(_mu2(run), delta, d)
+        d, mu2 = _digits(rel_width), _mu2(run)
+        iv, _ = epsilon_interval(mu2, delta, d)
         return RunEpsilon(run, delta, iv, iv, iv, "undecided", time.perf_counter() - t,
-                          {"closed_form": CERTIFIED_GAUSSIAN, "mu_squared": _mu2(run),
-                           "digits": d}, CERTIFIED_GAUSSIAN)
+                          {"closed_form": CERTIFIED_GAUSSIAN, "mu_squared": mu2, "digits": d},
+                          CERTIFIED_GAUSSIAN)
     steps = _steps(run)
     rel = PO.check_rel_width(rel_width)
     if how == "mixed":
-        from verifier.bounds import profile as PR
         ra = _ra(run)
         guess = guess_epsilon(steps, float(delta), ra_log_moments(ra))
         outm = {}
@@ -354,16 +358,16 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
                         time.perf_counter() - t, dict(r.info), by)
     if how == "gaussian":
         from verifier.bounds.gaussian import delta_interval
-        d = _digits(rel_width)
-        iv = delta_interval(_mu2(run), eps, d)
+        d, mu2 = _digits(rel_width), _mu2(run)
+        iv = delta_interval(mu2, eps, d)
         return RunDelta(run, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
-                        {"closed_form": CERTIFIED_GAUSSIAN, "mu_squared": _mu2(run),
-                         "digits": d}, CERTIFIED_GAUSSIAN)
+                        {"closed_form": CERTIFIED_GAUSSIAN, "mu_squared": mu2, "digits": d},
+                        CERTIFIED_GAUSSIAN)
     if eps < 0:
         r = delta_bracket(run, -eps, floor, rel_width)
         rem, add = mirrored(r.remove, r.add, -eps)
-        return RunDelta(run, eps, Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)),
-                        rem, add, larger_direction(rem, add), r.seconds, r.info, r.certified_by)
+        return RunDelta(run, eps, _larger(rem, add), rem, add, larger_direction(rem, add),
+                        r.seconds, r.info, r.certified_by)
     steps = _steps(run)
     rel = PO.check_rel_width(rel_width)
     out = {}
@@ -374,7 +378,7 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
             P = mixed_engine(ra, steps, floor, float(eps) + 1, fine)
             out["dirs"] = directions(P, eps)
             rem, add = out["dirs"]
-            return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
+            return _larger(rem, add), P
         both, P = mixed_levels(compute_mixed, lambda iv: max(rel * iv.lower, Fraction(floor)))
         rem, add = out["dirs"]
         return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
@@ -384,7 +388,7 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
         P = engine(steps, floor, float(eps) + 1, eta)
         out["dirs"] = directions(P, eps)
         rem, add = out["dirs"]
-        return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
+        return _larger(rem, add), P
     both, P = refine(compute, lattice_step(steps, float(eps)),
                      lambda iv: max(rel * iv.lower, Fraction(floor)))
     rem, add = out["dirs"]
@@ -392,9 +396,4 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
                     time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
 
 
-def describe_bracket(iv: Interval | None) -> str:
-    return "inconclusive" if iv is None else iv.short(8)
-
-
-__all__ = ["RunEpsilon", "RunDelta", "epsilon_bracket", "delta_bracket", "plan", "check",
-           "decimal_str"]
+__all__ = ["RunEpsilon", "RunDelta", "epsilon_bracket", "delta_bracket", "plan", "check"]

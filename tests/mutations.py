@@ -1096,6 +1096,13 @@ def _runs_merge_counts_dropped():
     Run.merged = merged
 
 
+def _calibrate_phase_scales_all():
+    """Phase i's calibration scales every phase (the phase argument of scaled dropped)."""
+    from verifier.deploy import run_sigma
+    orig = run_sigma.scaled
+    return _set("verifier.deploy.run_sigma:scaled", lambda run, c, phase=None: orig(run, c))
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1877,6 +1884,14 @@ MUTATIONS = [
              lambda: _set("verifier.bounds.runs:plan", lambda run: "gaussian"
                           if len(run.merged()) > 1 else "single"),
              (R + "test_two_phase_schedule_meets_its_target_and_beats_the_collapse",)),
+    Mutation("runs.calibrate-phase-scales-all", "search",
+             "calibrating phase i's noise multiplier scales every phase's instead",
+             _calibrate_phase_scales_all,
+             (R + "test_calibrating_one_phase_s_noise_is_certified_and_minimal",)),
+    Mutation("runs.parts-drop-the-second", "compose",
+             "a run trained in parts (run + run) keeps the first part only",
+             lambda: _set("verifier.core.run:Run.__add__", lambda self, other: self),
+             ("tests/test_accountant.py::test_a_run_trained_in_parts_is_the_sum_of_its_accountants_runs",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -345,3 +345,28 @@ def test_a_state_that_contradicts_itself_is_refused_on_load():
         with pytest.raises(InputError, match=word) as e:
             RandomAllocationAccountant().load_state_dict(bad)
         assert "\n" not in str(e.value)
+
+
+def test_a_run_trained_in_parts_is_the_sum_of_its_accountants_runs():
+    """Issue 44's five phases from Opacus: Poisson steps under ``certified_poisson`` (its
+    history) and the random-allocation epochs under ``random_allocation`` (bound to its
+    loader), the two accountants' runs added: the bracket of the run file and the API.
+    Composition is a product measure, so the order of the parts does not matter."""
+    import os
+    from verifier.core.run_files import run_from_file
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = run_from_file(os.path.join(root, "examples", "runs", "five_phases_mixed.toml"))
+    pois = CertifiedPoissonAccountant()
+    for nm, q, n in ((2.0, 0.05, 20), (1.3, 0.05, 40), (8.0, 1.0, 2)):
+        for _ in range(n):
+            pois.step(noise_multiplier=nm, sample_rate=q)
+    ra = RandomAllocationAccountant(steps_per_epoch=20)
+    _run(ra, 1.1, 60, 20)
+    both = pois.run() + ra.run()
+    assert both.steps == run.steps == 122 and len(both.phases) == 4
+    api = verifier.epsilon(run, delta="1e-5").epsilon
+    assert verifier.epsilon(both, delta="1e-5").epsilon == api
+    assert verifier.epsilon(ra.run() + pois.run(), delta="1e-5").epsilon == api
+    with pytest.raises(TypeError):
+        both + 1

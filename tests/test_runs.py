@@ -19,7 +19,8 @@ from verifier.bounds import profile as PR
 from verifier.bounds import runs
 from verifier.core.arith import InputError, to_arb
 from verifier.core.run import (EveryStep, Gaussian, Phase, Poisson, RandomAllocation, Run,
-                               phase, run_from_dict, run_from_file, run_from_history)
+                               phase)
+from verifier.core.run_files import run_from_dict, run_from_file, run_from_history
 from verifier.numerics.brackets import directions
 from verifier.numerics.compose import ComposedProfile, StepLaws
 
@@ -542,6 +543,33 @@ def test_calibrating_a_run_s_common_noise_scale_is_certified_and_minimal(capsys,
     rc, _, err = _cli(capsys, "calibrate", "sigma", "--run", str(f), "--target-epsilon", "3",
                       "--delta", "1e-5", "--sigma", "1")
     assert rc == 2 and "drop --sigma" in err
+
+
+def test_calibrating_one_phase_s_noise_is_certified_and_minimal(capsys, tmp_path):
+    """calibrate sigma --run --phase 2: phase 2's smallest grid sigma with phase 1 kept
+    (0.97 at 1.2 kept), recomputed by the run engine at the answer and one grid step below;
+    phase 1 untouched; a phase number outside the run is refused in one line."""
+    import verifier
+    r = verifier.calibrate_run(TWO_PHASE, target_epsilon=3, target_delta="1e-5", phase=2)
+    assert r.status == "certified" and r.scale == F(97, 100) and r.phase == 2
+    assert [p.noise_multiplier for p in r.run.phases] == [F(12, 10), F(97, 100)]
+    from verifier.deploy.run_sigma import scaled
+    assert scaled(TWO_PHASE, F(97, 100), 2) == r.run
+    below = Run((TWO_PHASE.phases[0], phase("0.96", sample_rate="0.05", steps=40)))
+    assert runs.delta_bracket(r.run, F(3)).delta.upper <= D5
+    assert runs.delta_bracket(below, F(3)).delta.lower > D5
+    for bad in (0, 3, True, "2"):
+        with pytest.raises(InputError, match="phase must be a phase number 1..2"):
+            verifier.calibrate_run(TWO_PHASE, target_epsilon=3, target_delta="1e-5", phase=bad)
+    f = tmp_path / "run.json"
+    f.write_text(json.dumps(TWO_PHASE.to_json()))
+    rc, out, _ = _cli(capsys, "calibrate", "sigma", "--run", str(f), "--target-epsilon", "3",
+                      "--delta", "1e-5", "--phase", "2", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["noise_multiplier"] == "0.97" and j["what"] == "noise of phase 2"
+    rc, _, err = _cli(capsys, "calibrate", "sigma", "--sigma", "1", "--steps", "10",
+                      "--target-epsilon", "3", "--delta", "1e-5", "--phase", "1")
+    assert rc == 2 and "--phase I names a phase of a run" in err
 
 
 def test_a_run_s_json_is_a_run_file():

@@ -11,7 +11,7 @@ def random_allocation_state(state) -> tuple:
     the history a valid run of positive integer counts, steps_per_epoch an integer >= 1 (or
     None with no steps), and epochs at least the epochs the steps begin (a partial epoch
     counts whole: epochs >= ceil(steps / M)); an older state without epochs gets those."""
-    from verifier.core.run import run_from_history
+    from verifier.core.run_files import run_from_history
     if not isinstance(state, dict):
         raise InputError(f"the state must be a dict, got {type(state).__name__}")
     hist = state.get("history", [])

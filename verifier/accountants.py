@@ -263,7 +263,8 @@ class RandomAllocationAccountant(_Base):
     def run(self):
         """The epochs as a ``verifier.Run``: each history entry's (its steps begun, as whole
         epochs) at its sigma; epochs drawn beyond them (or resumed) at the smallest."""
-        from verifier.core.run import Gaussian, Phase, RandomAllocation, Run, run_from_history
+        from verifier.core.run import Gaussian, Phase, RandomAllocation, Run
+        from verifier.core.run_files import run_from_history
         self._check_run()
         run_from_history(self.history, "the accountant's history")    # validated
         M = self.steps_per_epoch

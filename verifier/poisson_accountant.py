@@ -129,7 +129,7 @@ class CertifiedPoissonAccountant(_Base):
     def run(self):
         """The steps taken as a ``verifier.Run`` of Poisson phases, one per entry of the
         history (validated: positive integer counts, sigma > 0, q in (0, 1])."""
-        from verifier.core.run import run_from_history
+        from verifier.core.run_files import run_from_history
         return run_from_history(self.history, "the accountant's history")
 
     def _check_run(self):
@@ -177,7 +177,7 @@ class CertifiedPoissonAccountant(_Base):
         if state_dict.get("mechanism", self.mechanism()) != self.mechanism():
             raise InputError(f"state of a {state_dict.get('mechanism')!r} accountant, not "
                              f"{MECHANISM}")
-        from verifier.core.run import run_from_history
+        from verifier.core.run_files import run_from_history
         hist = state_dict.get("history")
         if not isinstance(hist, (list, tuple)) or not all(isinstance(h, (list, tuple))
                                                           for h in hist):

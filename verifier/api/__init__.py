@@ -30,8 +30,9 @@ WHERE = {
     **{n: "verifier.api.views" for n in ("rdp", "tradeoff", "poisson_rdp")},
     **{n: "verifier.core.arith" for n in ("InputError", "Interval", "Tri")},
     **{n: "verifier.core.run" for n in (
-        "Run", "Phase", "Gaussian", "Poisson", "RandomAllocation", "EveryStep", "phase",
-        "run_from_file", "run_from_history")},
+        "Run", "Phase", "Gaussian", "Poisson", "RandomAllocation", "EveryStep", "phase")},
+    **{n: "verifier.core.run_files" for n in ("run_from_file", "run_from_dict",
+                                               "run_from_history")},
 }
 
 __all__ = sorted(WHERE)

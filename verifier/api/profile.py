@@ -90,10 +90,13 @@ def delta(sigma, steps=None, epochs=1, *, epsilon=None, rel_width=None):
                          rel_width=check_rel_width(rel_width))
 
 
-def calibrate_run(run, *, target_epsilon=None, target_delta=None, resolution="0.01"):
+def calibrate_run(run, *, target_epsilon=None, target_delta=None, resolution="0.01",
+                  phase=None):
     """The smallest common scale c (on a grid of ``resolution``) of every phase's noise
     multiplier for which the run meets (target_epsilon, target_delta), certified, with c -
-    resolution certified to fail (a ``RunScale``: ``.scale``, ``.run`` the scaled run)."""
+    resolution certified to fail (a ``RunScale``: ``.scale``, ``.run`` the scaled run);
+    ``phase=i`` (1-based): phase i's smallest noise multiplier on the grid instead, the
+    other phases as they are (``.scale`` is then that sigma)."""
     from verifier.core.run import Run
     from verifier.deploy.run_sigma import calibrate_run_scale
     if not isinstance(run, Run):
@@ -101,7 +104,7 @@ def calibrate_run(run, *, target_epsilon=None, target_delta=None, resolution="0.
     if target_epsilon is None or target_delta is None:
         raise InputError("calibrate_run(run, target_epsilon=EPS, target_delta=D): both required")
     return calibrate_run_scale(run, parse_epsilon(target_epsilon), _parse_delta(target_delta),
-                               parse_exact(resolution, "resolution"))
+                               parse_exact(resolution, "resolution"), phase=phase)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ def _calibrate_poisson(args) -> int:
 def _calibrate_run(args) -> int:
     """calibrate sigma --run FILE: the smallest common scale of the run's noise multipliers."""
     from verifier.core.arith import InputError, frac_str, parse_delta, parse_exact
-    from verifier.core.run import run_from_file
+    from verifier.core.run_files import run_from_file
     from verifier.deploy.run_sigma import calibrate_run_scale
     if args.what != "sigma" or args.target_epsilon is None or args.delta is None:
         raise InputError("calibrate --run FILE: calibrate sigma with --target-epsilon EPS and "
@@ -67,23 +67,30 @@ def _calibrate_run(args) -> int:
     run = run_from_file(args.run)
     eps = parse_exact(args.target_epsilon, "target-epsilon")
     res = parse_exact(args.resolution, "resolution") if args.resolution else Fraction(1, 100)
-    r = calibrate_run_scale(run, eps, parse_delta(args.delta), res)
+    r = calibrate_run_scale(run, eps, parse_delta(args.delta), res, phase=args.phase)
     if args.json:
         print_json(r.to_json())
+        return _calibrate_exit(r.status)
+    c = "c" if args.phase is None else f"sigma_{args.phase}"
+    print(f"calibrate sigma of {run.describe()}: "
+          + ("every noise multiplier times a common scale c" if args.phase is None else
+             f"phase {args.phase}'s noise multiplier sigma_{args.phase}, the others kept")
+          + f" (resolution {frac_str(res)}); target (epsilon, delta) = "
+          f"({frac_str(eps)}, {frac_str(r.delta)})")
+    if r.status == "certified":
+        print(f"  certified: {c} = {frac_str(r.scale)}; noise multipliers "
+              + ", ".join(frac_str(p.noise_multiplier) for p in r.run.phases))
+        print(f"  delta({frac_str(eps)}) in {r.at.short(8)} at the answer")
+        if r.below is not None:
+            print(f"  delta({frac_str(eps)}) in {r.below.short(8)} at {c} = "
+                  f"{frac_str(r.scale - res)} (certified to fail), hence every smaller {c}")
     else:
-        print(f"calibrate sigma of {run.describe()}: every noise multiplier times a common "
-              f"scale c (resolution {frac_str(res)}); target (epsilon, delta) = "
-              f"({frac_str(eps)}, {frac_str(r.delta)})")
-        if r.status == "certified":
-            print(f"  certified: c = {frac_str(r.scale)}; noise multipliers "
-                  + ", ".join(frac_str(p.noise_multiplier) for p in r.run.phases))
-            print(f"  delta({frac_str(eps)}) in {r.at.short(8)} at the answer")
-            if r.below is not None:
-                print(f"  delta({frac_str(eps)}) in {r.below.short(8)} at c = "
-                      f"{frac_str(r.scale - res)} (certified to fail), hence every smaller c")
-        else:
-            print(f"  {r.status}: {r.message}")
-    return (EXIT_OK if r.status == "certified" else EXIT_NEGATIVE if r.status == "infeasible"
+        print(f"  {r.status}: {r.message}")
+    return _calibrate_exit(r.status)
+
+
+def _calibrate_exit(status: str) -> int:
+    return (EXIT_OK if status == "certified" else EXIT_NEGATIVE if status == "infeasible"
             else EXIT_INCONCLUSIVE)
 
 
@@ -92,6 +99,9 @@ def cmd_calibrate(args) -> int:
     from verifier.core.arith import frac_str
     if getattr(args, "run", None) is not None:
         return _calibrate_run(args)
+    if getattr(args, "phase", None) is not None:
+        from verifier.core.arith import InputError
+        raise InputError("--phase I names a phase of a run: calibrate sigma --run FILE --phase I")
     if getattr(args, "sampling", "random-allocation") == "poisson":
         return _calibrate_poisson(args)
     if args.sample_rate is not None or args.poisson_total_steps is not None:

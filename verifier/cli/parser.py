@@ -227,6 +227,8 @@ def _add_calibrate(sub):
     _sampling_args(ca, total=True)
     ca.add_argument("--run", metavar="FILE", help="sigma: the smallest common scale of a run "
                     "file's noise multipliers (docs/RUNS.md)")
+    ca.add_argument("--phase", metavar="I", type=int, help="with --run: phase I's smallest "
+                    "noise multiplier, the other phases as they are")
     ca.add_argument("--resolution", metavar="R", help="sigma grid step (default 0.01)")
     ca.add_argument("--noise-level", metavar="L", dest="noise_level",
                     help="per-round noise level C sigma M / N for samples (default 0.1)")

@@ -186,7 +186,7 @@ def run_args(args):
                              "flags) or --run FILE")
         return None
     from verifier.core.arith import InputError
-    from verifier.core.run import run_from_file
+    from verifier.core.run_files import run_from_file
     for attr, flag in RUN_CONFLICTS:
         if getattr(args, attr, None) is not None:
             raise InputError(f"verifier {args.command}: --run FILE carries the run's "

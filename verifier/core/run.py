@@ -99,8 +99,8 @@ class RandomAllocation:
     kind = "random_allocation"
 
     def __post_init__(self):
-        M = _integer(self.steps_per_epoch, "steps_per_epoch", 1)
-        k = _integer(self.steps_per_record, "steps_per_record", 1)
+        M = integer_arg(self.steps_per_epoch, "steps_per_epoch", 1)
+        k = integer_arg(self.steps_per_record, "steps_per_record", 1)
         if k > M:
             raise InputError(f"steps_per_record = {k} is more than steps_per_epoch = {M}")
         object.__setattr__(self, "steps_per_epoch", M)
@@ -130,7 +130,7 @@ class EveryStep:
 SAMPLERS = {"poisson": Poisson, "random_allocation": RandomAllocation, "every_step": EveryStep}
 
 
-def _integer(value, name: str, minimum: int) -> int:
+def integer_arg(value, name: str, minimum: int) -> int:
     if isinstance(value, bool):
         raise InputError(f"{name} must be an integer, got {value!r}")
     v = parse_exact(value, name)
@@ -158,7 +158,7 @@ class Phase:
         if not isinstance(self.sampler, tuple(SAMPLERS.values())):
             raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}, got "
                              f"{type(self.sampler).__name__}")
-        T = _integer(self.steps, "steps", 1)
+        T = integer_arg(self.steps, "steps", 1)
         if isinstance(self.sampler, RandomAllocation) and T % self.sampler.steps_per_epoch:
             raise InputError(f"steps = {T} is not a whole number of epochs of "
                              f"steps_per_epoch = {self.sampler.steps_per_epoch}")
@@ -230,6 +230,15 @@ class Run:
             out[p.step_kind] = out.get(p.step_kind, 0) + p.steps
         return tuple((m, s, n) for (m, s), n in out.items())
 
+    def __add__(self, other):
+        """The run followed by ``other`` (a Run or a Phase): a run trained in parts (two
+        accountants' runs, a pre-training and a fine-tuning run) composed as one."""
+        if isinstance(other, Phase):
+            other = Run((other,))
+        if not isinstance(other, Run):
+            return NotImplemented
+        return Run(self.phases + other.phases)
+
     def describe(self) -> str:
         if len(self.phases) == 1:
             return self.phases[0].describe()
@@ -261,7 +270,7 @@ def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
         p = phase(noise_multiplier, sample_rate=sample_rate, epochs=epochs,
                   steps_per_epoch=steps_per_epoch, steps_per_record=steps_per_record,
                   sampler=sampler)
-        if p.steps != _integer(steps, "steps", 1):
+        if p.steps != integer_arg(steps, "steps", 1):
             raise InputError(f"steps = {steps} but epochs = {epochs} make {p.steps} steps")
         return p
     if steps is None and epochs is None:
@@ -274,7 +283,7 @@ def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
             raise InputError("a Poisson phase needs sample_rate")
         s = Poisson(sample_rate)
         if epochs is not None:
-            E = _integer(epochs, "epochs", 1)
+            E = integer_arg(epochs, "epochs", 1)
             steps = math.floor(E / s.sample_rate)        # Opacus: int(epochs / sample_rate)
             if steps < 1:
                 raise InputError(f"epochs = {E} at sample_rate = {_num(s.sample_rate)} is "
@@ -288,7 +297,7 @@ def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
             raise InputError("a random-allocation phase needs steps_per_epoch")
         s = RandomAllocation(steps_per_epoch, steps_per_record)
         if epochs is not None:
-            steps = _integer(epochs, "epochs", 1) * s.steps_per_epoch
+            steps = integer_arg(epochs, "epochs", 1) * s.steps_per_epoch
         return Phase(mech, s, steps)
     if sample_rate is not None or steps_per_epoch is not None:
         raise InputError("an every_step phase takes no sample_rate or steps_per_epoch")
@@ -313,88 +322,3 @@ def steps_per_epoch_of(sample_rate, steps_per_epoch: int | None = None) -> int:
                          f"sample_rate = {sample_rate} is not 1/M for an integer M (random "
                          "allocation sends each record to one of M steps per epoch)")
     return M
-
-
-PHASE_KEYS = ("noise_multiplier", "sampler", "sample_rate", "steps", "epochs",
-              "steps_per_epoch", "steps_per_record")
-
-
-def run_from_dict(data, source: str = "the run") -> Run:
-    """A run from a parsed run file: {"phases": [{key: value, ...}, ...]} (module
-    docstring); unknown keys and bad values refused in one line naming the phase."""
-    if not isinstance(data, dict):
-        raise InputError(f"{source}: a run file is a table with a list 'phases'")
-    extra = sorted(set(data) - {"phases", "steps"})
-    if extra:
-        raise InputError(f"{source}: unknown key {str(extra[0])[:40]!r} (a run file has "
-                         "'phases', and optionally 'steps', the steps in all)")
-    phases = data.get("phases")
-    if not isinstance(phases, list) or not phases:
-        raise InputError(f"{source}: 'phases' must be a non-empty list of tables")
-    if len(phases) > MAX_PHASES:
-        raise InputError(f"{source}: {len(phases)} phases; at most {MAX_PHASES}")
-    out = []
-    for i, ph in enumerate(phases, 1):
-        if not isinstance(ph, dict):
-            raise InputError(f"{source}, phase {i}: a phase is a table of "
-                             f"{', '.join(PHASE_KEYS)}")
-        bad = [k for k in ph if k not in PHASE_KEYS]
-        if bad:
-            raise InputError(f"{source}, phase {i}: unknown key {str(bad[0])[:40]!r} (known: "
-                             f"{', '.join(PHASE_KEYS)})")
-        if "noise_multiplier" not in ph:
-            raise InputError(f"{source}, phase {i}: noise_multiplier is missing")
-        try:
-            kw = {k: v for k, v in ph.items() if k != "noise_multiplier"}
-            out.append(phase(ph["noise_multiplier"], **kw))
-        except InputError as e:
-            raise InputError(f"{source}, phase {i}: {e}") from None
-    run = Run(tuple(out))
-    if run.steps > MAX_RUN_STEPS:
-        raise InputError(f"{source}: {run.steps} steps in all; at most {MAX_RUN_STEPS}")
-    if "steps" in data and _integer(data["steps"], "steps", 1) != run.steps:
-        raise InputError(f"{source}: steps = {data['steps']} but the phases have {run.steps}")
-    return run
-
-
-def run_from_file(path: str) -> Run:
-    """A run from a TOML or JSON run file (by its suffix; anything else is tried as TOML)."""
-    import json
-    import tomllib
-    from verifier.core.arith import read_bounded
-    try:
-        raw = read_bounded(path)
-    except OSError as e:
-        raise InputError(f"run file {path}: cannot be read ({e.strerror or e})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"run file {path}: not UTF-8 text") from None
-    try:
-        data = json.loads(text) if str(path).endswith(".json") else tomllib.loads(text)
-    except (ValueError, tomllib.TOMLDecodeError) as e:
-        raise InputError(f"run file {path}: {str(e).splitlines()[0][:120]}") from None
-    return run_from_dict(data, f"run file {path}")
-
-
-def run_from_history(history, source: str = "the accountant's history") -> Run:
-    """A Poisson run from an Opacus accountant's ``history`` [(noise_multiplier,
-    sample_rate, steps), ...] (the steps at each (sigma, q) in the order taken)."""
-    if not isinstance(history, (list, tuple)) or not history:
-        raise InputError(f"{source} is empty: no step taken yet")
-    if len(history) > MAX_PHASES:
-        raise InputError(f"{source} has {len(history)} phases; at most {MAX_PHASES}")
-    out = []
-    for i, h in enumerate(history, 1):
-        if not isinstance(h, (list, tuple)) or len(h) != 3:
-            raise InputError(f"{source}, entry {i}: not a (noise_multiplier, sample_rate, "
-                             f"steps) triple: {str(h)[:60]}")
-        nm, sr, n = h
-        try:
-            out.append(Phase(Gaussian(nm), Poisson(sr), _integer(n, "steps", 1)))
-        except InputError as e:
-            raise InputError(f"{source}, entry {i}: {e}") from None
-    run = Run(tuple(out))
-    if run.steps > MAX_RUN_STEPS:
-        raise InputError(f"{source}: {run.steps} steps in all; at most {MAX_RUN_STEPS}")
-    return run

@@ -1096,6 +1096,15 @@ def _runs_merge_counts_dropped():
     Run.merged = merged
 
 
+def _claims_run_first_phase_only():
+    """A claims file's run read as its first phase only."""
+    from verifier.claims import run_quantities as RQ
+    from verifier.claims.values import ARG_PARSERS
+    from verifier.core.run import Run
+    orig = RQ.run_arg
+    ARG_PARSERS["run"] = lambda v: Run(orig(v).phases[:1])
+
+
 def _calibrate_phase_scales_all():
     """Phase i's calibration scales every phase (the phase argument of scaled dropped)."""
     from verifier.deploy import run_sigma
@@ -1888,6 +1897,10 @@ MUTATIONS = [
              "calibrating phase i's noise multiplier scales every phase's instead",
              _calibrate_phase_scales_all,
              (R + "test_calibrating_one_phase_s_noise_is_certified_and_minimal",)),
+    Mutation("claims.run-first-phase-only", "input",
+             "a claims file's [runs] table read as its first phase only",
+             _claims_run_first_phase_only,
+             ("tests/test_claims_runs.py::test_the_example_s_run_claims_are_confirmed_by_the_run_engine",)),
     Mutation("runs.parts-drop-the-second", "compose",
              "a run trained in parts (run + run) keeps the first part only",
              lambda: _set("verifier.core.run:Run.__add__", lambda self, other: self),

@@ -44,7 +44,7 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,119}")
 ID_RULE = ("ids are 1 to 120 characters: letters, digits and . _ : - "
            "(the first a letter or digit)")
 
-_TOP = {"format", "source", "defaults", "claims"}
+_TOP = {"format", "source", "defaults", "claims", "runs"}
 _SOURCE = {"paper", "arxiv", "version", "title", "authors", "url", "note"}
 _CLAIM = {"id", "where", "statement", "quantity", "args", "printed", "judge", "digits",
           "reference", "reference_args", "tolerance", "cases", "note"}
@@ -100,6 +100,42 @@ def load(path: str) -> ClaimsFile:
         raise InputError(f"{path}: claims file nested too deeply") from None
 
 
+def _runs(data: dict, fmt, path: str, errors: list) -> dict:
+    """The file's ``[runs.NAME]`` tables (format 2; docs/CLAIMS.md): each a run file's table
+    of phases, bound to NAME in every claim as the run's canonical JSON (a word the run
+    quantities read back: claims/run_quantities.py)."""
+    import json
+    from verifier.claims.schema import check_bindable
+    from verifier.core.run_files import run_from_dict
+    raw = data.get("runs", {})
+    if raw and fmt != FORMAT2:
+        errors.append(f"{path}: [runs] needs format {FORMAT2!r}")
+        return {}
+    if not isinstance(raw, dict):
+        errors.append(f"{path}: [runs] must be a table of runs, each with a list 'phases'")
+        return {}
+    out = {}
+    for k, v in raw.items():
+        try:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,40}", k):
+                raise InputError(f"{path}: runs.{k!s:.40} is not a name")
+            check_bindable(k, f"{path}: runs")
+            run = run_from_dict(_plain(v), f"{path}: runs.{k}")
+            out[k] = json.dumps(run.to_json(), sort_keys=True, separators=(",", ":"))
+        except InputError as e:
+            errors.append(str(e))
+    return out
+
+
+def _plain(v):
+    """TOML's exact decimals (``_Written``) as their text, in nested tables and lists."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return str(v) if isinstance(v, Decimal) else v
+
+
 def _validate(data: dict, name: str, path: str) -> ClaimsFile:
     """Every mistake of the file is collected (one line each, naming the file and the claim
     id) and reported together: InputErrors."""
@@ -126,6 +162,7 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
     except InputError as e:
         errors.append(str(e))
         defaults = {}
+    runs = _runs(data, fmt, path, errors)
     raw_claims = data.get("claims")
     if not isinstance(raw_claims, list) or not raw_claims:
         raise InputErrors(errors + [f"{path}: needs at least one [[claims]] entry"])
@@ -147,7 +184,7 @@ def _validate(data: dict, name: str, path: str) -> ClaimsFile:
         where = f"{path}: claim {cid!r}"
         try:
             if fmt == FORMAT2 and "quantity" not in c:
-                claims.append(claim2(c, cid, defaults, where))
+                claims.append(claim2(c, cid, defaults, where, runs))
             else:
                 claims.append(_claim(c, cid, defaults, where))
         except InputError as e:

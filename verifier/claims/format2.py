@@ -40,27 +40,38 @@ def _over_box(c: dict, where: str) -> tuple[dict, str]:
     return over, ext
 
 
-def _bound_cases(c: dict, node, defaults: dict, over: dict, where: str) -> tuple[list, list]:
-    """(environments, shown arguments) of each case: defaults, args and the case's own
-    names bound to exact values; every free name of the expression bound."""
+def _bound_cases(c: dict, node, defaults: dict, over: dict, where: str,
+                 runs: dict | None = None) -> tuple[list, list]:
+    """(environments, shown arguments) of each case: the file's runs (each name bound to its
+    run's JSON), defaults, args and the case's own names bound to exact values; every free
+    name of the expression bound."""
     from verifier.claims import expr as X
     args = table_value(c.get("args", {}), f"{where}: args")
     cases = c.get("cases", [{}])
     if not isinstance(cases, list) or not cases or len(cases) > 1000:
         raise InputError(f"{where}: cases must be a non-empty list of tables")
     env_cases, raw_cases = [], []
+    runs = runs or {}
     base = bind_names({**defaults, **args}, where)
+    for k in base:
+        if k in runs:
+            raise InputError(f"{where}: {k!r} names a run of [runs]; bind another name")
+    base = {**runs, **base}
     free, kws = X.free_names(node), keyword_names(node)
     for j, case in enumerate(cases):
         case = dict(table_value(case, f"{where}: cases[{j}]"))
         case.pop("printed", None)                # a case's own printed value, not a name
         env = {**base, **bind_names(case, where)}
+        if set(case) & set(runs):
+            raise InputError(f"{where}: cases[{j}]: {sorted(set(case) & set(runs))[0]!r} "
+                             "names a run of [runs]; bind another name")
         missing = sorted(free - set(env) - set(over))
         if missing:
             raise InputError(f"{where}: expr uses unbound name {missing[0]!r} (bind it in "
                              "args, cases, defaults or over)")
         env_cases.append(env)
-        raw_cases.append({k: (v if isinstance(v, str) else canon_exact(v))
+        raw_cases.append({k: (f"[runs.{k}]" if k in runs else v if isinstance(v, str)
+                              else canon_exact(v))
                           for k, v in sorted(env.items()) if k in free or k in kws})
     return env_cases, raw_cases
 
@@ -155,7 +166,7 @@ def digits_of(c: dict, where: str):
     return d
 
 
-def claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
+def claim2(c: dict, cid: str, defaults: dict, where: str, runs: dict | None = None) -> Claim:
     """A format-2 claim: an expression, optionally an extremum over a box, and a judge."""
     from verifier.claims import expr as X
     for k in c:
@@ -171,7 +182,7 @@ def claim2(c: dict, cid: str, defaults: dict, where: str) -> Claim:
         raise InputError(f"{where}: unknown judge {judge!r:.40} (expected one of "
                          f"{', '.join(JUDGES2)})")
     over, ext = _over_box(c, where)
-    env_cases, raw_cases = _bound_cases(c, node, defaults, over, where)
+    env_cases, raw_cases = _bound_cases(c, node, defaults, over, where, runs)
     per_case = _case_printed(c, judge, where)
     printed = _printed_for(c, judge, where, per_case)
     tolerance, abs_tol, low, high = _judge_numbers(c, judge, where)

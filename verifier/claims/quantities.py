@@ -10,10 +10,9 @@ the theorem it rests on applies (``Tri``), and JSON-able details.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
-from typing import Callable
 
 from flint import ctx
 
@@ -21,50 +20,9 @@ from verifier.symbolic import derived as D
 from verifier.bounds import theorem31 as T
 from verifier.bounds import theorem31_steps as TS
 from verifier.claims import profile_quantities as PQ
-from verifier.claims.values import ARG_PARSERS, Evaluation, final
+from verifier.claims.run_quantities import RUN_QUANTITIES
+from verifier.claims.values import Evaluation, Quantity, final
 from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, to_arb
-
-
-@dataclass(frozen=True)
-class Quantity:
-    name: str
-    description: str
-    args: tuple            # required argument names
-    defaults: dict         # optional argument -> default (raw)
-    source: str
-    reconstructed: bool
-    evaluate: Callable     # (parsed args dict, prec, max_prec) -> Evaluation; searches use the cap
-    ball: Callable | None = None   # (args, numeric ones possibly balls, prec) -> arb: over a box
-    parsers: dict = field(default_factory=dict)   # argument -> ARG_PARSERS key, when not its name
-    engine: bool = False   # an engine's certified bracket: the working precision does not
-                           # narrow it (ENGINE_QUANTITIES; judged once, not at rising precision)
-
-    def all_args(self) -> tuple:
-        return tuple(self.args) + tuple(k for k in self.defaults if k not in self.args)
-
-    def parse_args(self, raw: dict, where: str, partial: bool = False) -> dict:
-        """Parse every argument (defaults filled in); ``partial``: missing required
-        arguments are left out (they come as balls, over a box)."""
-        out = {}
-        allowed = set(self.args) | set(self.defaults)
-        for key in raw:
-            if key not in allowed:
-                raise InputError(f"{where}: quantity {self.name!r} takes no argument {key!r} "
-                                 f"(it takes {', '.join(sorted(allowed))})")
-        for key in sorted(allowed):
-            if key in raw:
-                v = raw[key]
-            elif key in self.defaults:
-                v = self.defaults[key]
-            elif partial:
-                continue
-            else:
-                raise InputError(f"{where}: quantity {self.name!r} needs argument {key!r}")
-            try:
-                out[key] = ARG_PARSERS[self.parsers.get(key, key)](v)
-            except InputError as e:
-                raise InputError(f"{where}: {e}") from None
-        return out
 
 
 # ---------------------------------------------------------------------------
@@ -361,6 +319,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              "the pair's rho (Bun & Steinke 2016, Proposition 1.3)", ("sigma", "steps", "delta"),
              {"epochs": "1"}, "docs/THEORY.md section 10 (Bun & Steinke 2016)", False,
              PQ.zcdp_epsilon, parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
+    *RUN_QUANTITIES,
 ]}
 
 
@@ -369,7 +328,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
 # claims' working precision
 ENGINE_QUANTITIES = ("exact_tv", "epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at",
                      "tradeoff", "renyi", "noise_multiplier", "poisson_noise_multiplier",
-                     "rdp_epsilon", "zcdp_rho", "zcdp_epsilon")
+                     "rdp_epsilon", "zcdp_rho", "zcdp_epsilon", "run_epsilon", "run_delta_at",
+                     "run_noise_scale")
 for _name in ENGINE_QUANTITIES:
     QUANTITIES[_name] = replace(QUANTITIES[_name], engine=True)
 

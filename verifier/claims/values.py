@@ -163,7 +163,7 @@ def final(value: Interval | None, status: str, why: str, integer=False) -> Evalu
 # decide a printed value (claims/audit.py); None: the engines' defaults.
 _REQUESTED = ContextVar("requested_rel_width", default=None)
 REFINABLE = ("epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at", "noise_multiplier",
-             "poisson_noise_multiplier", "renyi", "rdp_epsilon")
+             "poisson_noise_multiplier", "renyi", "rdp_epsilon", "run_epsilon", "run_delta_at")
 
 
 def requested_width():
@@ -179,3 +179,45 @@ def requested(width):
         yield
     finally:
         _REQUESTED.reset(token)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    name: str
+    description: str
+    args: tuple            # required argument names
+    defaults: dict         # optional argument -> default (raw)
+    source: str
+    reconstructed: bool
+    evaluate: Callable     # (parsed args dict, prec, max_prec) -> Evaluation; searches use the cap
+    ball: Callable | None = None   # (args, numeric ones possibly balls, prec) -> arb: over a box
+    parsers: dict = field(default_factory=dict)   # argument -> ARG_PARSERS key, when not its name
+    engine: bool = False   # an engine's certified bracket: the working precision does not
+                           # narrow it (ENGINE_QUANTITIES; judged once, not at rising precision)
+
+    def all_args(self) -> tuple:
+        return tuple(self.args) + tuple(k for k in self.defaults if k not in self.args)
+
+    def parse_args(self, raw: dict, where: str, partial: bool = False) -> dict:
+        """Parse every argument (defaults filled in); ``partial``: missing required
+        arguments are left out (they come as balls, over a box)."""
+        out = {}
+        allowed = set(self.args) | set(self.defaults)
+        for key in raw:
+            if key not in allowed:
+                raise InputError(f"{where}: quantity {self.name!r} takes no argument {key!r} "
+                                 f"(it takes {', '.join(sorted(allowed))})")
+        for key in sorted(allowed):
+            if key in raw:
+                v = raw[key]
+            elif key in self.defaults:
+                v = self.defaults[key]
+            elif partial:
+                continue
+            else:
+                raise InputError(f"{where}: quantity {self.name!r} needs argument {key!r}")
+            try:
+                out[key] = ARG_PARSERS[self.parsers.get(key, key)](v)
+            except InputError as e:
+                raise InputError(f"{where}: {e}") from None
+        return out

@@ -1105,6 +1105,14 @@ def _claims_run_first_phase_only():
     ARG_PARSERS["run"] = lambda v: Run(orig(v).phases[:1])
 
 
+def _sweep_key_without_run():
+    """A sweep cell's key computed without its run."""
+    from verifier.sweep import cells, run as R
+    orig = cells.key
+    k = lambda compute, cell: orig(compute, {a: v for a, v in cell.items() if a != "run"})
+    cells.key = R.key = k
+
+
 def _calibrate_phase_scales_all():
     """Phase i's calibration scales every phase (the phase argument of scaled dropped)."""
     from verifier.deploy import run_sigma
@@ -1901,6 +1909,10 @@ MUTATIONS = [
              "a claims file's [runs] table read as its first phase only",
              _claims_run_first_phase_only,
              ("tests/test_claims_runs.py::test_the_example_s_run_claims_are_confirmed_by_the_run_engine",)),
+    Mutation("sweep.run-left-out-of-the-key", "input",
+             "a sweep cell's key leaves out its run (an edited [run] template read back)",
+             _sweep_key_without_run,
+             ("tests/test_sweep_runs.py::test_an_edited_template_is_recomputed_not_read_back",)),
     Mutation("runs.parts-drop-the-second", "compose",
              "a run trained in parts (run + run) keeps the first part only",
              lambda: _set("verifier.core.run:Run.__add__", lambda self, other: self),

@@ -26,6 +26,8 @@ def key(compute: str, cell: dict) -> str:
 def answer(compute: str, cell: dict):
     """(lower, upper, status, reason) of the cell's certified answer."""
     import verifier
+    if "run" in cell:
+        return _run_answer(compute, cell)
     E = cell.get("epochs", 1)
     poisson = cell.get("sampling") == "poisson"
     M = cell["steps"]
@@ -58,6 +60,28 @@ def answer(compute: str, cell: dict):
         return r.epsilon.lower, r.epsilon.upper, "certified", ""
     r = (verifier.poisson_delta(cell["sigma"], Fraction(1, M), M * E, epsilon=cell["epsilon"])
          if poisson else verifier.delta(cell["sigma"], M, E, epsilon=cell["epsilon"]))
+    return r.delta.lower, r.delta.upper, "certified", ""
+
+
+def _run_answer(compute: str, cell: dict):
+    """A sweep of runs' cell (spec.py, [run]): the run engine's epsilon or delta bracket, or
+    the smallest common noise scale (exact, a grid point of 0.01)."""
+    import json
+    import verifier
+    from verifier.core.run_files import run_from_dict
+    run = run_from_dict(json.loads(cell["run"]), "the cell's run")
+    if compute == "noise_scale":
+        r = verifier.calibrate_run(run, target_epsilon=cell["target_epsilon"],
+                                   target_delta=cell["delta"])
+        if r.status != "certified":
+            return None, None, r.status, r.message
+        return r.scale, r.scale, "certified", ""
+    if compute == "epsilon":
+        r = verifier.epsilon(run, delta=cell["delta"])
+        if r.epsilon is None:
+            return None, None, "inconclusive", "no epsilon <= 60 certified"
+        return r.epsilon.lower, r.epsilon.upper, "certified", ""
+    r = verifier.delta(run, epsilon=cell["epsilon"])
     return r.delta.lower, r.delta.upper, "certified", ""
 
 

@@ -60,7 +60,8 @@ def _planes(spec: Spec, records):
     x, y = multi[0], multi[1]
     xs, ys = dict(spec.axes)[x], dict(spec.axes)[y]
     others = [(n, v) for n, v in spec.axes if n not in (x, y)]
-    by = {tuple(sorted(r["inputs"].items())): r for r in records}
+    by = {tuple(sorted((k, v) for k, v in r["inputs"].items() if k != "run")): r
+          for r in records}
     hi = f"{spec.compute}_upper"
     for combo in itertools.product(*[v for _, v in others]):
         fixed = dict(zip([n for n, _ in others], combo))

@@ -70,7 +70,7 @@ def expected_cost(cell: dict) -> float:
     import math
     sigma = float(cell.get("sigma", 1))
     delta = float(cell.get("delta", 1e-6))
-    return (math.log10(1 + cell["steps"]) + math.log10(1 + cell.get("epochs", 1))
+    return (math.log10(1 + cell.get("steps", 1)) + math.log10(1 + cell.get("epochs", 1))
             + 0.5 * math.log10(1 / delta) + 1 / max(sigma, 0.1))
 
 

@@ -24,6 +24,10 @@ COMPUTE = {
     "sampler_difference": ({"sigma", "steps", "delta"}, {"epochs"}),
 }
 AXES = {"sigma", "steps", "epochs", "delta", "epsilon", "target_epsilon", "sampling"}
+# a sweep of runs ([run]: a run file's phases, any phase value a name of an axis): what a
+# cell computes -> the axes it needs besides the run's own
+RUN_COMPUTE = {"epsilon": {"delta"}, "delta": {"epsilon"}, "noise_scale": {"target_epsilon", "delta"}}
+_PARAM = r"[A-Za-z_][A-Za-z0-9_]{0,40}"
 SAMPLINGS = ("random-allocation", "poisson")
 MAX_CELLS = 100_000
 
@@ -33,6 +37,7 @@ class Spec:
     compute: str
     axes: tuple              # ((name, (values...)), ...) in the file's order
     path: str = ""
+    run: str = ""            # a sweep of runs: the [run] template (JSON), its names the axes
 
     @property
     def names(self) -> tuple:
@@ -41,7 +46,39 @@ class Spec:
     def cells(self) -> list:
         """Every cell, a dict axis -> exact value (Fraction, int or str), in grid order."""
         vals = [v for _, v in self.axes]
-        return [dict(zip(self.names, combo)) for combo in itertools.product(*vals)]
+        cells = [dict(zip(self.names, combo)) for combo in itertools.product(*vals)]
+        if self.run:
+            for c in cells:
+                c["run"] = instantiate(self.run, c)
+        return cells
+
+
+def run_params(template: dict) -> set:
+    """The names a [run] template's phases use as values (each an axis of the sweep)."""
+    import re
+    return {v for ph in template.get("phases", []) if isinstance(ph, dict)
+            for k, v in ph.items() if k != "sampler" and isinstance(v, str)
+            and re.fullmatch(_PARAM, v)}
+
+
+def cell_run(template: str, cell: dict):
+    """The run of one cell: each name in the template's phases replaced by the cell's value
+    of that axis, the run checked as a run file is (core/run_files.py)."""
+    import json
+    from verifier.core.run_files import run_from_dict
+    data = json.loads(template)
+    for ph in data["phases"]:
+        for k, v in ph.items():
+            if k != "sampler" and isinstance(v, str) and v in cell:
+                x = cell[v]
+                ph[k] = frac_str(x) if isinstance(x, Fraction) else x
+    return run_from_dict(data, "[run]")
+
+
+def instantiate(template: str, cell: dict) -> str:
+    """The run of one cell as canonical JSON (what its key and record hold)."""
+    import json
+    return json.dumps(cell_run(template, cell).to_json(), sort_keys=True, separators=(",", ":"))
 
 
 def _values(name: str, raw, where: str) -> tuple:
@@ -82,22 +119,43 @@ def _values(name: str, raw, where: str) -> tuple:
     return tuple(out)
 
 
+def _template(data: dict, where: str) -> tuple[str, set]:
+    """(canonical JSON, names) of a [run] template: a table with a list 'phases'."""
+    import json
+    t = data.get("run")
+    if t is None:
+        return "", set()
+    if not isinstance(t, dict) or set(t) != {"phases"} or not isinstance(t["phases"], list) \
+            or not t["phases"]:
+        raise InputError(f"{where}: [run] must be a table with a non-empty list 'phases' (a "
+                         "run file's phases; docs/SWEEPS.md)")
+    plain = json.loads(json.dumps(t, default=lambda x: frac_str(x) if isinstance(x, Fraction)
+                                  else str(x)))
+    return json.dumps(plain, sort_keys=True), run_params(plain)
+
+
 def parse(data: dict, where: str = "sweep spec") -> Spec:
     errors = []
-    unknown = set(data) - {"compute", "axes", "note"}
+    unknown = set(data) - {"compute", "axes", "note", "run"}
     if unknown:
         errors.append(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    template, params = _template(data, where)
     compute = data.get("compute")
-    if compute not in COMPUTE:
-        raise InputErrors(errors + [f"{where}: compute must be one of {', '.join(COMPUTE)}, "
-                                    f"got {compute!r:.40}"])
+    table = RUN_COMPUTE if template else COMPUTE
+    if compute not in table:
+        raise InputErrors(errors + [f"{where}: compute must be one of {', '.join(table)}"
+                                    + (" for a sweep of runs" if template else "")
+                                    + f", got {compute!r:.40}"])
     raw = data.get("axes")
     if not isinstance(raw, dict) or not raw:
         raise InputErrors(errors + [f"{where}: needs an [axes] table"])
-    need, may = COMPUTE[compute]
+    need, may = (RUN_COMPUTE[compute], params) if template else COMPUTE[compute]
+    unused = sorted(params - set(raw))
+    if unused:
+        errors.append(f"{where}: [run] uses the name {unused[0]!r}, not an axis")
     axes = []
     for name, vals in raw.items():
-        if name not in AXES or name not in need | may:
+        if name not in need | may or not template and name not in AXES:
             errors.append(f"{where}: unknown axis {name!r:.40} for compute = {compute!r} "
                           f"(it takes {', '.join(sorted(need | may))})")
             continue
@@ -110,12 +168,32 @@ def parse(data: dict, where: str = "sweep spec") -> Spec:
         errors.append(f"{where}: compute = {compute!r} needs the axis {missing[0]!r}")
     if errors:
         raise InputErrors(errors)
-    spec = Spec(compute, tuple(axes), where)
+    spec = Spec(compute, tuple(axes), where, template)
     n = math.prod(len(v) for _, v in axes)      # counted before any cell is built
     if n > MAX_CELLS:
         raise InputError(f"{where}: {n} cells (at most {MAX_CELLS})")
-    _check_ranges(spec)
+    _check_runs(spec) if template else _check_ranges(spec)
     return spec
+
+
+def _check_runs(spec: Spec):
+    """Every cell's run a valid run inside the run engine's range, or one line per bad cell
+    naming its coordinates (at most 20)."""
+    from verifier.bounds import runs
+    from verifier.sweep.preflight import coords
+    errors = []
+    for cell in itertools.product(*[v for _, v in spec.axes]):
+        cell = dict(zip(spec.names, cell))
+        try:
+            run = cell_run(spec.run, cell)
+            eps = cell.get("epsilon", cell.get("target_epsilon"))
+            runs.check(run, delta=cell.get("delta"), eps=None if eps is None else abs(eps))
+        except InputError as e:
+            errors.append(f"{spec.path}: cell ({coords(cell)}): {e}")
+            if len(errors) >= 20:
+                break
+    if errors:
+        raise InputErrors(errors)
 
 
 def _check_ranges(spec: Spec):

@@ -50,6 +50,29 @@ def test_bound_json_is_the_cli_json():
     assert got["meets_target"] in ("holds", "fails", "undecided") and got["target_delta"] == "0.05"
 
 
+def test_steps_per_epoch_has_its_own_keyword_and_steps_by_keyword_is_deprecated():
+    """One meaning of steps (issue 44): random allocation's M is steps_per_epoch=; steps=
+    by keyword gives the same answer for one release, with a DeprecationWarning; positional
+    M is unchanged and warns nothing; M given twice is one line."""
+    import warnings
+    want = verifier.epsilon("2", 10, 2, delta="1e-5").epsilon
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert verifier.epsilon("2", steps_per_epoch=10, epochs=2, delta="1e-5").epsilon == want
+        assert verifier.exact_tv("2", 10, 2).tv == verifier.exact_tv("2", steps_per_epoch=10,
+                                                                     epochs=2).tv
+    for f in (verifier.epsilon, verifier.delta, verifier.rdp, verifier.certify):
+        with pytest.warns(DeprecationWarning, match=f"{f.__name__}\\(\\): steps= here is M"):
+            try:
+                f("2", steps=10, epochs=2, delta="1e-5")
+            except (TypeError, verifier.InputError):
+                pass
+    with pytest.warns(DeprecationWarning):
+        assert verifier.epsilon("2", steps=10, epochs=2, delta="1e-5").epsilon == want
+    with pytest.raises(verifier.InputError, match="steps per epoch twice"):
+        verifier.epsilon("2", 10, steps_per_epoch=10, delta="1e-5")
+
+
 def test_positional_arguments_after_the_triple_are_deprecated():
     """Arguments after (sigma, steps, epochs) are keyword-only; a delta passed fourth still
     works for one release, with a DeprecationWarning naming the keyword."""

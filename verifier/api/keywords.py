@@ -32,3 +32,24 @@ def keywords_after(n: int, *names: str):
             return f(*args, **kwargs)
         return call
     return wrap
+
+
+def steps_per_epoch_keyword(f):
+    """Random allocation's functions, whose ``steps`` is M, steps per epoch (in a
+    ``verifier.Run`` and in the Poisson functions, ``steps`` is the steps in all): the
+    keyword ``steps_per_epoch=`` says M in its own name; ``steps=`` by keyword still works
+    for one release, with a DeprecationWarning (positional use is unchanged)."""
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        from verifier.core.arith import InputError
+        if "steps_per_epoch" in kwargs:
+            if "steps" in kwargs or len(args) > 1:
+                raise InputError(f"{f.__name__}() got steps per epoch twice (steps_per_epoch= "
+                                 "and steps)")
+            kwargs["steps"] = kwargs.pop("steps_per_epoch")
+        elif "steps" in kwargs:
+            warnings.warn(f"{f.__name__}(): steps= here is M, the steps per epoch; pass "
+                          "steps_per_epoch= (in a verifier.Run, steps is a phase's steps in "
+                          "all); steps= is deprecated", DeprecationWarning, stacklevel=2)
+        return f(*args, **kwargs)
+    return call

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.api.keywords import keywords_after
+from verifier.api.keywords import keywords_after, steps_per_epoch_keyword
 from verifier.core.arith import InputError, Interval, frac_str, parse_exact
 
 
@@ -40,6 +40,7 @@ def _run_only(name: str, steps, epochs):
                          "them in its phases")
 
 
+@steps_per_epoch_keyword
 @keywords_after(3, "delta")
 def epsilon(sigma, steps=None, epochs=1, *, delta=None, rel_width=None):
     """Certified bracket of epsilon(delta) of E epochs of M steps (an ``EpsilonResult``:
@@ -69,6 +70,7 @@ def epsilon(sigma, steps=None, epochs=1, *, delta=None, rel_width=None):
     return epsilon_bracket(s, m, e, _parse_delta(delta), check_rel_width(rel_width))
 
 
+@steps_per_epoch_keyword
 @keywords_after(3, "epsilon")
 def delta(sigma, steps=None, epochs=1, *, epsilon=None, rel_width=None):
     """Certified bracket of delta(epsilon) = max of the remove and add directions (a
@@ -134,6 +136,7 @@ class PrivacyProfile:
                 "points": [p.to_json() for p in self.points]}
 
 
+@steps_per_epoch_keyword
 @keywords_after(3, "eps_grid")
 def privacy_profile(sigma, steps, epochs=1, *, eps_grid=("0", "0.5", "1", "2", "4")):
     """The certified privacy profile (a ``PrivacyProfile``) on a grid of eps, both directions."""

@@ -4,7 +4,7 @@
 decimals they print as (``1.1`` is 11/10); arguments after (sigma, steps, epochs) by keyword."""
 from __future__ import annotations
 
-from verifier.api.keywords import keywords_after
+from verifier.api.keywords import keywords_after, steps_per_epoch_keyword
 
 
 def _max_prec(max_prec) -> int:
@@ -22,6 +22,7 @@ def _exact_args(sigma, delta=None):
     return parse_sigma(sigma), (parse_delta(delta) if delta is not None else None)
 
 
+@steps_per_epoch_keyword
 def bound(sigma, steps, epochs=1, *, coef="simplified", delta=None, max_prec=None):
     """Certified delta_rhs of Theorem 3.1 (reconstructed) with hypothesis verdicts (a
     ``BoundResult``); ``delta``: a target over all epochs; ``max_prec``: the precision cap."""
@@ -68,6 +69,7 @@ def _inputs(**kw):
     return {k: (str(plain_number(v, k)) if v is not None else None) for k, v in kw.items()}
 
 
+@steps_per_epoch_keyword
 def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta=None,
             target_accuracy=None, bound="all", clip=1, target_epsilon=None, max_prec=None):
     """Certify deployed parameters against a target; returns a frozen ``Certificate``.
@@ -76,17 +78,17 @@ def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta
     verdict is three-valued.  The target is met when one valid bound meets it.
 
     >>> import verifier
-    >>> c = verifier.certify("1", steps=1140369, delta="0.01")
+    >>> c = verifier.certify("1", steps_per_epoch=1140369, delta="0.01")
     >>> c.certified, c.status
     (True, 'certified')
     >>> ev = c.bounds["theorem31-simplified"]
     >>> ev.verdict.value, float(ev.delta_epochs.upper) <= 0.01
     ('holds', True)
-    >>> verifier.certify("1", steps=1140368, delta="0.01", bound="theorem31-simplified").status
+    >>> verifier.certify("1", steps_per_epoch=1140368, delta="0.01", bound="theorem31-simplified").status
     'not-certified'
-    >>> verifier.certify("1", steps=1000, epochs=5, target_accuracy="0.55").certified
+    >>> verifier.certify("1", steps_per_epoch=1000, epochs=5, target_accuracy="0.55").certified
     True
-    >>> verifier.certify("1.1", steps=20, epochs=3, delta="1e-5", target_epsilon=2).status
+    >>> verifier.certify("1.1", steps_per_epoch=20, epochs=3, delta="1e-5", target_epsilon=2).status
     'certified'
 
     ``target_epsilon`` (with ``delta``): the (epsilon, delta) target, certified by the privacy
@@ -154,6 +156,7 @@ def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound=
     return Dp.combine("sigma", res)
 
 
+@steps_per_epoch_keyword
 def exact_tv(sigma, steps, epochs=1):
     """Rigorous bracket of the exact total variation (and attack accuracy 1/2 + TV/2).
 
@@ -168,6 +171,7 @@ def exact_tv(sigma, steps, epochs=1):
     return X.exact_tv(s, parse_steps(steps), parse_epochs(epochs))
 
 
+@steps_per_epoch_keyword
 def compare(sigma, steps, epochs=1):
     """Every bound on delta_E beside the exact bracket: {name: (Interval, ratio Interval)}.
 

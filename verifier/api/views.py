@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.api.keywords import keywords_after
+from verifier.api.keywords import keywords_after, steps_per_epoch_keyword
 from verifier.core.arith import InputError, parse_exact
 
 
@@ -39,6 +39,7 @@ def parse_orders(orders=None, alpha_max=None):
     return out
 
 
+@steps_per_epoch_keyword
 @keywords_after(3, "orders", "alpha_max", "delta", "rel_width")
 def rdp(sigma, steps=None, epochs=1, *, orders=None, alpha_max=None, delta=None,
         rel_width=None):
@@ -97,6 +98,7 @@ def _refined(build, rel_width, brackets):
     return curve
 
 
+@steps_per_epoch_keyword
 @keywords_after(3, "points", "at", "rel_width")
 def tradeoff(sigma, steps, epochs=1, *, points=21, at=None, rel_width=None):
     """The certified trade-off band of E epochs of M steps (a ``TradeoffCurve``): at each a,

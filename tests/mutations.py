@@ -1113,6 +1113,37 @@ def _sweep_key_without_run():
     cells.key = R.key = k
 
 
+def _window_charge_dropped():
+    """The composed window's charge 2 e^eps P_out left out of the upper ends (P_out itself
+    kept: only the formulas of the upper ends lose the term)."""
+    from verifier.numerics.compose import ComposedProfile as CP
+
+    def without(orig):
+        def f(self, eps):
+            saved = self.oR, self.oA
+            self.oR, self.oA = self.oR * 0, self.oA * 0
+            try:
+                return orig(self, eps)
+            finally:
+                self.oR, self.oA = saved
+        return f
+    CP._upper_remove, CP._upper_add = without(CP._upper_remove), without(CP._upper_add)
+
+
+def _epsilon_upper_from_lower_ball():
+    """epsilon(delta)'s 'delta(e) <= delta' read off the lower end of delta(e)."""
+    from verifier.numerics import brackets as B
+    orig = B.epsilon_direction
+
+    class Swapped:
+        def __init__(self, P):
+            self.P = P
+
+        def __getattr__(self, name):
+            return getattr(self.P, name.replace("upper_", "lower_"))
+    B.epsilon_direction = lambda P, which, delta, *a, **k: orig(Swapped(P), which, delta, *a, **k)
+
+
 def _calibrate_phase_scales_all():
     """Phase i's calibration scales every phase (the phase argument of scaled dropped)."""
     from verifier.deploy import run_sigma
@@ -1913,6 +1944,36 @@ MUTATIONS = [
              "a sweep cell's key leaves out its run (an edited [run] template read back)",
              _sweep_key_without_run,
              ("tests/test_sweep_runs.py::test_an_edited_template_is_recomputed_not_read_back",)),
+    Mutation("compose.union-charge-counted-once", "tail",
+             "the upper ends charge each kind of step's union-bound atom once, not once per "
+             "step (compose.py's call, not the bound function)",
+             lambda: _set("verifier.numerics.compose:union_charge",
+                          lambda parts: sum((c for c, n in parts), 0)),
+             ("tests/test_charges.py::test_every_step_s_charge_enters_the_upper_ends",)),
+    Mutation("compose.union-charge-halved", "tail",
+             "the union-bound charge of the steps halved",
+             lambda: _set("verifier.numerics.compose:union_charge",
+                          lambda parts: sum((n * c for c, n in parts), 0) / 2),
+             ("tests/test_charges.py::test_every_step_s_charge_enters_the_upper_ends",)),
+    Mutation("compose.window-charge-dropped", "tail",
+             "the composed window's charge 2 e^eps P_out left out of the upper ends (the "
+             "wrap-around of the DFT's window uncharged)",
+             _window_charge_dropped,
+             ("tests/test_charges.py::test_a_window_forced_small_still_brackets_the_closed_form",)),
+    Mutation("brackets.epsilon-upper-from-uncertified-side", "search",
+             "epsilon(delta)'s upper end where the lower end of delta(e) meets delta (the "
+             "uncertified side of the comparison)",
+             _epsilon_upper_from_lower_ball,
+             ("tests/test_charges.py::test_epsilon_ends_come_from_the_certified_side_of_each_comparison",)),
+    Mutation("brackets.lower-end-rounded-up", "spread",
+             "a delta bracket's lower end taken from the upper end of its lower ball",
+             lambda: _set("verifier.numerics.brackets:delta_interval",
+                          lambda lo, hi: __import__("verifier.core.arith", fromlist=["x"]).Interval(
+                              __import__("verifier.core.arith", fromlist=["x"]).ball_bounds(lo)[1]
+                              if lo is not None else Fraction(0),
+                              __import__("verifier.core.arith", fromlist=["x"]).ball_bounds(hi)[1]
+                              if hi is not None and hi.is_finite() else Fraction(1))),
+             ("tests/test_charges.py::test_delta_brackets_round_outward_from_their_balls",)),
     Mutation("runs.parts-drop-the-second", "compose",
              "a run trained in parts (run + run) keeps the first part only",
              lambda: _set("verifier.core.run:Run.__add__", lambda self, other: self),

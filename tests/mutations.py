@@ -1974,6 +1974,15 @@ MUTATIONS = [
                               __import__("verifier.core.arith", fromlist=["x"]).ball_bounds(hi)[1]
                               if hi is not None and hi.is_finite() else Fraction(1))),
              ("tests/test_charges.py::test_delta_brackets_round_outward_from_their_balls",)),
+    Mutation("sweep.cell-digest-unchecked", "input",
+             "a sweep's cell file read back on resume without checking its digest (an edited "
+             "record trusted)",
+             lambda: _set("verifier.sweep.cells:digest", lambda rec: rec.get("digest")),
+             ("tests/test_sweep_cells.py::test_a_tampered_torn_or_foreign_cell_file_is_named_and_recomputed",)),
+    Mutation("sweep.failed-cell-never-retried", "input",
+             "a cell that failed is kept as failed on resume",
+             lambda: _set("verifier.sweep.cells:RETRIED", ()),
+             ("tests/test_sweep_cells.py::test_a_failed_cell_is_retried_unless_asked_not_to",)),
     Mutation("runs.parts-drop-the-second", "compose",
              "a run trained in parts (run + run) keeps the first part only",
              lambda: _set("verifier.core.run:Run.__add__", lambda self, other: self),

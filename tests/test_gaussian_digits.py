@@ -107,3 +107,21 @@ def test_epsilon_without_a_certified_upper_end_is_inconclusive(monkeypatch):
     monkeypatch.setattr(G, "_compare", lambda mu2, eps, delta, prec: 0 if eps > 0 else 1)
     iv, _ = G.epsilon_interval(F(1), F(1, 10 ** 5), 10)
     assert iv is None
+
+
+def test_epsilon_to_hundreds_of_digits_is_an_answer_not_an_internal_error(capsys):
+    """Issue 46: --digits 400 (documented range [1, 1000]) took math.log2 of a width that
+    underflows a float (exit 4); the bisection's step now comes from the exact width.  The
+    bracket holds a 450-digit reference and is 400 digits narrow."""
+    from verifier.numerics.brackets import floor_log2
+    import math
+    assert all(floor_log2(F(n, d)) == math.floor(math.log2(n / d))
+               for n in range(1, 70) for d in range(1, 70))
+    assert floor_log2(F(1, 10 ** 400)) == -1329 and floor_log2(F(2 ** 3000 + 1)) == 3000
+    iv, _ = G.epsilon_interval(F(1, 4), F(1, 10 ** 5), 400)
+    with mp.workdps(450):
+        ref = mp.findroot(lambda e: ref_delta(F(1, 4), e) - mp.mpf("1e-5"), mp.mpf(2))
+        assert M(iv.lower) <= ref <= M(iv.upper)
+        assert M(iv.upper) - M(iv.lower) <= mp.mpf(10) ** -399 * ref
+    assert main(["epsilon", "--sigma", "2", "--steps-per-epoch", "1", "--delta", "1e-5",
+                 "--digits", "400"]) == 0

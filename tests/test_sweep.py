@@ -63,7 +63,7 @@ def test_a_killed_worker_and_an_interrupted_driver_lose_nothing(tmp_path):
         run(sp, str(tmp_path), workers=2, on_record=kill_then_stop)
     cells = tmp_path / "cells"
     names = os.listdir(cells)
-    assert len(finished(str(tmp_path))) == 6 and not [n for n in names if n.endswith(".tmp")]
+    assert len(finished(str(tmp_path))[0]) == 6 and not [n for n in names if n.endswith(".tmp")]
     r = run(sp, str(tmp_path), workers=2)
     assert (r.computed, r.reused) == (6, 6)
     keys = [rec["key"] for rec in r.records]

@@ -15,13 +15,14 @@ def cmd_sweep(args) -> int:
         raise InputError(f"--workers must be in [1, 256], got {args.workers}")
     from verifier.sweep.run import run
     r = run(sp, args.out, args.workers, args.scheduler,
-            memory_per_worker=args.memory_per_worker)
+            memory_per_worker=args.memory_per_worker, retry=not args.no_retry)
     statuses = {}
     for rec in r.records:
         statuses[rec["status"]] = statuses.get(rec["status"], 0) + 1
     if args.json:
         print_json({"cells": r.cells, "computed": r.computed, "reused": r.reused,
                     "statuses": statuses, "table": r.table, "figures": list(r.figures),
+                    "set_aside": list(r.set_aside),
                     "seconds": round(r.seconds, 3)})
     else:
         print(f"sweep {sp.compute} over {', '.join(sp.names)}: {r.cells} cells, {r.computed} "
@@ -52,4 +53,7 @@ def add_sweep_parser(sub):
     w.add_argument("--memory-per-worker", default=MEMORY_PER_WORKER, metavar="SIZE",
                    help=f"each worker's memory (default {MEMORY_PER_WORKER}); a cell whose engine would need "
                         "more than 85%% of it refuses the spec before anything runs")
+    w.add_argument("--no-retry", action="store_true", dest="no_retry",
+                   help="keep the cells that failed (status error) as they are: by default a "
+                        "rerun computes them again")
     w.add_argument("--json", action="store_true", help="print one JSON object")

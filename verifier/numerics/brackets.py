@@ -23,6 +23,16 @@ def delta_interval(lo, hi) -> Interval:
     return Interval(max(low, Fraction(0)), min(high, Fraction(1)))
 
 
+def floor_log2(q: Fraction) -> int:
+    """floor(log2(q)) for a rational q > 0, exactly (a float of q underflows to 0 below
+    2^-1074: a 1000-digit width)."""
+    n, d = q.numerator, q.denominator
+    e = n.bit_length() - d.bit_length()
+    if (n < d << e) if e >= 0 else (n << -e < d):
+        e -= 1
+    return e
+
+
 def certified_bisection(compare, width, eps_max) -> tuple[Interval | None, int]:
     """(bracket of the smallest eps >= 0 with delta(eps) <= delta, evaluations) for a
     nonincreasing delta by certified bisection: compare(eps) -> +1 (delta(eps) > delta
@@ -44,7 +54,7 @@ def certified_bisection(compare, width, eps_max) -> tuple[Interval | None, int]:
             return None, n                          # no certified upper end: inconclusive
         lo, hi = hi, min(2 * hi, Fraction(eps_max))
     while hi - lo > width(lo, hi):
-        k = max(0, -math.floor(math.log2(float(width(lo, hi)))) + 4)
+        k = max(0, -floor_log2(Fraction(width(lo, hi))) + 4)
         mid = Fraction(math.floor((lo + hi) / 2 * 2 ** k), 2 ** k)
         if not lo < mid < hi:
             break

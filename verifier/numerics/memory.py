@@ -61,9 +61,19 @@ def parse_size(text) -> int:
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
     unit = m.group(2).lower() if m else None
     if m is None or unit not in _UNITS or float(m.group(1)) <= 0:
-        raise InputError(f"memory size {text!r} is not a size (write for example 3GiB, "
+        raise InputError(f"memory size {str(text)[:40]!r} is not a size (write for example 3GiB, "
                          "2.5GB, 800MB or a number of bytes)")
-    return int(float(m.group(1)) * _UNITS[unit])
+    from decimal import Decimal
+    n = int(Decimal(m.group(1)) * _UNITS[unit])      # exact: a 400-digit size is no float
+    if n > MAX_SIZE:
+        raise InputError(f"memory size {str(text)[:40]!r} is more than 1 PiB; write the "
+                         "memory this machine or worker has (for example 3GiB)")
+    if n < 1:
+        raise InputError(f"memory size {str(text)[:40]!r} is less than one byte")
+    return n
+
+
+MAX_SIZE = 2 ** 50              # 1 PiB: beyond any machine, and far inside an int64
 
 
 def physical() -> int | None:
@@ -103,7 +113,10 @@ def limit() -> int | None:
         return _HOOK["limit"]
     raw = os.environ.get(ENV)
     if raw:
-        return parse_size(raw)
+        try:
+            return parse_size(raw)
+        except InputError as e:
+            raise InputError(f"{ENV}: {e}") from None
     ram = physical()
     return None if ram is None else ram * 3 // 4
 

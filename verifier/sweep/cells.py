@@ -85,6 +85,33 @@ def _run_answer(compute: str, cell: dict):
     return r.delta.lower, r.delta.upper, "certified", ""
 
 
+def digest(rec: dict) -> str:
+    """sha256 of a record's content (every field but ``digest`` itself, canonical JSON): a
+    torn, garbled or edited cell file no longer matches it.  A checksum, not a signature:
+    whoever rewrites the digest too can forge a record (keep sweep folders where only you
+    write)."""
+    body = {k: v for k, v in rec.items() if k != "digest"}
+    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def validate(rec, compute: str, cell: dict) -> str:
+    """'' when ``rec`` is a record of this spec cell (its key, inputs and digest), else why
+    not (one line)."""
+    if not isinstance(rec, dict):
+        return "not a record"
+    if rec.get("digest") != digest(rec):
+        return "its digest does not match its content (edited, torn or not written by this version)"
+    if rec.get("key") != key(compute, cell) or rec.get("compute") != compute:
+        return "it answers another cell"
+    if rec.get("inputs") != {k: text_of(v) for k, v in cell.items()}:
+        return "its inputs are not the cell's"
+    return ""
+
+
+RETRIED = ("error",)        # a cell that failed (not a refusal: that is the answer) is retried
+
+
 def compute_cell(compute: str, cell: dict, memory_limit: int | None = None) -> dict:
     """The cell's record: its inputs, the bracket's ends (decimal strings, outward), status,
     seconds; a refused or failed cell is recorded with its one-line reason (the sweep goes
@@ -100,9 +127,11 @@ def compute_cell(compute: str, cell: dict, memory_limit: int | None = None) -> d
         lo, hi, status, reason = None, None, "refused", str(e)
     except Exception as e:                      # recorded, never a lost sweep
         lo, hi, status, reason = None, None, "error", f"{e.__class__.__name__}: {str(e)[:200]}"
-    return {"key": key(compute, cell), "compute": compute,
-            "inputs": {k: text_of(v) for k, v in cell.items()},
-            f"{compute}_lower": None if lo is None else decimal_str(lo, 12, "down"),
-            f"{compute}_upper": None if hi is None else decimal_str(hi, 12, "up"),
-            "status": status, "reason": reason,
-            "seconds": round(time.perf_counter() - t, 3), "verifier": __version__}
+    rec = {"key": key(compute, cell), "compute": compute,
+           "inputs": {k: text_of(v) for k, v in cell.items()},
+           f"{compute}_lower": None if lo is None else decimal_str(lo, 12, "down"),
+           f"{compute}_upper": None if hi is None else decimal_str(hi, 12, "up"),
+           "status": status, "reason": reason,
+           "seconds": round(time.perf_counter() - t, 3), "verifier": __version__}
+    rec["digest"] = digest(rec)
+    return rec

@@ -10,6 +10,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from verifier.core.arith import InputError
 from verifier.sweep.cells import compute_cell, key
 from verifier.sweep.spec import Spec
 
@@ -26,23 +27,48 @@ class SweepResult:
     seconds: float
     table: str               # the CSV file
     figures: tuple
+    set_aside: tuple = ()    # cell files not trusted (named, recomputed) or retried
 
 
 def _cells_dir(out: str) -> str:
     return os.path.join(out, "cells")
 
 
-def finished(out: str) -> dict:
-    """key -> record of the cells already written (a torn file cannot exist: every record
-    is renamed into place whole)."""
-    d, got = _cells_dir(out), {}
-    if os.path.isdir(d):
-        for name in os.listdir(d):
-            if name.endswith(".json"):
-                with open(os.path.join(d, name), encoding="utf-8") as f:
-                    rec = json.load(f)
-                got[rec["key"]] = rec
-    return got
+def finished(out: str, spec: Spec | None = None, retry: bool = True) -> tuple[dict, list]:
+    """(key -> record, [one line per cell file set aside]) of the cells already written.
+    With ``spec``, each file is checked against the cell of its key (sweep.cells.validate:
+    its digest, key and inputs); one that fails -- torn, empty, garbage, edited, or of
+    another cell -- is named and recomputed, never trusted; with ``retry`` a cell that
+    failed (status error) is computed again."""
+    from verifier.sweep.cells import RETRIED, validate
+    d, got, bad = _cells_dir(out), {}, []
+    if not os.path.isdir(d):
+        return got, bad
+    cells = {key(spec.compute, c): c for c in spec.cells()} if spec is not None else None
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".json"):
+            continue
+        path = os.path.join(d, name)
+        k = name[:-len(".json")]
+        try:
+            with open(path, encoding="utf-8") as f:
+                rec = json.load(f)
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            bad.append(f"{path}: unreadable ({e.__class__.__name__}); recomputed")
+            continue
+        if cells is None:
+            got[k] = rec
+            continue
+        if k not in cells:
+            continue                       # a cell of another spec: left alone
+        why = validate(rec, spec.compute, cells[k])
+        if why:
+            bad.append(f"{path}: {why}; recomputed")
+        elif retry and rec["status"] in RETRIED:
+            bad.append(f"{path}: failed before ({str(rec.get('reason'))[:80]}); retried")
+        else:
+            got[k] = rec
+    return got, bad
 
 
 def _write(out: str, rec: dict):
@@ -57,11 +83,35 @@ def _client(workers: int | None, scheduler: str | None, memory: int):
     # (Opacus, on import) turned the root logger to INFO
     logging.getLogger("distributed").setLevel(logging.WARNING)
     if scheduler:
-        return Client(scheduler), None
+        try:
+            return Client(scheduler, timeout=CONNECT_TIMEOUT), None
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
+            raise InputError(f"--scheduler {scheduler[:80]}: cannot connect within "
+                             f"{CONNECT_TIMEOUT} ({e.__class__.__name__}: "
+                             f"{str(e).splitlines()[0][:80] if str(e) else 'no answer'})"
+                             ) from None
     cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
                            processes=True, dashboard_address=None,
                            memory_limit=memory)
     return Client(cluster), cluster
+
+
+CONNECT_TIMEOUT = "5s"
+
+
+def check_scheduler(address: str | None):
+    """A scheduler address Dask can dial without more configuration: tcp://HOST:PORT or
+    HOST:PORT (one line otherwise, before anything runs)."""
+    import re
+    if address is None:
+        return
+    if address.startswith(("tls://", "wss://", "ws://", "ucx://", "inproc://")):
+        raise InputError(f"--scheduler {address[:80]}: only tcp:// schedulers are taken (a "
+                         "TLS or other transport needs a security configuration the verifier "
+                         "does not pass; use tcp://HOST:PORT, or the local cluster)")
+    if not re.fullmatch(r"(tcp://)?[A-Za-z0-9._\-\[\]:]+:[0-9]{1,5}", address):
+        raise InputError(f"--scheduler {address[:80]!r} is not an address (write "
+                         "tcp://HOST:PORT)")
 
 
 def expected_cost(cell: dict) -> float:
@@ -75,7 +125,8 @@ def expected_cost(cell: dict) -> float:
 
 
 def run(spec: Spec, out: str, workers: int | None = None, scheduler: str | None = None,
-        on_record=None, memory_per_worker: str | int = MEMORY_PER_WORKER) -> SweepResult:
+        on_record=None, memory_per_worker: str | int = MEMORY_PER_WORKER,
+        retry: bool = True) -> SweepResult:
     """Every cell of ``spec`` not yet in ``out``, on Dask; ``on_record(record, client)`` is
     called on the driver after each record is written (progress; tests).  A cell whose
     engine would need more than 85% of ``memory_per_worker`` refuses the spec before
@@ -84,9 +135,16 @@ def run(spec: Spec, out: str, workers: int | None = None, scheduler: str | None 
     from verifier.numerics.memory import parse_size
     from verifier.sweep.preflight import cell_limit, check
     t0 = time.perf_counter()
-    per_worker = parse_size(memory_per_worker)
+    check_scheduler(scheduler)
+    try:
+        per_worker = parse_size(memory_per_worker)
+    except InputError as e:
+        raise InputError(f"--memory-per-worker: {e}") from None
     cells = spec.cells()
-    done = finished(out)
+    done, set_aside = finished(out, spec, retry)
+    for line in set_aside:
+        import sys
+        print(f"verifier: note: {line}", file=sys.stderr)
     todo = [c for c in cells if key(spec.compute, c) not in done]
     check(spec, todo, per_worker, spec.path)
     computed = 0
@@ -118,4 +176,4 @@ def run(spec: Spec, out: str, workers: int | None = None, scheduler: str | None 
     from verifier.sweep.outputs import write_outputs
     table, figs = write_outputs(spec, records, out)
     return SweepResult(len(cells), computed, len(cells) - len(todo), records,
-                       time.perf_counter() - t0, table, figs)
+                       time.perf_counter() - t0, table, figs, tuple(set_aside))

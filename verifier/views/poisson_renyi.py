@@ -135,6 +135,17 @@ CERTIFIED = ("rigorous brackets: integer orders of the remove direction exact (b
              "additivity")
 
 
+def _order(sigma: Fraction, q: Fraction, T: int, alpha: Fraction) -> RenyiOrder:
+    """Both directions at one order (ArithmeticError where a ball is not finite)."""
+    if alpha.denominator == 1:
+        m = _integer_remove(sigma, q, int(alpha))
+        rem, how = _div(m, m, alpha, T), "remove exact (binomial sum)"
+    else:
+        rem, how = _div(*_moment(sigma, q, alpha), alpha, T), "integration"
+    add = _div(*_moment(sigma, q, 1 - alpha), alpha, T)
+    return RenyiOrder(alpha, rem, add, how + "; add by integration")
+
+
 def poisson_renyi(sigma: Fraction, q: Fraction, T: int, orders) -> PoissonRenyi:
     """Both directions' Rényi divergences of T Poisson-subsampled steps at each order."""
     from verifier.bounds.poisson import check_range
@@ -145,13 +156,14 @@ def poisson_renyi(sigma: Fraction, q: Fraction, T: int, orders) -> PoissonRenyi:
         for alpha in sorted(set(orders)):
             if not 1 < alpha <= MAX_ORDER:
                 raise InputError(f"order {frac_str(alpha)} is outside (1, {MAX_ORDER}]")
-            if alpha.denominator == 1:
-                m = _integer_remove(sigma, q, int(alpha))
-                rem, how = _div(m, m, alpha, T), "remove exact (binomial sum)"
-            else:
-                rem, how = _div(*_moment(sigma, q, alpha), alpha, T), "integration"
-            add = _div(*_moment(sigma, q, 1 - alpha), alpha, T)
-            rows.append(RenyiOrder(alpha, rem, add, how + "; add by integration"))
+            try:
+                rows.append(_order(sigma, q, T, alpha))
+            except ArithmeticError:          # a ball the integration lost (not finite)
+                raise InputError(
+                    f"order {frac_str(alpha)}: the Rényi divergence at sigma = "
+                    f"{frac_str(sigma)}, q = {frac_str(q)} is beyond the engine's ball "
+                    f"arithmetic ({PREC} bits); choose a smaller order or a larger sigma"
+                ) from None
         u = 1 / to_arb(sigma) ** 2
         rho = T * u / 2
     return PoissonRenyi(sigma, q, T, tuple(rows), Interval(_dn(rho), _up(rho)),

@@ -9,6 +9,7 @@ supported range; 4 internal error (VERIFIER_DEBUG=1 shows the traceback).
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from verifier.cli import (audit, bound, calibrate, certify, check_proofs, exact, profile, steps,
@@ -53,17 +54,56 @@ def _memory_warning(msg: str):
     print(f"verifier: warning: {msg}", file=sys.stderr, flush=True)
 
 
+_SIGNED = re.compile(r"-(inf(inity)?|nan|[0-9.].*)", re.IGNORECASE)
+
+
+def signed_values(argv: list) -> list:
+    """``--sigma -inf`` as ``--sigma=-inf``: a value after an option that starts with a minus
+    sign (-inf, -nan, -1e-5, -.5) is the option's value, so the one-line check of the value
+    says what is wrong with it (argparse reads -inf as an unknown option)."""
+    out = list(argv)
+    for i in range(len(out) - 1, 0, -1):
+        prev, tok = out[i - 1], out[i]
+        if (isinstance(prev, str) and isinstance(tok, str) and prev.startswith("--")
+                and "=" not in prev and _SIGNED.fullmatch(tok)):
+            out[i - 1:i + 1] = [f"{prev}={tok}"]
+    return out
+
+
+def check_out(args):
+    """An output folder (--out DIR) that can hold the files, checked before computing: not
+    empty, not a file, and creatable where it does not exist yet (one line otherwise)."""
+    out = getattr(args, "out", None)
+    if out is None:
+        return
+    if not str(out).strip():
+        raise InputError("--out needs a folder name (got an empty one)")
+    if len(os.path.basename(os.path.abspath(out))) > 200:
+        raise InputError(f"--out {out[:40]}...: a folder name of more than 200 characters")
+    p = os.path.abspath(out)
+    while not os.path.exists(p):
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    if not os.path.isdir(p):
+        raise InputError(f"--out {out}: {p} is a file, not a folder")
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise InputError(f"--out {out}: {p} is not writable")
+
+
 def _main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if sys.stderr.isatty() and not isinstance(sys.stdout, _clearing()):
         sys.stdout = _clearing()(sys.stdout)
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args = parser.parse_args(signed_values(argv))
         if args.command is None:
             parser.print_help()
             return EXIT_INPUT
         resolve_total_steps(args)
+        check_out(args)
         from verifier.core import progress
         from verifier.numerics import memory
         memory.on_warning(_memory_warning)

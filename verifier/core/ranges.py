@@ -51,10 +51,12 @@ class Range:
         for (name, _, rng), v in zip(self._fields(), (sigma, sample_rate, M, E, delta, eps)):
             if v is None or rng is None:
                 continue
-            if not rng[0] <= v <= rng[1]:
+            signed = name == "epsilon" and rng[0] == 0     # delta(eps) at -eps: |eps|
+            if not rng[0] <= (abs(v) if signed else v) <= rng[1]:
                 shown = v if isinstance(v, int) else decimal_str(Fraction(v), 12)
+                low = f"-{_num(rng[1])}" if signed else _num(rng[0])
                 raise RangeError(f"{name} = {shown} is outside the {self.engine}'s range "
-                                 f"[{_num(rng[0])}, {_num(rng[1])}]")
+                                 f"[{low}, {_num(rng[1])}]")
 
     def help(self) -> str:
         """'<engine>: sigma in [a, b], M in [.., ..], ...' for ``--help``."""

@@ -187,7 +187,7 @@ def _check_runs(spec: Spec):
         try:
             run = cell_run(spec.run, cell)
             eps = cell.get("epsilon", cell.get("target_epsilon"))
-            runs.check(run, delta=cell.get("delta"), eps=None if eps is None else abs(eps))
+            runs.check(run, delta=cell.get("delta"), eps=eps)
         except InputError as e:
             errors.append(f"{spec.path}: cell ({coords(cell)}): {e}")
             if len(errors) >= 20:
@@ -213,7 +213,6 @@ def _check_ranges(spec: Spec):
                 continue
             d = cell.get("delta")
             eps = cell.get("epsilon", cell.get("target_epsilon"))
-            eps = None if eps is None else abs(eps)
             s = PR.SIGMA_RANGE[0] if sigma is None else sigma
             if cell.get("sampling") == "poisson":
                 PO.check_range(s, Fraction(1, cell["steps"]), cell["steps"] * E, delta=d, eps=eps)

@@ -202,6 +202,7 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
     (refined to a relative width of REL_TARGET where the lattice allows; one step, T = 1, by
     its closed form to single.WIDTH or the requested width)."""
     if eps < 0:                     # read off the brackets at -eps (brackets.mirrored)
+        check_range(sigma, q, T, eps=eps)          # named with its sign
         r = delta_bracket(sigma, q, T, -eps, floor, rel_width)
         rem, add = mirrored(r.remove, r.add, -eps)
         return PoissonDelta(sigma, q, T, eps, Interval(max(rem.lower, add.lower),

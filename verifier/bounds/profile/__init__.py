@@ -339,12 +339,12 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
     A negative eps = -e is read off the brackets at e (numerics.brackets.mirrored)."""
     if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
         from verifier.bounds.gaussian import delta_interval
-        check_range(sigma, M, E, eps=abs(eps))
+        check_range(sigma, M, E, eps=eps)
         t, d = time.perf_counter(), closed_form_digits(rel_width)
         iv = delta_interval(E / sigma ** 2, eps, d)
         return DeltaResult(sigma, M, E, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
                            {"closed_form": GAUSSIAN_INFO, "digits": d})
-    if eps < 0:
+    if eps < 0 and check_range(sigma, M, E, eps=eps) is None:    # named with its sign
         r = delta_bracket(sigma, M, E, -eps, floor, rel_width)
         rem, add = mirrored(r.remove, r.add, -eps)
         return DeltaResult(sigma, M, E, eps, Interval(max(rem.lower, add.lower),

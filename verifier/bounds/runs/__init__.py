@@ -335,7 +335,7 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
     off the brackets at -eps (numerics.brackets.mirrored)."""
     from verifier.bounds import poisson as PO
     from verifier.bounds import profile as PR
-    how = check(run, eps=abs(eps))
+    how = check(run, eps=eps)
     t = time.perf_counter()
     if how == "k-of-m":
         up, lo = (delta_bracket(r, eps, floor, rel_width) for r in k_of_m_runs(run))

@@ -108,12 +108,12 @@ def test_api_doctests():
 
 def test_api_reads_floats_as_printed():
     # the one float policy: 0.01 is 1/100, the certificate names the exact value used
-    a = verifier.certify(1.0, steps=1000, delta=0.01)
-    b = verifier.certify("1", steps=1000, delta="0.01")
+    a = verifier.certify(1.0, steps_per_epoch=1000, delta=0.01)
+    b = verifier.certify("1", steps_per_epoch=1000, delta="0.01")
     from verifier.report.certificate import certificate_json
     assert certificate_json(a) == certificate_json(b)
     with pytest.raises(verifier.core.arith.InputError, match="finite"):
-        verifier.certify(float("nan"), steps=1000, delta="0.01")
+        verifier.certify(float("nan"), steps_per_epoch=1000, delta="0.01")
 
 
 # --------------------------------------------------------------------- CLI

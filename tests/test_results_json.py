@@ -19,7 +19,7 @@ CASES = {
     "tradeoff": lambda: verifier.tradeoff("2", 10, 1, points=3),
     "calibrate_steps": lambda: verifier.calibrate_steps("1", delta="0.01", bound="chi-square"),
     "calibrate_sigma": lambda: verifier.calibrate_sigma(10 ** 6, delta="0.01", bound="chi-square"),
-    "certify": lambda: verifier.certify("1", steps=1000, delta="0.01"),
+    "certify": lambda: verifier.certify("1", steps_per_epoch=1000, delta="0.01"),
     "bound": lambda: verifier.bound("1", 1000, 3, delta="0.5"),
     "privacy_profile": lambda: verifier.privacy_profile("2", 10, 1, eps_grid=["0", "1"]),
     "compare_samplers": lambda: verifier.compare_samplers("2", 10, 1, delta="1e-5"),

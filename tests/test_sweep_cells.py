@@ -105,3 +105,30 @@ def test_an_unreachable_scheduler_and_huge_sizes_are_one_line_exit_2(tmp_path):
                        text=True, timeout=120,
                        env={**os.environ, "VERIFIER_MEMORY_LIMIT": huge})
     assert p.returncode == 2 and p.stderr.startswith("verifier: error: VERIFIER_MEMORY_LIMIT")
+
+
+def test_a_killed_worker_is_a_failed_cell_not_a_lost_sweep():
+    """Dask's KilledWorker (a worker that died on the cell after its retries) becomes the
+    cell's record of failure, valid and retried on the next run; the sweep goes on."""
+    from distributed.scheduler import KilledWorker
+    from verifier.sweep.run import _result
+    sp = S.parse(SPEC)
+    cell = sp.cells()[0]
+
+    class Died:
+        def result(self):
+            import types
+            raise KilledWorker("compute_cell-1", types.SimpleNamespace(
+                address="tcp://127.0.0.1:1"), 3)
+    rec = _result(Died(), "epsilon", cell)
+    assert rec["status"] == "error" and rec["reason"].startswith("KilledWorker")
+    assert validate(rec, "epsilon", cell) == ""
+
+
+def test_an_exact_tv_cell_of_a_million_epochs_is_refused_before_anything_runs():
+    import verifier
+    with pytest.raises(InputError, match="epochs must be at most 1000"):
+        verifier.exact_tv(1, 20, 10 ** 6)
+    with pytest.raises(Exception, match=r"E <= 1000"):
+        S.parse({"compute": "exact_tv", "axes": {"sigma": ["1"], "steps": [20],
+                                                 "epochs": [10 ** 6]}}, "s.toml")

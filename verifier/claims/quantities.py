@@ -249,7 +249,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
     Quantity("exact_tv", "the exact TV of E epochs, a certified bracket (verifier exact)",
              ("sigma", "steps"), {"epochs": "1"},
              "the verifier's exact-TV engine (docs/THEORY.md section 5)", False, _exact_tv,
-             parsers={"steps": "pair_steps"}),
+             parsers={"steps": "pair_steps", "epochs": "exact_epochs"}),
     Quantity("calibrated_sigma", "the smallest grid sigma at which a bound meets delta_E <= delta "
              "(verifier calibrate sigma)", ("bound", "steps", "delta"),
              {"epochs": "1", "resolution": "0.01"}, "the bound's source (verifier.bounds)", True,

@@ -92,6 +92,7 @@ ARG_PARSERS: dict[str, Callable] = {
     "direction": direction_arg,
     "pair_steps": lambda v: parse_steps(v, "steps", minimum=1),
     "pair_epochs": epochs_any,
+    "exact_epochs": lambda v: parse_epochs(v, 1000),     # core.arith.MAX_EXACT_EPOCHS
 }
 
 

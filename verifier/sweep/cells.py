@@ -127,11 +127,17 @@ def compute_cell(compute: str, cell: dict, memory_limit: int | None = None) -> d
         lo, hi, status, reason = None, None, "refused", str(e)
     except Exception as e:                      # recorded, never a lost sweep
         lo, hi, status, reason = None, None, "error", f"{e.__class__.__name__}: {str(e)[:200]}"
+    return record(compute, cell, None if lo is None else decimal_str(lo, 12, "down"),
+                  None if hi is None else decimal_str(hi, 12, "up"), status, reason,
+                  time.perf_counter() - t)
+
+
+def record(compute: str, cell: dict, lo, hi, status: str, reason: str, seconds: float) -> dict:
+    """A cell's record (its ends as decimal strings already rounded outward), digested."""
     rec = {"key": key(compute, cell), "compute": compute,
            "inputs": {k: text_of(v) for k, v in cell.items()},
-           f"{compute}_lower": None if lo is None else decimal_str(lo, 12, "down"),
-           f"{compute}_upper": None if hi is None else decimal_str(hi, 12, "up"),
+           f"{compute}_lower": lo, f"{compute}_upper": hi,
            "status": status, "reason": reason,
-           "seconds": round(time.perf_counter() - t, 3), "verifier": __version__}
+           "seconds": round(seconds, 3), "verifier": __version__}
     rec["digest"] = digest(rec)
     return rec

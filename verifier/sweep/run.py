@@ -76,6 +76,20 @@ def _write(out: str, rec: dict):
     write_atomic({os.path.join(_cells_dir(out), rec["key"] + ".json"): dumps(rec)})
 
 
+def _result(fut, compute: str, cell: dict) -> dict:
+    """The cell's record, or -- where its worker died (KilledWorker: Dask gave up after its
+    retries) or the task failed outside the engine -- a record of the failure with its reason
+    (status error: retried on the next run); the sweep goes on."""
+    from verifier.sweep.cells import record
+    try:
+        return fut.result()
+    except Exception as e:                 # noqa: BLE001 (recorded, never a lost sweep)
+        return record(compute, cell, None, None, "error",
+                      f"{e.__class__.__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+                      " (the worker running it died or the task failed; retried on the next "
+                      "run)", 0.0)
+
+
 def _client(workers: int | None, scheduler: str | None, memory: int):
     import logging
     from dask.distributed import Client, LocalCluster
@@ -155,11 +169,11 @@ def run(spec: Spec, out: str, workers: int | None = None, scheduler: str | None 
             # the costliest cells first (longest processing time first: the last cells to
             # finish are short ones, so the workers finish close together)
             order = sorted(todo, key=expected_cost, reverse=True)
-            futures = [client.submit(compute_cell, spec.compute, c, cell_limit(per_worker),
-                                     pure=False, retries=2, priority=len(order) - i)
-                       for i, c in enumerate(order)]
-            for fut in as_completed(futures):
-                rec = fut.result()
+            futures = {client.submit(compute_cell, spec.compute, c, cell_limit(per_worker),
+                                     pure=False, retries=2, priority=len(order) - i): c
+                       for i, c in enumerate(order)}
+            for fut in as_completed(list(futures)):
+                rec = _result(fut, spec.compute, futures[fut])
                 _write(out, rec)
                 done[rec["key"]] = rec
                 computed += 1

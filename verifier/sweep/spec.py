@@ -207,9 +207,11 @@ def _check_ranges(spec: Spec):
             E = cell.get("epochs", 1)
             sigma = cell.get("sigma")
             if spec.compute == "exact_tv":
-                if not TV_SIGMA[0] <= sigma <= TV_SIGMA[1] or cell["steps"] < 2:
+                from verifier.core.arith import MAX_EXACT_EPOCHS
+                if not TV_SIGMA[0] <= sigma <= TV_SIGMA[1] or cell["steps"] < 2 \
+                        or E > MAX_EXACT_EPOCHS:
                     raise InputError("outside the exact-TV bracket's range (sigma in "
-                                     "[0.1, 1000], M >= 2)")
+                                     f"[0.1, 1000], M >= 2, E <= {MAX_EXACT_EPOCHS})")
                 continue
             d = cell.get("delta")
             eps = cell.get("epsilon", cell.get("target_epsilon"))

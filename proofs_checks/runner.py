@@ -136,13 +136,9 @@ def to_html(results, timings: bool = False) -> str:
 
 
 def write(results, out_dir: str, timings: bool = False):
-    from verifier.report import html as H
-    from verifier.report.writer import dumps, write_atomic
+    from verifier.report.writer import dumps, write_reports
     j, m = os.path.join(out_dir, "proofs.json"), os.path.join(out_dir, "proofs.md")
     h = os.path.join(out_dir, "proofs.html")
-    files = {j: dumps(to_json(results, timings)), m: to_markdown(results, timings),
-             h: to_html(results, timings)}
-    files[os.path.join(out_dir, "index.html")] = H.index_page(
-        out_dir, {os.path.basename(f): t for f, t in files.items()})
-    write_atomic(files)
+    write_reports(out_dir, {j: dumps(to_json(results, timings)), m: to_markdown(results, timings),
+                            h: to_html(results, timings)})
     return j, m

@@ -1983,6 +1983,12 @@ MUTATIONS = [
              "a cell that failed is kept as failed on resume",
              lambda: _set("verifier.sweep.cells:RETRIED", ()),
              ("tests/test_sweep_cells.py::test_a_failed_cell_is_retried_unless_asked_not_to",)),
+    Mutation("report.files-renamed-one-by-one", "input",
+             "a certificate's or audit's files renamed into the folder one by one (a kill "
+             "between two renames leaves old and new files mixed)",
+             lambda: _set("verifier.report.folder:write_together",
+                          lambda out_dir, files: _get("verifier.report.folder:write_atomic")(files)),
+             ("tests/test_folder.py::test_an_interruption_at_any_step_leaves_the_old_folder_whole",)),
     Mutation("runs.parts-drop-the-second", "compose",
              "a run trained in parts (run + run) keeps the first part only",
              lambda: _set("verifier.core.run:Run.__add__", lambda self, other: self),

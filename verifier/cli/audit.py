@@ -1,6 +1,8 @@
 """verifier audit: judge every claim of claims files; write the reports."""
 from __future__ import annotations
 
+import os
+
 from verifier.core.arith import InputError
 from verifier.cli.common import EXIT_OK, print_json
 
@@ -8,7 +10,7 @@ from verifier.cli.common import EXIT_OK, print_json
 def cmd_audit(args) -> int:
     from verifier.claims import audit as A
     from verifier.claims import format as C
-    from verifier.report.writer import write_audit
+    from verifier.report.writer import audit_files, write_reports
     files = args.files or C.shipped_claims_files()
     loaded, partial, errors = [], [], []         # validate everything before writing
     for f in files:
@@ -37,11 +39,13 @@ def cmd_audit(args) -> int:
         raise InputErrors(errors)
     from verifier.core.progress import done
     done()
-    out = []
-    for cf, results, data in judged:
-        paths = write_audit(cf, results, args.out, args.max_prec, data)
+    out, files = [], {}
+    for cf, results, data in judged:           # every file's reports appear together
+        files.update(audit_files(cf, results, args.out, args.max_prec, data))
         status = max(status, A.exit_status(results))
+        paths = tuple(os.path.join(args.out, cf.name + ext) for ext in (".json", ".md"))
         out.append((cf, results, paths))
+    write_reports(args.out, files)
     if args.json:
         from verifier.report.writer import audit_json
         print_json({"reports": [audit_json(cf, r, args.max_prec) for cf, r, _ in out]})

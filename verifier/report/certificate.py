@@ -215,7 +215,8 @@ def certificate_html(c: Certificate, figs: dict) -> str:
 
 def write_certificate(c: Certificate, out_dir: str, feasibility: dict):
     from verifier.report import html as H
-    from verifier.report.writer import dumps, write_atomic
+    from verifier.report.folder import write_together
+    from verifier.report.writer import dumps
     j, m = os.path.join(out_dir, "certificate.json"), os.path.join(out_dir, "certificate.md")
     figs = certificate_figures(c, feasibility)
     files = {j: dumps(certificate_json(c)), m: certificate_markdown(c),
@@ -225,5 +226,5 @@ def write_certificate(c: Certificate, out_dir: str, feasibility: dict):
     if os.path.exists(os.path.join(out_dir, "index.html")):   # a reports directory: keep its index
         files[os.path.join(out_dir, "index.html")] = H.index_page(
             out_dir, {os.path.basename(f): t for f, t in files.items()})
-    write_atomic(files)
+    write_together(out_dir, files)                 # all visible together (report/folder.py)
     return j, m

@@ -10,45 +10,15 @@ import json
 from fractions import Fraction
 import re
 import os
-import tempfile
+import tempfile  # noqa: F401 (the fault tests patch the writer's modules)
 
 from verifier.core.provenance import versions
-from verifier.core.arith import InputError, frac_str
+from verifier.report.folder import write_atomic  # noqa: F401 (re-exported)
+from verifier.core.arith import frac_str
 from verifier.claims.audit import ClaimResult, describe_args, summary, summary_line, value_text
 from verifier.claims.format import ClaimsFile
 from verifier.bounds.theorem31 import RECONSTRUCTED_NOTE
 from verifier.report.sources import audit_title, source_citation, uses_reconstruction
-def write_atomic(files: dict[str, str]) -> None:
-    """Write {path: text} so that each path holds either its old or its new
-    content, never a part: temporary files in the same directory, fsync,
-    then rename.  Nothing is renamed unless every file was written."""
-    temps = []
-    try:
-        mask = os.umask(0)
-        os.umask(mask)
-        for path, text in files.items():
-            d = os.path.dirname(os.path.abspath(path))
-            os.makedirs(d, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, 0o666 & ~mask)
-        for tmp, path in temps:
-            os.replace(tmp, path)
-        temps = []
-    except OSError as e:
-        raise InputError(f"cannot write report {e.filename or ''}: {e.strerror or e}") from None
-    finally:
-        for tmp, _ in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
 def dumps(obj) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
 
@@ -372,9 +342,9 @@ def audit_html(cf: ClaimsFile, results, max_prec: int, figs: dict) -> str:
     return H.page(audit_title(cf), H.esc(summ), body)
 
 
-def write_audit(cf: ClaimsFile, results, out_dir: str, max_prec: int,
-                figure_data: dict | None = None) -> tuple[str, str]:
-    from verifier.report import html as H
+def audit_files(cf: ClaimsFile, results, out_dir: str, max_prec: int,
+                figure_data: dict | None = None) -> dict:
+    """{path: text} of one claims file's reports (JSON, Markdown, HTML, figures)."""
     jpath = os.path.join(out_dir, cf.name + ".json")
     mpath = os.path.join(out_dir, cf.name + ".md")
     hpath = os.path.join(out_dir, cf.name + ".html")
@@ -384,7 +354,22 @@ def write_audit(cf: ClaimsFile, results, out_dir: str, max_prec: int,
              hpath: audit_html(cf, results, max_prec, figs)}
     for name, (svg, _) in figs.items():
         files[os.path.join(out_dir, name)] = svg
+    return files
+
+
+def write_reports(out_dir: str, files: dict):
+    """Reports and the folder's index (every HTML report and figure in it) written to become
+    visible together (report/folder.py)."""
+    from verifier.report import html as H
+    from verifier.report.folder import write_together
+    files = dict(files)
     files[os.path.join(out_dir, "index.html")] = H.index_page(
         out_dir, {os.path.basename(f): t for f, t in files.items()})
-    write_atomic(files)
-    return jpath, mpath
+    write_together(out_dir, files)
+
+
+def write_audit(cf: ClaimsFile, results, out_dir: str, max_prec: int,
+                figure_data: dict | None = None) -> tuple[str, str]:
+    files = audit_files(cf, results, out_dir, max_prec, figure_data)
+    write_reports(out_dir, files)
+    return (os.path.join(out_dir, cf.name + ".json"), os.path.join(out_dir, cf.name + ".md"))

@@ -35,20 +35,20 @@ def _csv(spec: Spec, records) -> str:
     return buf.getvalue()
 
 
-def _parquet(spec: Spec, records, path: str) -> bool:
+def _parquet(spec: Spec, records) -> bytes | None:
+    """The table as Parquet bytes (None without pyarrow: the [sweep] extra brings it)."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:                      # the [sweep] extra brings it; CSV stands alone
-        return False
+    except ImportError:
+        return None
     cols = columns(spec)
     data = list(zip(*rows(spec, records))) or [[] for _ in cols]
     table = pa.table({c: [None if v is None else str(v) if c != "seconds" else float(v)
                           for v in col] for c, col in zip(cols, data)})
-    tmp = path + ".tmp"
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
-    return True
+    buf = pa.BufferOutputStream()
+    pq.write_table(table, buf)
+    return buf.getvalue().to_pybytes()
 
 
 def _planes(spec: Spec, records):
@@ -78,7 +78,15 @@ def _planes(spec: Spec, records):
 
 
 def _name(kind: str, fixed: dict) -> str:
-    return (kind + "".join(f"-{k}-{text(v)}" for k, v in fixed.items()) + ".svg").replace("/", "_")
+    """The figure's file name from its fixed axes' values; a name beyond 120 characters
+    (long values) is cut and ends in a hash of the whole (file names stay under the 255 bytes
+    file systems allow, and distinct)."""
+    import hashlib
+    name = (kind + "".join(f"-{k}-{text(v)}" for k, v in fixed.items())).replace("/", "_")
+    if len(name.encode()) > 120:
+        h = hashlib.sha256(name.encode()).hexdigest()[:16]
+        name = name.encode()[:100].decode("utf-8", "ignore") + "-" + h
+    return name + ".svg"
 
 
 def _title(spec: Spec, fixed: dict, vals) -> str:
@@ -170,10 +178,12 @@ def contours(spec: Spec, records) -> dict:
 def write_outputs(spec: Spec, records, out: str) -> tuple:
     """(the CSV path, the figure paths); the Parquet file beside the CSV when pyarrow is
     installed."""
-    from verifier.report.writer import write_atomic
+    from verifier.report.folder import write_together
     table = os.path.join(out, "table.csv")
     figs = {**heatmaps(spec, records), **contours(spec, records)}
-    write_atomic({table: _csv(spec, records),
-                  **{os.path.join(out, n): svg for n, svg in figs.items()}})
-    _parquet(spec, records, os.path.join(out, "table.parquet"))
+    files = {table: _csv(spec, records), **{os.path.join(out, n): svg for n, svg in figs.items()}}
+    pq = _parquet(spec, records)
+    if pq is not None:
+        files[os.path.join(out, "table.parquet")] = pq
+    write_together(out, files)                     # visible together (report/folder.py)
     return table, tuple(os.path.join(out, n) for n in figs)

@@ -429,7 +429,7 @@ def test_cli_delta_json_shape():
     (["epsilon", "--sigma", "1", "--steps", "0", "--delta", "1e-5"], "steps"),
     (["epsilon", "--sigma", "1", "--steps", "10", "--epochs", "2000", "--delta", "1e-5"], "2000"),
     (["epsilon", "--sigma", "nan", "--steps", "10", "--delta", "1e-5"], "sigma"),
-    (["delta", "--sigma", "1", "--steps", "10", "--epsilon", "-61"], "epsilon = 61"),
+    (["delta", "--sigma", "1", "--steps", "10", "--epsilon", "-61"], "epsilon = -61 is outside"),
     (["delta", "--sigma", "1", "--steps", "10", "--epsilon", "61"], "epsilon = 61"),
     (["delta", "--sigma", "1", "--steps", "2e7", "--epsilon", "1"], "steps"),
 ])

@@ -1993,6 +1993,18 @@ MUTATIONS = [
              "a run trained in parts (run + run) keeps the first part only",
              lambda: _set("verifier.core.run:Run.__add__", lambda self, other: self),
              ("tests/test_accountant.py::test_a_run_trained_in_parts_is_the_sum_of_its_accountants_runs",)),
+    Mutation("accountants.other-rate-accepted", "input",
+             "the random-allocation accountant reads a sample rate that is not its 1/M as "
+             "its own M (a run it cannot certify accounted silently)",
+             lambda: _set("verifier.accountants:RandomAllocationAccountant._M_from_rate",
+                          lambda self, rate: self.steps_per_epoch or round(1 / float(rate))),
+             ("tests/test_accountant.py::test_both_accountants_refuse_alike",)),
+    Mutation("arith.interval-printed-to-nearest", "spread",
+             "an interval printed with its ends rounded to nearest, not outward",
+             lambda: _set("verifier.core.arith:Interval.short",
+                          lambda self, digits=10: f"[{float(self.lower):.10g}, "
+                                                  f"{float(self.upper):.10g}]"),
+             ("tests/test_friction.py::test_an_interval_prints_its_ends_rounded_outward",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

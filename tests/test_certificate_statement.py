@@ -4,13 +4,12 @@ certified epsilon at the given delta (and how to make it the target)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from conftest import cli_process
 
 
 def _run(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "verifier", *args], capture_output=True,
-                          text=True, timeout=timeout)
+    return cli_process(*args, timeout=timeout)
 
 
 def test_tv_certificate_reports_the_runs_epsilon():

@@ -3,20 +3,18 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 import verifier.core.arith
+from conftest import cli_process
 from verifier.cli import main
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run(*args, cwd=None):
     """Run the CLI as users do (a new interpreter) and return (rc, out, err)."""
-    p = subprocess.run([sys.executable, "-m", "verifier", *args], capture_output=True, text=True,
-                       cwd=cwd, timeout=300)
+    p = cli_process(*args, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
 

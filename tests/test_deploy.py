@@ -10,7 +10,6 @@ import pytest
 import reference as R
 import verifier
 from verifier import deploy as Dp
-from verifier.cli import main
 T001 = Dp.Target.make(delta=F(1, 100))
 
 
@@ -117,10 +116,7 @@ def test_api_reads_floats_as_printed():
 
 
 # --------------------------------------------------------------------- CLI
-def run_main(capsys, *argv):
-    rc = main(list(argv))
-    out, err = capsys.readouterr()
-    return rc, out, err
+from conftest import cli_main as run_main  # noqa: E402 (the shared in-process runner)
 
 
 def test_certify_exit_codes_and_json(tmp_path, capsys):

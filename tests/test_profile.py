@@ -392,11 +392,7 @@ def test_union_charges_are_present():
 
 
 # ---------------------------------------------------------------- command line
-def _run(*args):
-    import subprocess
-    import sys
-    return subprocess.run([sys.executable, "-m", "verifier", *args], capture_output=True,
-                          text=True, timeout=300)
+from conftest import cli_process as _run  # noqa: E402 (the shared subprocess runner)
 
 
 def test_cli_epsilon_json_shape():

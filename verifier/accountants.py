@@ -21,63 +21,17 @@ the epochs are then a run (``run()``) composed exactly (docs/THEORY.md section 1
 """
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 from verifier.core.arith import InputError, parse_exact
 from verifier.core.run import steps_per_epoch_of  # noqa: F401 (the API and the tests read it here too)
+from verifier.accountant_inputs import (engine_delta, engine_run,  # noqa: F401 (re-exported)
+                                        engine_sigma, epsilon_upper_float, up_float)
 
 try:                                              # Opacus's interface, when it is installed
     from opacus.accountants import IAccountant as _Base   # type: ignore
 except Exception:                                 # noqa: BLE001 (no Opacus, or no torch)
     _Base = object
-
-
-def engine_delta(delta, name: str = "delta") -> Fraction:
-    """delta read by the float policy and checked against the (epsilon, delta) engine's
-    range [1e-12, 0.5] (before any shortcut answer, so a bad delta is never answered)."""
-    from verifier.bounds.profile import RANGE
-    d = parse_exact(delta, name)
-    RANGE.check(None, None, None, delta=d)
-    return d
-
-
-def engine_sigma(sigma: Fraction) -> Fraction | None:
-    """The sigma the float accountants' answers are computed at: None below the engine's
-    range (no guarantee: they answer inf, or delta 1), the engine's largest sigma above it
-    (a valid upper bound: epsilon and delta(eps) do not increase with sigma, the pair at a
-    larger sigma being a post-processing of the pair at a smaller one, docs/THEORY.md
-    section 9)."""
-    from verifier.bounds.profile import SIGMA_RANGE
-    return None if sigma < SIGMA_RANGE[0] else min(sigma, SIGMA_RANGE[1])
-
-
-def engine_run(run):
-    """``engine_sigma`` for every phase of a run (a ``verifier.Run``): None when a phase's
-    sigma is below the engine's range, the run with each sigma above it read at the largest
-    (an upper bound, as for one phase)."""
-    from verifier.core.run import Gaussian, Phase, Run
-    sig = [engine_sigma(p.noise_multiplier) for p in run.phases]
-    if any(s is None for s in sig):
-        return None
-    return Run(tuple(Phase(Gaussian(s), p.sampler, p.steps) for s, p in zip(sig, run.phases)))
-
-
-def epsilon_upper_float(sigma: Fraction, M: int, E: int, delta: Fraction) -> float:
-    """The certified upper end of epsilon(delta) as a float rounded up, at engine_sigma;
-    inf without a guarantee (sigma below the range, or no epsilon <= 60 certified)."""
-    from verifier.api.profile import epsilon
-    s = engine_sigma(sigma)
-    if s is None:
-        return math.inf
-    r = epsilon(s, M, E, delta=delta)
-    return math.inf if r.epsilon is None else up_float(r.epsilon.upper)
-
-
-def up_float(q: Fraction) -> float:
-    """The smallest float >= q (the certified upper end stays an upper end)."""
-    f = float(q)
-    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
 
 
 class UncertifiedSampler(InputError):
@@ -218,10 +172,16 @@ class RandomAllocationAccountant(_Base):
         sigma = parse_exact(noise_multiplier, "noise_multiplier")
         if sigma <= 0:
             raise InputError(f"noise_multiplier must be > 0, got {noise_multiplier}")
-        M = self._M_from_rate(sample_rate)
-        self.steps_per_epoch = M
+        q = parse_exact(sample_rate, "sample_rate")
+        if not 0 < q <= 1:
+            raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
         taken = len(self) - self._prior[0]        # steps of this run (epochs start afresh)
-        if self.history and self.history[-1][0] == noise_multiplier:
+        try:
+            M = self.steps_per_epoch = self._M_from_rate(sample_rate)
+        except InputError as e:                   # not 1/M, or another M: refused at
+            M = self.steps_per_epoch or 1         # get_epsilon as every uncertified run is
+            self._within = self._within or f"step {taken + 1}: {e}"
+        if self.history and self.history[-1][:2] == (noise_multiplier, sample_rate):
             nm, sr, n = self.history[-1]
             self.history[-1] = (nm, sr, n + 1)
         else:
@@ -240,7 +200,9 @@ class RandomAllocationAccountant(_Base):
         """Epochs of the guarantee: those begun by the steps (a partial last epoch counts as
         a whole one), or the allocations the bound sampler drew if more (an epoch left early
         and begun again is a new allocation); plus a resumed run's epochs (its state's)."""
-        M = self.steps_per_epoch or (self._M_from_rate(self.history[0][1]) if self.history else 1)
+        M = self.steps_per_epoch or 1
+        if self.steps_per_epoch is None and self.history and not self._within:
+            M = self._M_from_rate(self.history[0][1])
         begun = -(-(len(self) - self._prior[0]) // M)
         now = max(begun, self.sampler.epochs_drawn) if self.sampler is not None else begun
         return self._prior[1] + now

@@ -168,7 +168,7 @@ def exact_tv(sigma, steps, epochs=1):
     from verifier.bounds.exact_tv import bracket as X
     from verifier.core.arith import MAX_EXACT_EPOCHS, parse_epochs, parse_steps
     s, _ = _exact_args(sigma)
-    return X.exact_tv(s, parse_steps(steps), parse_epochs(epochs, MAX_EXACT_EPOCHS))
+    return X.exact_tv(s, parse_steps(steps, minimum=2), parse_epochs(epochs, MAX_EXACT_EPOCHS))
 
 
 @steps_per_epoch_keyword

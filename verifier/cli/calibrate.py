@@ -6,7 +6,7 @@ from fractions import Fraction
 from verifier.bounds.exact_tv import EXACT_TV
 from verifier.core.arith import pct
 from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, deploy_inputs,
-                                 print_json)
+                                 print_json, run_shape)
 
 
 def _calibrate_poisson(args) -> int:
@@ -206,6 +206,23 @@ def _steps_or_samples(inp, names, args, out, lines):
     return found, inconclusive
 
 
+def _fixed_words(fixed: dict) -> str:
+    """The fixed parameters in the header's words: M, E and T named as every header names
+    them (steps per epoch, epochs, steps in all)."""
+    from verifier.core.arith import frac_str
+    M, E = fixed.get("steps"), fixed.get("epochs")
+    words = []
+    if M is not None and E is not None:
+        words.append(run_shape(M, E))
+    elif M is not None:
+        words.append(f"M = {M} steps per epoch")
+    elif E is not None:
+        words.append(f"E = {E} epoch{'s' if E != 1 else ''}")
+    words += [f"{k} = {frac_str(v) if not isinstance(v, int) else v}"
+              for k, v in fixed.items() if k not in ("steps", "epochs")]
+    return ", ".join(words)
+
+
 def _calibrate_eps(args) -> int:
     """calibrate sigma | steps | epochs --target-epsilon EPS --delta D (verifier.deploy.epsilon)."""
     from verifier.core.arith import InputError, frac_str
@@ -229,7 +246,7 @@ def _calibrate_eps(args) -> int:
     if args.json:
         print_json(r.to_json())
         return status
-    fx = ", ".join(f"{k} = {frac_str(v) if not isinstance(v, int) else v}" for k, v in r.fixed.items())
+    fx = _fixed_words(r.fixed)
     print(f"calibrate {args.what}: target (epsilon, delta) = ({frac_str(eps)}, {frac_str(d)}); {fx}")
     print(f"  {r.status}: {args.what} = "
           + ("none certified" if r.value is None else

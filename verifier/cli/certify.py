@@ -73,5 +73,5 @@ def cmd_certify(args) -> int:
               "the target)")
     print(f"status: {c.status_line}")
     if paths:
-        print(f"  wrote {paths[0]} and {paths[1]}")
+        print(f"  wrote {len(paths)} files: " + ", ".join(paths))
     return status

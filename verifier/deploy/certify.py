@@ -102,9 +102,12 @@ class Certificate:
                   for k, v in self.inputs.items()}
         target = {"kind": self.target.kind, "value": frac_str(self.target.value),
                   "delta_epochs_at_most": frac_str(self.target.delta)}
-        if self.privacy is not None:       # every target the certificate is about
-            target["epsilon"] = frac_str(self.privacy.epsilon)
-            target["delta"] = frac_str(self.privacy.delta)
+        if self.privacy is not None:       # the (epsilon, delta) target; delta_E the TV rows'
+            target = {"kind": "epsilon-delta", "epsilon": frac_str(self.privacy.epsilon),
+                      "delta": frac_str(self.privacy.delta),
+                      "delta_epochs_at_most": frac_str(self.target.delta),
+                      "tv_rows": "a TV bound meets the target when delta_E <= delta "
+                                 "((0, delta_E)-DP, every epsilon at once)"}
         out = {
             "certificate": self.certificate,
             "inputs": inputs,

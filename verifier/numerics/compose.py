@@ -71,7 +71,7 @@ class ComposedProfile:
 
     def __init__(self, laws, E: int, prec: int, floor: float, eps_cap: float = 16,
                  symmetric: bool = False, add_upper=None, scan_tests: bool = False,
-                 phases: list | None = None):
+                 phases: list | None = None, unit: str = "epochs"):
         # phases: a run of different steps, [(StepLaws, count), ...] on one lattice (the same
         # eta and eta_l; docs/THEORY.md section 15); ``laws`` and ``E`` are then the first
         # phase's laws and the count of all steps.  One phase is the E-fold composition.
@@ -101,7 +101,8 @@ class ComposedProfile:
 
             def compose(a, b, what):
                 if one:
-                    return compose_laws([getattr(laws, a), getattr(laws, b)], E, what, target)
+                    return compose_laws([getattr(laws, a), getattr(laws, b)], E, what, target,
+                                        unit)
                 return compose_phases([([getattr(lw, a), getattr(lw, b)], n)
                                        for lw, n in phases], what, target)
 

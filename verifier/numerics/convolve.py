@@ -75,23 +75,24 @@ def window_plan(sub, E: int, what: str, target: float):
     return N, None, best, centre
 
 
-def compose_laws(subs: list, E: int, what: str, target: float):
+def compose_laws(subs: list, E: int, what: str, target: float, unit: str = "epochs"):
     """The E-fold sums of one or two grid variables (sub-probabilities ``subs``, index ->
     ball), both by one complex DFT of x1 + i x2 and one inverse: for each, (start, masses on
     [start, start + N), P_out) where the masses are those of the sum reduced mod N (aliasing
     only adds: each is >= the true mass at its index, and the excess in all is at most the
     true mass outside the window) and P_out >= the mass outside the window, a Chernoff bound
     of each side in Arb (0 when the window holds the whole support)."""
-    return compose_phases([(subs, E)], what, target)
+    return compose_phases([(subs, E)], what, target, unit)
 
 
-def compose_phases(phases: list, what: str, target: float):
+def compose_phases(phases: list, what: str, target: float, unit: str = "steps"):
     """compose_laws for a run of different steps (docs/THEORY.md section 15): ``phases`` a
     list of (subs, n), subs one or two grid variables of one step (index -> ball), n the
     count of such steps; for each variable the law of the sum over all n_1 + n_2 + ... steps
     (independent), as (start, masses, P_out) like compose_laws.  The transform of the sum is
     the product of the phases' transforms, each raised to its own count: one forward DFT per
-    phase (its two variables packed), one inverse in all."""
+    phase (its two variables packed), one inverse in all.  ``unit``: what one count is
+    ("epochs" of random allocation, "steps" of Poisson), for the memory messages."""
     nvar = len(phases[0][0])
     if any(len(subs) != nvar for subs, _ in phases):
         raise ValueError("compose_phases: every phase needs the same variables")
@@ -100,9 +101,10 @@ def compose_phases(phases: list, what: str, target: float):
              for parts in per_var]
     N = max(p[0] for p in plans)
     total = sum(n for _, n in phases)
-    count = (f"E = {total} epochs" if len(phases) == 1
+    count = (f"{'E' if unit == 'epochs' else 'T'} = {total} {unit}" if len(phases) == 1
              else f"{total} steps of {len(phases)} kinds")
-    reserve(N, "compose", f"the {what} composition of {count}")
+    reserve(N, "compose", f"the {what} composition of {count}",
+            less="fewer steps per epoch" if unit == "epochs" else "fewer steps")
     off = 0                            # y[i] holds the sums' index off + i (mod N)
     Y = None
     for subs, n in phases:

@@ -153,10 +153,10 @@ def on_warning(notify):
 
 
 def reserve(points: int, engine: str, what: str, prec: int | None = None,
-            of: str = "a DFT") -> int:
+            of: str = "a DFT", less: str = "fewer steps per epoch") -> int:
     """Announce or refuse the allocation of ``engine``'s longest DFT (``points`` long) for
-    ``what`` (a few words naming the run; ``of``: what the points are); returns the estimate
-    in bytes."""
+    ``what`` (a few words naming the run; ``of``: what the points are; ``less``: the smaller
+    question in the sampler's own words); returns the estimate in bytes."""
     if prec is None:
         from flint import ctx
         prec = ctx.prec
@@ -167,8 +167,7 @@ def reserve(points: int, engine: str, what: str, prec: int | None = None,
         raise MemoryLimitError(
             f"{what} would need up to about {size_str(need)} of memory ({of} of {points} points at "
             f"{prec} bits), more than the limit {size_str(cap)}; set {ENV} higher on a larger "
-            f"machine, or ask for less (a larger delta, fewer steps per epoch, a wider "
-            f"--rel-width)")
+            f"machine, or ask for less (a larger delta, {less}, a wider --rel-width)")
     if need > WARN_BYTES and (what, points) not in _HOOK["said"]:
         _HOOK["said"].add((what, points))
         msg = (f"{what} will need up to about {size_str(need)} of memory ({of} of {points} "

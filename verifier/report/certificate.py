@@ -14,6 +14,12 @@ def _fs(q) -> str:
     return frac_str(q)
 
 
+TV_ROWS_NOTE = ("Why a TV row may fail under a certified (epsilon, delta): a TV bound certifies "
+                "(0, delta_E)-DP, every epsilon at once, a stronger guarantee, so it meets the "
+                "target only when delta_E <= delta; the target itself is decided by the exact "
+                "privacy profile's row.")
+
+
 def certificate_json(c: Certificate) -> dict:
     """The certificate's JSON file: the result's own JSON (Certificate.to_json)."""
     return c.to_json()
@@ -88,6 +94,8 @@ def certificate_markdown(c: Certificate) -> str:
         lines.append(f"| the exact privacy profile | delta({_fs(pv.epsilon)}) in "
                      f"{_iv(pv.delta_at_eps)} | {_iv(pv.accuracy)} | none needed | "
                      f"{pv.verdict.value} | **{pv.verdict.value}** |")
+    if c.privacy is not None:
+        lines += ["", TV_ROWS_NOTE]
     if c.comparisons:
         lines += ["", "## Gaussian-DP comparison (asymptotic, not a certified bound)", "",
                   f"- Poisson subsampling at rate 1/M: mu_P = {_iv(c.comparisons['mu_poisson'])}, "
@@ -182,7 +190,9 @@ def certificate_html(c: Certificate, figs: dict) -> str:
                      "of the amplification by random allocation.</p>"]
     body = priv + ['<h2>Verdicts</h2><div id="verdicts">',
             H.table(["bound", "delta_E (certified)", "attack accuracy <=", "hypotheses",
-                     "meets target", "verdict"], rows, raw_cols=(0, 1, 2, 3, 4, 5)), "</div>",
+                     "meets target", "verdict"], rows, raw_cols=(0, 1, 2, 3, 4, 5)),
+            f'<p class="note">{H.esc(TV_ROWS_NOTE)}</p>' if c.privacy is not None else "",
+            "</div>",
             "<h2>Inputs</h2>", H.table(["input", "value"], [
                 ("noise multiplier sigma", _fs(c.sigma)), ("clipping norm C", _fs(c.clip)),
                 ("steps per epoch M", c.steps), ("epochs E", c.epochs),
@@ -213,7 +223,8 @@ def certificate_html(c: Certificate, figs: dict) -> str:
     return H.page("Privacy certificate: DP-SGD with random allocation", H.esc(summ), body)
 
 
-def write_certificate(c: Certificate, out_dir: str, feasibility: dict):
+def write_certificate(c: Certificate, out_dir: str, feasibility: dict) -> tuple:
+    """Write the certificate's files into ``out_dir`` together; the paths of all of them."""
     from verifier.report import html as H
     from verifier.report.folder import write_together
     from verifier.report.writer import dumps
@@ -227,4 +238,4 @@ def write_certificate(c: Certificate, out_dir: str, feasibility: dict):
         files[os.path.join(out_dir, "index.html")] = H.index_page(
             out_dir, {os.path.basename(f): t for f, t in files.items()})
     write_together(out_dir, files)                 # all visible together (report/folder.py)
-    return j, m
+    return tuple(files)                            # every file written: json, md, html, ...

@@ -105,7 +105,8 @@ def engine(sigma: Fraction, q: Fraction, T: int, floor: float, eps_cap: float,
     def make():
         prec = precision(T, floor, eta, eps_cap)
         laws = step_laws(sigma, q, T, floor, eta, prec)
-        return ComposedProfile(laws, T, prec, floor, eps_cap, symmetric=q == 1, scan_tests=True)
+        return ComposedProfile(laws, T, prec, floor, eps_cap, symmetric=q == 1, scan_tests=True,
+                               unit="steps")
     return _CACHE.get(key, make)
 
 

@@ -82,7 +82,7 @@ def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
         report(f"the run at lattice step {float(eta):.3g}: composing {T} steps")
         return ComposedProfile(laws[0][0], T, prec, floor, eps_cap,
                                symmetric=all(q == 1 for _, q, _ in steps), scan_tests=True,
-                               phases=laws)
+                               phases=laws, unit="steps")
     return _CACHE.get(key, make)
 
 

@@ -1,0 +1,115 @@
+"""A newcomer's first hour (issue 47): what the CLI, the API and the files say is what was
+computed, in the words of the sampler that ran; every reproduction of the issue's list that
+this suite can run."""
+from __future__ import annotations
+
+import json
+import os
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import verifier
+from verifier.core.arith import Interval
+
+
+# ---- results print as numbers, rounded outward
+
+@given(a=st.fractions(min_value=-10 ** 6, max_value=10 ** 6),
+       w=st.fractions(min_value=0, max_value=10))
+def test_an_interval_prints_its_ends_rounded_outward(a, w):
+    iv = Interval(a, a + w)
+    text = repr(iv)
+    assert text.startswith("Interval[") and str(iv) == iv.short(10)
+    if w == 0:
+        return
+    lo, hi = (Fraction(Decimal(x)) for x in text[len("Interval["):-1].split(", "))
+    assert lo <= iv.lower and iv.upper <= hi                  # the printed ball contains it
+
+
+def test_a_result_prints_readably():
+    r = verifier.exact_tv("1", 2)
+    assert "Fraction(" not in repr(r.tv) and "Interval[0.29774" in repr(r)
+
+
+# ---- the docs' promises: exact_tv at M = 2, --digits to E = 1e6
+
+def test_exact_tv_takes_m_2_in_the_api_as_in_the_cli(cli):
+    r = verifier.exact_tv("1", 2)
+    rc, out, _ = cli("exact", "--sigma", "1", "--steps-per-epoch", "2", "--json")
+    assert rc == 0 and json.loads(out)["tv"] == r.tv.to_json()
+    with pytest.raises(verifier.InputError, match="steps must be >= 2"):
+        verifier.exact_tv("1", 1)
+
+
+def _gaussian_epsilon(mu, delta):
+    """epsilon(delta) of the Gaussian pair N(0,1) vs N(mu,1) (Balle & Wang 2018, Theorem 8),
+    bisected in mpmath at 60 digits to far below 30 digits: an independent reference."""
+    with mp.workdps(60):
+        mu, delta = mp.mpf(mu), mp.mpf(delta)
+
+        def d(e):
+            return mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2) - delta
+        a, b = mu ** 2 / 2, mu ** 2 / 2 + 10 * mu             # d(a) > 0 > d(b): bisect
+        assert d(a) > 0 > d(b)
+        for _ in range(240):
+            a, b = ((a + b) / 2, b) if d((a + b) / 2) > 0 else (a, (a + b) / 2)
+        return (a + b) / 2
+
+
+def test_digits_reach_a_million_epochs_at_one_step_per_epoch(cli):
+    rc, out, _ = cli("epsilon", "--sigma", "1", "--steps-per-epoch", "1", "--epochs", "1000000",
+                     "--delta", "1e-5", "--digits", "30", "--json")
+    assert rc == 0, out
+    j = json.loads(out)
+    ref = _gaussian_epsilon(1000, "1e-5")
+    with mp.workdps(60):
+        lo, hi = (mp.mpf(j["epsilon"][k]) for k in ("lower", "upper"))
+        assert lo <= ref <= hi and (hi - lo) / ref < mp.mpf("1e-29"), (lo, ref, hi)
+    rc, _, err = cli("epsilon", "--sigma", "1", "--steps-per-epoch", "3", "--epochs", "1000000",
+                     "--delta", "1e-5", "--digits", "30")
+    assert rc == 2 and "epochs must be at most 1000" in err     # the lattice's own range
+
+
+# ---- headers, files and refusals in the sampler's words
+
+def test_calibrate_names_m_e_and_t(cli):
+    rc, out, _ = cli("calibrate", "steps", "--epochs", "3", "--sigma", "1.2",
+                     "--target-epsilon", "2", "--delta", "1e-5")
+    assert rc == 0 and "E = 3 epochs, sigma = 1.2" in out.splitlines()[0]
+    rc, out, _ = cli("calibrate", "epochs", "--steps-per-epoch", "20", "--sigma", "1.2",
+                     "--target-epsilon", "2", "--delta", "1e-5")
+    assert rc == 0 and "M = 20 steps per epoch" in out.splitlines()[0]
+
+
+def test_certify_names_every_file_it_wrote_and_its_target(cli, tmp_path):
+    out_dir = tmp_path / "cert"
+    rc, out, _ = cli("certify", "--sigma", "1.1", "--steps-per-epoch", "20", "--epochs", "3",
+                     "--target-epsilon", "2", "--delta", "1e-5", "--out", out_dir)
+    assert rc == 0
+    wrote = out.strip().splitlines()[-1]
+    names = sorted(os.listdir(out_dir))
+    assert len(names) >= 5 and wrote.startswith(f"  wrote {len(names)} files: ")
+    assert all(str(out_dir / n) in wrote for n in names), (wrote, names)
+    j = json.loads((out_dir / "certificate.json").read_text())
+    assert j["target"]["kind"] == "epsilon-delta" and j["target"]["epsilon"] == "2"
+    assert "Why a TV row may fail" in (out_dir / "certificate.md").read_text()
+    assert "Why a TV row may fail" in (out_dir / "certificate.html").read_text()
+
+
+@pytest.mark.parametrize("argv, words, not_words", [
+    (["--sampling", "poisson", "--sample-rate", "0.01", "--total-steps", "100000"],
+     ("T = 100000 steps", "fewer steps,"), ("epochs", "per epoch")),
+    (["--steps-per-epoch", "1000", "--epochs", "100"],
+     ("M = 1000", "fewer steps per epoch"), ()),
+])
+def test_a_memory_refusal_speaks_the_sampler_s_words(cli, monkeypatch, argv, words, not_words):
+    from verifier.numerics import memory
+    monkeypatch.setattr(memory, "limit", lambda: 1)         # every allocation beyond it
+    rc, _, err = cli("epsilon", "--sigma", "1", *argv, "--delta", "1e-5")
+    assert rc == 2 and err.count("\n") == 1, err
+    assert all(w in err for w in words) and not any(w in err for w in not_words), err

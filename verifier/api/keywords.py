@@ -53,3 +53,15 @@ def steps_per_epoch_keyword(f):
                           "all); steps= is deprecated", DeprecationWarning, stacklevel=2)
         return f(*args, **kwargs)
     return call
+
+
+def progress_keyword(f):
+    """``progress=callback`` on a long call: ``callback(stage, done, total)`` at every stage
+    of the work (which sigma a search tries, which order, which lattice), whether or not
+    stderr is a terminal (core.progress.listening); None or absent: nothing."""
+    @functools.wraps(f)
+    def call(*args, progress=None, **kwargs):
+        from verifier.core.progress import listening
+        with listening(progress):
+            return f(*args, **kwargs)
+    return call

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.api.keywords import keywords_after, steps_per_epoch_keyword
+from verifier.api.keywords import keywords_after, progress_keyword, steps_per_epoch_keyword
 from verifier.core.arith import InputError, Interval, frac_str, parse_exact
 
 
@@ -40,6 +40,7 @@ def _run_only(name: str, steps, epochs):
                          "them in its phases")
 
 
+@progress_keyword
 @steps_per_epoch_keyword
 @keywords_after(3, "delta")
 def epsilon(sigma, steps=None, epochs=1, *, delta=None, rel_width=None):
@@ -70,6 +71,7 @@ def epsilon(sigma, steps=None, epochs=1, *, delta=None, rel_width=None):
     return epsilon_bracket(s, m, e, _parse_delta(delta), check_rel_width(rel_width))
 
 
+@progress_keyword
 @steps_per_epoch_keyword
 @keywords_after(3, "epsilon")
 def delta(sigma, steps=None, epochs=1, *, epsilon=None, rel_width=None):
@@ -92,6 +94,7 @@ def delta(sigma, steps=None, epochs=1, *, epsilon=None, rel_width=None):
                          rel_width=check_rel_width(rel_width))
 
 
+@progress_keyword
 def calibrate_run(run, *, target_epsilon=None, target_delta=None, resolution="0.01",
                   phase=None):
     """The smallest common scale c (on a grid of ``resolution``) of every phase's noise
@@ -189,6 +192,7 @@ def _steps_per_epoch(sample_rate, steps_per_epoch) -> int:
     return parse_steps(m, name="steps_per_epoch", minimum=1)
 
 
+@progress_keyword
 def get_noise_multiplier(target_epsilon=None, target_delta=None, sample_rate=None,
                          epochs=None, steps=None, accountant="random_allocation",
                          epsilon_tolerance=0.01, *, steps_per_epoch=None,
@@ -283,6 +287,7 @@ def parse_poisson(sigma, sample_rate, steps) -> tuple:
     return parse_sigma(sigma), q, int(t)
 
 
+@progress_keyword
 @keywords_after(3, "delta", "rel_width")
 def poisson_epsilon(sigma, sample_rate, steps, *, delta=None, rel_width=None):
     """Certified bracket of epsilon(delta) of DP-SGD with Poisson subsampling: ``steps``
@@ -304,6 +309,7 @@ def poisson_epsilon(sigma, sample_rate, steps, *, delta=None, rel_width=None):
     return epsilon_bracket(s, q, t, _parse_delta(delta), check_rel_width(rel_width))
 
 
+@progress_keyword
 @keywords_after(3, "epsilon", "rel_width")
 def poisson_delta(sigma, sample_rate, steps, *, epsilon=None, rel_width=None):
     """Certified bracket of delta(epsilon) of T Poisson-subsampled steps (a
@@ -357,6 +363,7 @@ class SamplerComparison:
         return out
 
 
+@progress_keyword
 @keywords_after(3, "delta", "target_epsilon", "epsilon_tolerance")
 def compare_samplers(sigma, steps_per_epoch, epochs=1, *, delta=None, target_epsilon=None,
                      epsilon_tolerance="0.01") -> SamplerComparison:

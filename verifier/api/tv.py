@@ -4,7 +4,8 @@
 decimals they print as (``1.1`` is 11/10); arguments after (sigma, steps, epochs) by keyword."""
 from __future__ import annotations
 
-from verifier.api.keywords import keywords_after, steps_per_epoch_keyword
+from verifier.api.keywords import (keywords_after, progress_keyword,
+                                   steps_per_epoch_keyword)
 
 
 def _max_prec(max_prec) -> int:
@@ -156,6 +157,7 @@ def calibrate_sigma(steps, *, epochs=1, delta=None, target_accuracy=None, bound=
     return Dp.combine("sigma", res)
 
 
+@progress_keyword
 @steps_per_epoch_keyword
 def exact_tv(sigma, steps, epochs=1):
     """Rigorous bracket of the exact total variation (and attack accuracy 1/2 + TV/2).

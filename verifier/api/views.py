@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.api.keywords import keywords_after, steps_per_epoch_keyword
+from verifier.api.keywords import (keywords_after, progress_keyword,
+                                   steps_per_epoch_keyword)
 from verifier.core.arith import InputError, parse_exact
 
 
@@ -39,6 +40,7 @@ def parse_orders(orders=None, alpha_max=None):
     return out
 
 
+@progress_keyword
 @steps_per_epoch_keyword
 @keywords_after(3, "orders", "alpha_max", "delta", "rel_width")
 def rdp(sigma, steps=None, epochs=1, *, orders=None, alpha_max=None, delta=None,
@@ -98,6 +100,7 @@ def _refined(build, rel_width, brackets):
     return curve
 
 
+@progress_keyword
 @steps_per_epoch_keyword
 @keywords_after(3, "points", "at", "rel_width")
 def tradeoff(sigma, steps, epochs=1, *, points=21, at=None, rel_width=None):
@@ -126,6 +129,7 @@ def tradeoff(sigma, steps, epochs=1, *, points=21, at=None, rel_width=None):
                                           for iv in (p.f, p.reverse)])
 
 
+@progress_keyword
 @keywords_after(3, "orders", "alpha_max")
 def poisson_rdp(sigma, sample_rate, steps, *, orders=None, alpha_max=None):
     """Certified Rényi divergences of both directions of T = ``steps`` Poisson-subsampled

@@ -4,10 +4,12 @@ and --json output stay clean).  A stage is "what, how far": ``report("auditing 2
 12, 57)``.  ``quiet()`` turns it off for the rest of the process (--json)."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
 _STATE = {"on": None, "shown": False, "last": 0.0}
+_LISTENERS: list = []          # callbacks (stage, done, total) of the API's progress=
 
 
 def _enabled() -> bool:
@@ -24,8 +26,30 @@ def quiet():
     _STATE["on"] = False
 
 
+@contextlib.contextmanager
+def listening(callback):
+    """Within the block, ``callback(stage, done, total)`` is called at every stage of the
+    work (the API's ``progress=`` argument; None: nothing), whether or not stderr is a
+    terminal.  A callback that raises stops the work (its exception propagates)."""
+    if callback is None:
+        yield
+        return
+    if not callable(callback):
+        from verifier.core.arith import InputError
+        raise InputError(f"progress must be a callable (stage, done, total), got "
+                         f"{type(callback).__name__}")
+    _LISTENERS.append(callback)
+    try:
+        yield
+    finally:
+        _LISTENERS.remove(callback)
+
+
 def report(stage: str, done: int | None = None, total: int | None = None):
-    """Show ``stage`` (and done/total) on stderr's last line, at most every 0.1 s."""
+    """Show ``stage`` (and done/total) on stderr's last line, at most every 0.1 s; and tell
+    every listener (``listening``)."""
+    for callback in tuple(_LISTENERS):
+        callback(stage, done, total)
     if not _enabled():
         return
     now = time.monotonic()

@@ -71,13 +71,17 @@ class EpsCalibration:
         return out
 
 
-def _pred(make):
-    """A calibrate predicate from parameters(n) -> (sigma, M, E, budget)."""
+def _pred(make, what: str = "sigma"):
+    """A calibrate predicate from parameters(n) -> (sigma, M, E, budget); each call reported
+    as progress ("trying ``what`` = ...")."""
     from verifier.bounds import profile as PR
+    from verifier.core.progress import report
 
     def pred(n):
         try:
             s, m, e, be, eps, d = make(n)
+            report(f"calibrate {what}: trying {what} = "
+                   f"{frac_str(s) if what == 'sigma' else m if what == 'steps' else e}")
             v, iv = PR.meets(s, m, e, eps, d, be)     # looked up per call
         except InputError:
             return Tri.UNDECIDED, None
@@ -163,6 +167,7 @@ def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
     Random allocation of M steps per epoch over E epochs, or with ``poisson`` = (q, T)
     Poisson subsampling at rate q for T steps in all (bounds.poisson; M, E unused)."""
     from verifier.bounds import profile as PR
+    from verifier.core.progress import report
     lo_edge, hi_edge = PR.SIGMA_RANGE
     fixed, g, engine_meets = engine_for(eps, delta, M, E, poisson)
     count = 0
@@ -170,6 +175,9 @@ def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
     def meets(s, e):
         nonlocal count
         count += 1
+        report(f"get_noise_multiplier: trying sigma = {frac_str(s)} at epsilon {frac_str(e)} "
+               f"(evaluation {count}, "
+               f"at most {max_evaluations})")
         try:
             return engine_meets(s, e)
         except InputError:
@@ -285,7 +293,7 @@ def calibrate_epochs_eps(eps: Fraction, delta: Fraction, sigma: Fraction, M: int
     from verifier.bounds.profile import check_range
     check_range(sigma, M, 1, delta=delta, eps=eps)
     fixed = {"sigma": sigma, "steps": M}
-    base = _pred(lambda n: (sigma, M, n, max_epochs, eps, delta))
+    base = _pred(lambda n: (sigma, M, n, max_epochs, eps, delta), "epochs")
 
     def fails(n):        # HOLDS when E = n certifiably fails the target
         v, iv = base(n)
@@ -318,7 +326,7 @@ def calibrate_steps_eps(eps: Fraction, delta: Fraction, sigma: Fraction, E: int)
     from verifier.bounds.profile import MAX_STEPS, check_range
     check_range(sigma, 1, E, delta=delta, eps=eps)
     fixed = {"sigma": sigma, "epochs": E}
-    pred = _pred(lambda n: (sigma, n, E, None, eps, delta))
+    pred = _pred(lambda n: (sigma, n, E, None, eps, delta), "steps")
     s = calibrate(pred, 16, 1, budget=ENGINE_BUDGET, ceiling=MAX_STEPS)
     if s.status == "undecided":
         return EpsCalibration("steps", "inconclusive", None, eps, delta, fixed,

@@ -192,8 +192,11 @@ def one_epoch(sigma: Fraction, M: int, orders, grid: ProfileGrid | None, moments
     with ctx.workprec(PREC):
         u = 1 / to_arb(sigma) ** 2
         phi = [m.log() for m in moments]                       # log E[W^n]
+    from verifier.core.progress import report
     out = []
-    for a in orders:
+    for i, a in enumerate(orders):
+        report(f"Rényi divergences at sigma = {decimal_str(sigma, 8)}, M = {M}: order "
+               f"{decimal_str(a, 8)}", i, len(orders))
         methods = []
         with ctx.workprec(PREC):
             au = to_arb(a)

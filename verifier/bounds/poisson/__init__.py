@@ -103,8 +103,11 @@ def engine(sigma: Fraction, q: Fraction, T: int, floor: float, eps_cap: float,
     key = (sigma, q, T, floor, eps_cap, eta)
 
     def make():
+        from verifier.core.progress import report
         prec = precision(T, floor, eta, eps_cap)
+        report(f"Poisson, T = {T} steps: one step's laws at lattice step {float(eta):.3g}")
         laws = step_laws(sigma, q, T, floor, eta, prec)
+        report(f"Poisson, T = {T} steps: composing {laws.info['points']} points per step")
         return ComposedProfile(laws, T, prec, floor, eps_cap, symmetric=q == 1, scan_tests=True,
                                unit="steps")
     return _CACHE.get(key, make)

@@ -2005,6 +2005,12 @@ MUTATIONS = [
                           lambda self, digits=10: f"[{float(self.lower):.10g}, "
                                                   f"{float(self.upper):.10g}]"),
              ("tests/test_friction.py::test_an_interval_prints_its_ends_rounded_outward",)),
+    Mutation("renyi.float-accountant-orders-unsearched", "search",
+             "the (epsilon, delta) conversions of the Rényi views search the verifier's 23 "
+             "default orders only, not Opacus's and dp_accounting's default lists",
+             lambda: _set("verifier.views.renyi:CONVERSION_ORDERS",
+                          _get("verifier.views.renyi:DEFAULT_ORDERS")),
+             ("tests/test_friction.py::test_no_float_accountant_converts_the_same_divergences_to_less",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -113,3 +113,37 @@ def test_a_memory_refusal_speaks_the_sampler_s_words(cli, monkeypatch, argv, wor
     rc, _, err = cli("epsilon", "--sigma", "1", *argv, "--delta", "1e-5")
     assert rc == 2 and err.count("\n") == 1, err
     assert all(w in err for w in words) and not any(w in err for w in not_words), err
+
+
+# ---- Rényi conversions at least as good as the float accountants' from the same divergences
+
+def _float_accountant_best(curve, delta):
+    """min over Opacus's and dp_accounting's default orders of their conversion (Balle et
+    al. 2020, Theorem 21: D_a + log((a-1)/a) - (log delta + log a)/(a-1), as Opacus's
+    get_privacy_spent) applied to the LOWER ends of our divergence brackets: what a float
+    accountant would report from divergences at least as small as the true ones."""
+    from verifier.views.renyi import FLOAT_ACCOUNTANT_ORDERS
+    at = {o.alpha: o for o in curve.orders}
+    best = None
+    with mp.workdps(40):
+        for a in FLOAT_ACCOUNTANT_ORDERS:
+            o = at[a]
+            d = max(mp.mpf(o.remove.lower.numerator) / o.remove.lower.denominator,
+                    mp.mpf(o.add.lower.numerator) / o.add.lower.denominator)
+            am = mp.mpf(a.numerator) / a.denominator
+            e = d + mp.log((am - 1) / am) - (mp.log(delta) + mp.log(am)) / (am - 1)
+            best = e if best is None else min(best, e)
+    return best
+
+
+@pytest.mark.parametrize("make", [
+    lambda: verifier.poisson_rdp(1, "0.01", 1000),
+    lambda: verifier.rdp(2, steps_per_epoch=10, epochs=1, delta="1e-5"),
+])
+def test_no_float_accountant_converts_the_same_divergences_to_less(make):
+    c = make()
+    ours = c.to_epsilon(Fraction(1, 10 ** 5)).epsilon.upper
+    theirs = _float_accountant_best(c, mp.mpf("1e-5"))
+    with mp.workdps(40):
+        assert mp.mpf(ours.numerator) / ours.denominator <= theirs * (1 + mp.mpf("1e-9")), \
+            (float(ours), theirs)

@@ -74,6 +74,9 @@ def rdp(sigma, steps=None, epochs=1, *, orders=None, alpha_max=None, delta=None,
         from verifier.core.arith import parse_delta
         d = parse_delta(delta)
     os_ = parse_orders(orders, alpha_max)
+    if os_ is None and d is not None:            # a conversion: every order a float accountant
+        from verifier.views.renyi import CONVERSION_ORDERS       # uses, and those near the best
+        os_ = list(CONVERSION_ORDERS)
     if rel_width is None:
         return renyi_curve(s, m, e, os_, refine_delta=d)
     # laplace.applies: the Laplace engine at w/2; the profile grid refines the rest level by level
@@ -136,7 +139,7 @@ def poisson_rdp(sigma, sample_rate, steps, *, orders=None, alpha_max=None):
     steps at rate ``sample_rate`` (a ``PoissonRenyi``; its ``to_epsilon(delta)`` converts)."""
     from verifier.api.profile import parse_poisson
     from verifier.views.poisson_renyi import poisson_renyi
-    from verifier.views.renyi import DEFAULT_ORDERS
+    from verifier.views.renyi import CONVERSION_ORDERS
     s, q, t = parse_poisson(sigma, sample_rate, steps)
-    os_ = parse_orders(orders, alpha_max)
-    return poisson_renyi(s, q, t, os_ if os_ is not None else list(DEFAULT_ORDERS))
+    os_ = parse_orders(orders, alpha_max)        # default: every order a float accountant uses
+    return poisson_renyi(s, q, t, os_ if os_ is not None else list(CONVERSION_ORDERS))

@@ -8,6 +8,23 @@ from verifier.core.arith import decimal_str, frac_str
 from verifier.cli.common import EXIT_OK, print_json, run_shape
 
 
+def shown(args, orders) -> list:
+    """The rows printed: every order asked for (--orders, --alpha-max); by default the
+    default orders, with a line saying how many more the conversions searched (the float
+    accountants' lists: views.renyi.CONVERSION_ORDERS; all of them in --json)."""
+    from verifier.views.renyi import DEFAULT_ORDERS
+    if args.orders is not None or args.alpha_max is not None:
+        return list(orders)
+    return [o for o in orders if o.alpha in DEFAULT_ORDERS]
+
+
+def hidden_line(args, orders) -> None:
+    """One line for the orders computed but not printed."""
+    n = len(orders) - len(shown(args, orders))
+    if n:
+        print(f"  ... and {n} more orders, every one searched by the conversions (Opacus's and "
+              "dp_accounting's default lists included; --json lists all)")
+
 def _renyi_answer(args, c, exact_of, head: str, cols: tuple, rho_note: str) -> int:
     """Print (or --json) a Rényi curve of Poisson steps or of a run: the orders' brackets, the
     zCDP parameter, and with --delta the conversions beside the exact epsilon (exact_of(delta))."""
@@ -25,8 +42,9 @@ def _renyi_answer(args, c, exact_of, head: str, cols: tuple, rho_note: str) -> i
         return EXIT_OK
     print(head)
     print(f"  {'alpha':>10}  {cols[0]:<34} {cols[1]:<34}")
-    for o in c.orders:
+    for o in shown(args, c.orders):
         print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
+    hidden_line(args, c.orders)
     print(f"  zCDP rho (remove) = {c.zcdp_remove.short(10)}{rho_note}")
     if delta is not None:
         print(f"  (epsilon, delta = {frac_str(delta)}), each an upper bound of epsilon(delta):")
@@ -121,8 +139,9 @@ def cmd_rdp(args) -> int:
           f"{run_shape(c.steps, c.epochs)} (certified brackets)")
     dg, wd = _digits(args.rel_width)
     print(f"  {'alpha':>10}  {'remove D(P1||P0)':<{wd}} {'add D(P0||P1)':<{wd}}")
-    for o in c.orders:
+    for o in shown(args, c.orders):
         print(f"  {frac_str(o.alpha):>10}  {o.remove.short(dg):<{wd}} {o.add.short(dg):<{wd}}")
+    hidden_line(args, c.orders)
     print(f"  zCDP rho: remove = {c.zcdp_remove.short(10)} (= E/(2 sigma^2): no amplification "
           f"survives), add in {c.zcdp_add.short(8)}")
     if delta is not None:

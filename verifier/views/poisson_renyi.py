@@ -151,9 +151,12 @@ def poisson_renyi(sigma: Fraction, q: Fraction, T: int, orders) -> PoissonRenyi:
     from verifier.bounds.poisson import check_range
     check_range(sigma, q, T)
     t = time.perf_counter()
-    rows = []
+    from verifier.core.progress import report
+    rows, orders = [], sorted(set(orders))
     with ctx.workprec(PREC):
-        for alpha in sorted(set(orders)):
+        for i, alpha in enumerate(orders):
+            report(f"Rényi divergences of Poisson subsampling: order {frac_str(alpha)}", i,
+                   len(orders))
             if not 1 < alpha <= MAX_ORDER:
                 raise InputError(f"order {frac_str(alpha)} is outside (1, {MAX_ORDER}]")
             try:

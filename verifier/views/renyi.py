@@ -61,6 +61,16 @@ DEFAULT_ORDERS = tuple(Fraction(x) for x in
                        ("1.25", "1.5", "1.75", "2", "2.5", "3", "3.5", "4", "5", "6", "8", "10",
                         "12", "16", "20", "24", "32", "48", "64", "96", "128", "192", "256"))
 MAX_ORDER = 1024
+# The float RDP accountants' default orders, so that none of them converts the same
+# divergences to a smaller epsilon than ours (issue 47): Opacus's RDPAccountant.DEFAULT_ALPHAS
+# (opacus/accountants/rdp.py, v1.4-1.5) [1 + x/10 for x in 1..99] + [12..63], and
+# dp_accounting's RdpAccountant.DEFAULT_RDP_ORDERS (dp_accounting/rdp/rdp_privacy_accountant.py)
+# [1 + x/10 for x in 1..99] + [11..63] + [128, 256, 512, 1024]; the orders exact rationals
+# (11/10, not the float 1.1000000000000000888).
+FLOAT_ACCOUNTANT_ORDERS = tuple(sorted({Fraction(10 + x, 10) for x in range(1, 100)}
+                                       | {Fraction(a) for a in range(11, 64)}
+                                       | {Fraction(a) for a in (128, 256, 512, 1024)}))
+CONVERSION_ORDERS = tuple(sorted(set(DEFAULT_ORDERS) | set(FLOAT_ACCOUNTANT_ORDERS)))
 # the integer moments computed (and the Chernoff orders n passed to chernoff_k) go up to
 # ceil(order) + 3 <= MAX_ORDER + 3 (proof check renyi.hockey-stick-chernoff covers them all)
 MOMENT_ORDER_SLACK = 3

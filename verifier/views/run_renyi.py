@@ -47,10 +47,10 @@ def run_renyi(run, orders=None) -> RunRenyi:
     random allocation's default orders), certified."""
     from verifier.bounds.runs import check, sample_rate_of
     from verifier.views.poisson_renyi import poisson_renyi
-    from verifier.views.renyi import DEFAULT_ORDERS, renyi_curve
+    from verifier.views.renyi import CONVERSION_ORDERS, renyi_curve
     check(run)
     t = time.perf_counter()
-    os_ = sorted({Fraction(a) for a in (orders or DEFAULT_ORDERS)})
+    os_ = sorted({Fraction(a) for a in (orders or CONVERSION_ORDERS)})
     total: dict = {}
     rho = Interval(Fraction(0), Fraction(0))
     for m, s, n in run.merged():

@@ -2011,6 +2011,12 @@ MUTATIONS = [
              lambda: _set("verifier.views.renyi:CONVERSION_ORDERS",
                           _get("verifier.views.renyi:DEFAULT_ORDERS")),
              ("tests/test_friction.py::test_no_float_accountant_converts_the_same_divergences_to_less",)),
+    Mutation("poisson.rate-one-mu-squared-wrong", "closed-form",
+             "Poisson at q = 1 read as the Gaussian pair at mu^2 = T / sigma (not sigma^2)",
+             lambda: _set("verifier.bounds.gaussian:epsilon_interval",
+                          (lambda f: lambda mu2, delta, d: f(mu2 * mu2, delta, d))(
+                              _get("verifier.bounds.gaussian:epsilon_interval"))),
+             ("tests/test_friction.py::test_poisson_at_rate_one_is_the_gaussian_closed_form",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -147,3 +147,18 @@ def test_no_float_accountant_converts_the_same_divergences_to_less(make):
     with mp.workdps(40):
         assert mp.mpf(ours.numerator) / ours.denominator <= theirs * (1 + mp.mpf("1e-9")), \
             (float(ours), theirs)
+
+
+# ---- Poisson at q = 1 is the Gaussian mechanism: its closed form, at any T
+
+@pytest.mark.parametrize("sigma, T", [(3, 10), (50, 10 ** 7)])
+def test_poisson_at_rate_one_is_the_gaussian_closed_form(sigma, T, work):
+    r = work(verifier.poisson_epsilon, sigma, 1, T, delta=1e-5)
+    assert work.counts["reserve"] == 0 and "closed form" in r.info["closed_form"]
+    ref = _gaussian_epsilon(mp.sqrt(T) / sigma, "1e-5")
+    with mp.workdps(60):
+        lo, hi = (mp.mpf(x.numerator) / x.denominator for x in (r.epsilon.lower, r.epsilon.upper))
+        assert lo <= ref <= hi and (hi - lo) / ref <= mp.mpf("1e-3"), (lo, ref, hi)
+    if r.epsilon.upper <= 60:                              # delta's own range
+        d = verifier.poisson_delta(sigma, 1, T, epsilon=r.epsilon.upper)
+        assert d.delta.lower <= Fraction(1, 10 ** 5) and "closed_form" in d.info

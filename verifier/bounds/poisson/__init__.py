@@ -200,6 +200,22 @@ def check_rel_width(rel) -> Fraction:
     return check(rel, REL_TARGET)
 
 
+def gaussian_digits(rel_width: Fraction) -> int:
+    """Digits of the closed form at q = 1 for a relative width <= rel_width (and at least
+    the lattice's default accuracy)."""
+    from verifier.bounds.profile import closed_form_digits
+    return closed_form_digits(min(rel_width, REL_TARGET))
+
+
+def gaussian_info(digits: int) -> dict:
+    """q = 1: T steps of the Gaussian mechanism on every record are the Gaussian pair at
+    mu^2 = T / sigma^2 (the sum of the steps' outputs is sufficient), in closed form (Balle &
+    Wang 2018, Theorem 8; docs/THEORY.md sections 12, 13)."""
+    from verifier.bounds.profile import GAUSSIAN_INFO
+    return {"sampling": "poisson", "closed_form": GAUSSIAN_INFO + ", mu^2 = T / sigma^2",
+            "digits": digits}
+
+
 def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
                   floor: float = 1e-13, rel_width: Fraction = REL_TARGET) -> PoissonDelta:
     """Certified bracket of delta(eps) of T steps at sample rate q, and of each direction
@@ -214,6 +230,12 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
                             rem, add, larger_direction(rem, add), r.seconds, r.info)
     check_range(sigma, q, T, eps=eps)
     t = time.perf_counter()
+    if q == 1:                         # every record in every step: the Gaussian mechanism
+        from verifier.bounds.gaussian import delta_interval
+        d = gaussian_digits(rel_width)
+        iv = delta_interval(Fraction(T) / sigma ** 2, eps, d)
+        return PoissonDelta(sigma, q, T, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
+                            gaussian_info(d))
     if single.closed_form(T):          # one step: its closed form (single.py)
         rem, add = single.delta_intervals(sigma, q, eps, min(rel_width, single.WIDTH))
         return PoissonDelta(sigma, q, T, eps, Interval(max(rem.lower, add.lower),
@@ -241,6 +263,12 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
     T = 1, by certified bisection on its closed form to single.EPS_WIDTH or the request)."""
     check_range(sigma, q, T, delta=delta)
     t = time.perf_counter()
+    if q == 1:                         # every record in every step: the Gaussian mechanism
+        from verifier.bounds.gaussian import epsilon_interval
+        d = gaussian_digits(rel_width)
+        iv, _ = epsilon_interval(Fraction(T) / sigma ** 2, delta, d)
+        return PoissonEpsilon(sigma, q, T, delta, iv, iv, iv, "undecided",
+                              time.perf_counter() - t, gaussian_info(d))
     if single.closed_form(T):          # one step: certified bisection on its closed form
         ivs = single.epsilon_intervals(sigma, q, delta, min(rel_width, single.EPS_WIDTH),
                                       RANGE.epsilon[1])

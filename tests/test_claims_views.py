@@ -236,6 +236,7 @@ def test_an_engine_call_over_a_range_encloses_its_values_at_both_ends():
         assert ball.lower <= e.lower <= e.upper <= ball.upper, (s, ball, e)
 
 
+@pytest.mark.slow      # the default suite under 10 minutes (issue 47); CI runs -m slow
 def test_compound_expressions_of_engine_quantities_over_a_box(tmp_path):
     """2 epsilon + 1 (monotone in the call) attains its maximum at the corner s = 1: its
     bracket is the corner's; a difference of two calls (not monotone) is searched by branch

@@ -36,6 +36,7 @@ def _assert_clean(rc, err, out_dir):
         assert not os.path.exists(out_dir)
 
 
+@pytest.mark.slow      # the default suite under 10 minutes (issue 47); CI runs -m slow
 @FUZZ_AUDIT
 @given(data=st.data())
 def test_mutated_shipped_claims(data, tmp_path_factory, capsys):

@@ -54,6 +54,7 @@ def _moments(sigma: F, M: int, alpha: F, K: int = LP.TAYLOR):
 @settings(max_examples=12, deadline=None)
 @given(sigma=st.sampled_from([F(1, 2), F(3, 4), F(1), F(3, 2), F(4)]),
        alpha=st.integers(9, 127).filter(lambda k: k % 8).map(lambda k: F(k, 8)))
+@pytest.mark.slow      # the default suite under 10 minutes (issue 47); CI runs -m slow
 def test_one_item_matches_the_lognormal_closed_form(sigma, alpha):
     """M = 1: both directions are E[Y^a] = E[Y^{1-a}] = e^{a(a-1)u/2} exactly."""
     mb = _moments(sigma, 1, alpha)

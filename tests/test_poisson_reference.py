@@ -79,6 +79,7 @@ def test_poisson_lattice_contains_the_suite_s_own_quadrature(s, q, T, eps):
     _check(s, q, T, eps)
 
 
+@pytest.mark.slow      # the default suite under 10 minutes (issue 47); CI runs -m slow
 def test_the_reference_is_the_gaussian_closed_form_at_q_1():
     """At q = 1 the T steps are the Gaussian mechanism with mu^2 = T / sigma^2."""
     from verifier.bounds.gaussian import delta_interval

@@ -50,6 +50,7 @@ def test_refined_delta_brackets_the_gaussian_closed_form():
     assert d.upper - d.lower <= F(1, 10 ** 5) * d.lower
 
 
+@pytest.mark.slow      # the default suite under 10 minutes (issue 47); CI runs -m slow
 def test_unreachable_width_says_what_stopped_it():
     r = verifier.epsilon("2", 2, 1, delta="1e-3", rel_width="1e-9")
     assert r.epsilon is not None and "refinement_limit" in r.info
@@ -165,6 +166,7 @@ def test_bad_rel_width_is_one_line(bad):
         verifier.epsilon("2", 10, 3, delta="1e-6", rel_width=bad)
 
 
+@pytest.mark.slow      # the default suite under 10 minutes (issue 47); CI runs -m slow
 def test_renyi_curve_on_request_refines_the_profile_grid(monkeypatch):
     """Real orders come from the privacy profile on a grid (about 0.1% wide by default); a
     requested width refines the grid and its engine until every order's brackets, both

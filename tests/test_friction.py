@@ -162,3 +162,51 @@ def test_poisson_at_rate_one_is_the_gaussian_closed_form(sigma, T, work):
     if r.epsilon.upper <= 60:                              # delta's own range
         d = verifier.poisson_delta(sigma, 1, T, epsilon=r.epsilon.upper)
         assert d.delta.lower <= Fraction(1, 10 ** 5) and "closed_form" in d.info
+
+
+# ---- claims can say what the float RDP accountants report
+
+RDP_CLAIMS = '''format = "verifier-claims/2"
+[source]
+paper = "float accountants"
+[[claims]]
+id = "opacus-rdp"
+where = "Opacus's RDP accountant, sigma 1, q 0.01, T 1000, delta 1e-5: 2.1014"
+expr = 'poisson_rdp_epsilon_min(sigma = 1, sample_rate = 0.01, total_steps = 1000, delta = 1e-5, orders = "opacus")'
+printed = "2.1014"
+judge = "at-most"
+[[claims]]
+id = "opacus-order"
+where = "at order 7.8"
+expr = 'poisson_rdp_epsilon_min(sigma = 1, sample_rate = 0.01, total_steps = 1000, delta = 1e-5, orders = "opacus", value = "order")'
+printed = "7.8"
+judge = "rounded"
+[[claims]]
+id = "poisson-renyi-2"
+where = "D_2 of the remove direction: T log(1 + q^2 (e^(1/sigma^2) - 1))"
+expr = 'poisson_renyi(sigma = 1, sample_rate = 0.01, total_steps = 1000, alpha = 2)'
+printed = "0.1718"
+judge = "rounded"
+[[claims]]
+id = "dp-accounting-ra"
+where = "random allocation over dp_accounting's orders"
+expr = 'rdp_epsilon_min(sigma = 2, steps = 10, delta = 1e-5, orders = "dp_accounting")'
+printed = "0.7239"
+judge = "at-most"
+'''
+
+
+def test_claims_say_what_the_float_rdp_accountants_report(cli, tmp_path):
+    f = tmp_path / "rdp.toml"
+    f.write_text(RDP_CLAIMS)
+    rc, out, err = cli("audit", f, "--out", tmp_path / "out", "--json")
+    assert rc == 0, (out, err)
+    verdicts = {c["id"]: c["verdict"] for c in json.loads(out)["reports"][0]["claims"]}
+    assert set(verdicts.values()) == {"confirmed"}, verdicts
+    with mp.workdps(50):          # the binomial expansion of E_Q[W^2], independently
+        ref = 1000 * mp.log(1 + mp.mpf("0.01") ** 2 * (mp.e - 1))
+    assert mp.nstr(ref, 4) == "0.1718"
+    o, = verifier.poisson_rdp(1, "0.01", 1000, orders=[2]).orders
+    with mp.workdps(50):
+        lo, hi = (mp.mpf(x.numerator) / x.denominator for x in (o.remove.lower, o.remove.upper))
+        assert lo <= ref <= hi

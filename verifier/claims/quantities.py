@@ -20,6 +20,7 @@ from verifier.symbolic import derived as D
 from verifier.bounds import theorem31 as T
 from verifier.bounds import theorem31_steps as TS
 from verifier.claims import profile_quantities as PQ
+from verifier.claims.rdp_quantities import RDP_QUANTITIES
 from verifier.claims.run_quantities import RUN_QUANTITIES
 from verifier.claims.values import Evaluation, Quantity, final
 from verifier.core.arith import DEFAULT_MAX_PREC, InputError, Interval, Tri, to_arb
@@ -320,6 +321,7 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
              {"epochs": "1"}, "docs/THEORY.md section 10 (Bun & Steinke 2016)", False,
              PQ.zcdp_epsilon, parsers={"steps": "pair_steps", "epochs": "pair_epochs"}),
     *RUN_QUANTITIES,
+    *RDP_QUANTITIES,
 ]}
 
 
@@ -329,7 +331,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
 ENGINE_QUANTITIES = ("exact_tv", "epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at",
                      "tradeoff", "renyi", "noise_multiplier", "poisson_noise_multiplier",
                      "rdp_epsilon", "zcdp_rho", "zcdp_epsilon", "run_epsilon", "run_delta_at",
-                     "run_noise_scale")
+                     "run_noise_scale", "poisson_renyi", "rdp_epsilon_min",
+                     "poisson_rdp_epsilon_min")
 for _name in ENGINE_QUANTITIES:
     QUANTITIES[_name] = replace(QUANTITIES[_name], engine=True)
 

@@ -67,9 +67,12 @@ MAX_ORDER = 1024
 # dp_accounting's RdpAccountant.DEFAULT_RDP_ORDERS (dp_accounting/rdp/rdp_privacy_accountant.py)
 # [1 + x/10 for x in 1..99] + [11..63] + [128, 256, 512, 1024]; the orders exact rationals
 # (11/10, not the float 1.1000000000000000888).
-FLOAT_ACCOUNTANT_ORDERS = tuple(sorted({Fraction(10 + x, 10) for x in range(1, 100)}
-                                       | {Fraction(a) for a in range(11, 64)}
-                                       | {Fraction(a) for a in (128, 256, 512, 1024)}))
+OPACUS_ORDERS = tuple([Fraction(10 + x, 10) for x in range(1, 100)]
+                      + [Fraction(a) for a in range(12, 64)])
+DP_ACCOUNTING_ORDERS = tuple([Fraction(10 + x, 10) for x in range(1, 100)]
+                             + [Fraction(a) for a in range(11, 64)]
+                             + [Fraction(a) for a in (128, 256, 512, 1024)])
+FLOAT_ACCOUNTANT_ORDERS = tuple(sorted(set(OPACUS_ORDERS) | set(DP_ACCOUNTING_ORDERS)))
 CONVERSION_ORDERS = tuple(sorted(set(DEFAULT_ORDERS) | set(FLOAT_ACCOUNTANT_ORDERS)))
 # the integer moments computed (and the Chernoff orders n passed to chernoff_k) go up to
 # ceil(order) + 3 <= MAX_ORDER + 3 (proof check renyi.hockey-stick-chernoff covers them all)

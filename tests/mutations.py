@@ -2017,6 +2017,11 @@ MUTATIONS = [
                           (lambda f: lambda mu2, delta, d: f(mu2 * mu2, delta, d))(
                               _get("verifier.bounds.gaussian:epsilon_interval"))),
              ("tests/test_friction.py::test_poisson_at_rate_one_is_the_gaussian_closed_form",)),
+    Mutation("poisson-accountant.batches-uncounted", "input",
+             "the Poisson accountant does not count the batches its bound sampler draws (a "
+             "batch whose step was skipped accounted as if the run had one step fewer)",
+             lambda: _set("verifier.poisson_accountant:count_batches", lambda bs: [0, 0]),
+             ("tests/test_accountant.py::test_the_poisson_accountant_refuses_a_batch_drawn_without_its_step",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -390,3 +390,35 @@ def test_a_run_trained_in_parts_is_the_sum_of_its_accountants_runs():
     assert verifier.epsilon(ra.run() + pois.run(), delta="1e-5").epsilon == api
     with pytest.raises(TypeError):
         both + 1
+
+
+class UniformWithReplacementSampler:
+    """A stand-in for Opacus's Poisson batch sampler (the accountant reads its name and
+    sample_rate): 10 batches an epoch, some empty."""
+    sample_rate = 0.1
+
+    def __iter__(self):
+        for i in range(10):
+            yield [] if i % 4 == 0 else [i]
+
+
+
+
+def test_the_poisson_accountant_refuses_a_batch_drawn_without_its_step():
+    """Without torch: every batch drawn from the bound Poisson sampler, empty ones too,
+    must take its step; a skipped one is refused at get_epsilon (one line), an epoch whose
+    last batch awaits its step is not."""
+    from verifier.poisson_accountant import CertifiedPoissonAccountant
+    for skip in (None, 4):
+        loader = _Loader(UniformWithReplacementSampler())
+        acc = CertifiedPoissonAccountant().bind(loader)
+        for i, batch in enumerate(loader.batch_sampler):
+            if i != skip:
+                acc.step(noise_multiplier=1.0, sample_rate=0.1)
+            if i == 5 and skip is None:          # mid-epoch: one batch in flight is fine
+                assert acc.get_epsilon(1e-5) > 0
+        if skip is None:
+            assert acc.get_epsilon(1e-5) > 0
+        else:
+            with pytest.raises(UncertifiedSampler, match="10 Poisson batches drawn, 9 optimizer"):
+                acc.get_epsilon(1e-5)

@@ -276,3 +276,27 @@ def test_a_noise_schedule_under_opacus_is_composed_exactly():
         1e-5, 1e-8, 0.01)
     assert e < 3.42 and low <= e <= high
     assert engine.accountant.get_epsilon_bracket(1e-5).epsilon.lower >= low
+
+
+def test_certified_poisson_refuses_a_skipped_step():
+    """A Poisson batch drawn without its noisy step (the old example skipped empty ones)
+    makes the number of updates depend on the data: refused at get_epsilon in one line, as
+    the random-allocation accountant does (issue 47); a run with a step on every batch,
+    empty ones too, is certified."""
+    from torch.utils.data import DataLoader
+    model = torch.nn.Linear(5, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    engine = opacus.PrivacyEngine(accountant="certified_poisson")
+    model, opt, loader = engine.make_private(module=model, optimizer=opt,
+                                             data_loader=DataLoader(_data(), batch_size=20),
+                                             noise_multiplier=1.1, max_grad_norm=1.0)
+    for i, (xb, yb) in enumerate(loader):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(xb), yb).backward()
+        if i != 3:                                   # the fourth batch's step skipped
+            opt.step()
+    with pytest.raises(UncertifiedSampler, match="batches drawn, 19 optimizer steps"):
+        engine.get_epsilon(1e-5)
+    engine2, _, steps, _ = _train(DataLoader(_data(), batch_size=20), accountant="certified_poisson",
+                                  poisson_sampling=True)
+    assert steps == 20 and engine2.get_epsilon(1e-5) < 10

@@ -64,6 +64,7 @@ class CertifiedPoissonAccountant(_Base):
         self._bound = False
         self._stepped = 0
         self._prior = 0                           # steps of a run resumed from a state
+        self._drawn = None                        # the bound sampler's count_batches
 
     @classmethod
     def mechanism(cls) -> str:
@@ -83,6 +84,7 @@ class CertifiedPoissonAccountant(_Base):
                              "by this accountant")
             raise UncertifiedSampler(self._refused)
         self.sample_rate, self._bound, self._refused = detail, True, None
+        self._drawn = count_batches(data_loader.batch_sampler)
         return self
 
     def get_optimizer_hook_fn(self, sample_rate):
@@ -192,6 +194,27 @@ class CertifiedPoissonAccountant(_Base):
         self._refused = state_dict.get("refused") or self._refused
 
 
+def count_batches(batch_sampler) -> list:
+    """A counter [batches yielded, 1 while an epoch's iteration is under way (its last batch
+    may await its step)] of ``batch_sampler`` from now on: its class is replaced by a
+    subclass of the same name whose ``__iter__`` counts (Opacus's Poisson sampler draws in
+    the main process; a DataLoader's workers receive index lists)."""
+    counter = getattr(batch_sampler, "_verifier_drawn", None)
+    if counter is None:
+        cls = type(batch_sampler)
+
+        def __iter__(self):
+            self._verifier_drawn[1] = 1
+            for batch in cls.__iter__(self):
+                self._verifier_drawn[0] += 1
+                yield batch
+            self._verifier_drawn[1] = 0
+        batch_sampler.__class__ = type(cls.__name__, (cls,), {"__iter__": __iter__,
+                                                               "__module__": cls.__module__})
+        counter = batch_sampler._verifier_drawn = [0, 0]
+    return counter
+
+
 def run_refusal(acc: CertifiedPoissonAccountant) -> str | None:
     """Why the steps cannot be certified as Poisson subsampling, or None: a bound loader
     with another sampler, gradient accumulation, steps without a bound loader, a sample
@@ -202,6 +225,11 @@ def run_refusal(acc: CertifiedPoissonAccountant) -> str | None:
         return (f"the accountant did not see the data loader its {acc._stepped} steps came "
                 "from, so it cannot tell which sampler ran: call accountant.bind(data_loader) "
                 "with the loader training iterates (Opacus's make_private binds it)")
+    drawn, in_flight = acc._drawn if acc._drawn is not None else (0, 0)
+    if drawn > acc._stepped + in_flight:          # an epoch under way: its last batch may wait
+        return (f"{drawn} Poisson batches drawn, {acc._stepped} optimizer steps: a batch "
+                "without its noisy step (an empty one skipped?) is not certified; take a step "
+                "on every batch, an empty one too")
     if acc._bound and acc._stepped:
         rate = parse_exact(acc.sample_rate, "sample_rate")
         for _, sr, _ in acc.history:

@@ -1066,7 +1066,7 @@ def _kofm_lower_too_little_noise():
 
     def loud(run):                   # the sum's Gaussian without its factor sqrt(M)
         up, lo = real(run)
-        ks = [p for p in run.phases if RU._k_of_m(p.sampler)]
+        ks = [p for p in run.phases if RU.engine_of(p.sampler).reduced(p) is not None]
         ph = tuple(Phase(Gaussian(q.noise_multiplier / q.sampler.steps_per_record), p.sampler,
                          p.steps) if i < len(ks) else p
                    for i, (p, q) in enumerate(zip(lo.phases, ks + list(lo.phases))))
@@ -1910,7 +1910,7 @@ MUTATIONS = [
     Mutation("runs.k-of-m-sqrt-rounded-down", "test",
              "k of M's lower run reads sqrt(M) rounded down (too little noise: a lower end "
              "above the truth)",
-             lambda: _set("verifier.bounds.runs:_sqrt_up",
+             lambda: _set("verifier.bounds.runs.samplers:sqrt_up",
                           lambda n, digits=12: Fraction(__import__("math").isqrt(
                               n * 10 ** (2 * digits)), 10 ** digits)),
              (R + "test_the_lower_run_s_noise_is_rounded_up",)),

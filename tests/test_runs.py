@@ -642,9 +642,13 @@ def test_cli_poisson_takes_sample_rate_and_epochs_as_opacus_does(capsys):
 
 
 def test_the_lower_run_s_noise_is_rounded_up():
+    from verifier.bounds.runs.samplers import ENGINES, sqrt_up
     """k of M's lower run needs noise >= sqrt(M) sigma / k (more noise only lowers delta):
-    _sqrt_up(n) is a rational at or above sqrt(n), within 1e-12, exact at squares."""
+    sqrt_up(n) is a rational at or above sqrt(n), within 1e-12, exact at squares."""
     for n in (2, 3, 7, 99, 100, 10 ** 7 + 1):
-        r = runs._sqrt_up(n)
+        r = sqrt_up(n)
         assert r * r >= n and (r - F(1, 10 ** 12)) ** 2 < n
-    assert runs._sqrt_up(49) == 7
+    assert sqrt_up(49) == 7
+    from verifier.core.run import Phase, RandomAllocation, Gaussian
+    up, lo = ENGINES["random_allocation"].reduced(Phase(Gaussian(1), RandomAllocation(7, 3), 7))
+    assert lo[0].noise_multiplier == sqrt_up(7) / 3          # the lower run uses it

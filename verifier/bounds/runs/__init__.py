@@ -13,8 +13,11 @@ Which engine answers a run (one dispatch, ``plan``):
   (bounds.poisson.pair at the run's eta), composed by the product of their transforms, each
   raised to its own count (numerics.compose.ComposedProfile with ``phases``), the charges
   summed over phases;
-- anything else (random-allocation epochs mixed with other steps, k > 1 steps per record):
-  refused in one line before anything is computed.
+- one kind of random-allocation epoch with other steps: on the epochs' lattice (mixed);
+- a phase its sampler reduces (k of M): the upper and lower runs of the reduction;
+- the rest refused in one line before anything is computed.
+What the dispatch asks of a sampler it asks its engine in ``samplers.py`` (one registry,
+one protocol), never its type.
 """
 from __future__ import annotations
 
@@ -25,8 +28,9 @@ from fractions import Fraction
 from verifier.bounds.runs.lattice import (clear_cache,  # noqa: F401 (re-exported)
                                           engine, guess_epsilon, lattice_step, mixed_engine,
                                           mixed_levels, points, ra_log_moments, refine)
+from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
-from verifier.core.run import EveryStep, Poisson, RandomAllocation, Run, MAX_RUN_STEPS
+from verifier.core.run import Run, MAX_RUN_STEPS
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions,
                                         directions, epsilon_search, larger_direction, mirrored)
 
@@ -35,21 +39,14 @@ from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directi
 
 def sample_rate_of(sampler) -> Fraction | None:
     """The per-step sample rate of a sampler the Poisson lattice takes (every_step, and a
-    random-allocation epoch of one step, are q = 1), None for the others."""
-    if isinstance(sampler, Poisson):
-        return sampler.sample_rate
-    if isinstance(sampler, EveryStep) or (isinstance(sampler, RandomAllocation)
-                                          and sampler.steps_per_epoch == 1):
-        return Fraction(1)
-    return None
+    random-allocation epoch of one step, are q = 1), None for the others (samplers.py)."""
+    return engine_of(sampler).lattice_rate(sampler)
 
 
 def _gaussian_step(sampler) -> bool:
     """Whether every record is in every step (or epoch) of this sampler: the step is the
     Gaussian mechanism itself."""
-    return (isinstance(sampler, EveryStep) or (isinstance(sampler, Poisson)
-                                              and sampler.sample_rate == 1)
-            or (isinstance(sampler, RandomAllocation) and sampler.steps_per_epoch == 1))
+    return engine_of(sampler).gaussian_step(sampler)
 
 
 def plan(run: Run) -> str:
@@ -60,7 +57,7 @@ def plan(run: Run) -> str:
         raise InputError(f"expected a verifier Run, got {type(run).__name__}")
     if run.steps > MAX_RUN_STEPS:
         raise InputError(f"a run of {run.steps} steps in all; at most {MAX_RUN_STEPS}")
-    if any(_k_of_m(p.sampler) for p in run.phases):
+    if any(engine_of(p.sampler).reduced(p) is not None for p in run.phases):
         return "k-of-m"
     merged = run.merged()
     if len(merged) == 1:
@@ -70,40 +67,16 @@ def plan(run: Run) -> str:
     return "mixed" if _ra_kinds(run) else "poisson"
 
 
-def _k_of_m(sampler) -> bool:
-    return isinstance(sampler, RandomAllocation) and sampler.steps_per_record > 1
-
-
-def _sqrt_up(n: int, digits: int = 12) -> Fraction:
-    """A rational >= sqrt(n), within 10^-digits relative."""
-    from math import isqrt
-    scale = 10 ** digits
-    r = isqrt(n * scale * scale)
-    return Fraction(r + (r * r < n * scale * scale), scale)
-
-
 def k_of_m_runs(run: Run) -> tuple:
     """(upper run, lower run) of a run with k-of-M random allocation (docs/THEORY.md section
-    15, "k of M"): each epoch of k of M is dominated by one epoch of 1 of m_j for each of k
-    blocks of sizes m_j in {floor(M/k), ceil(M/k)} (M mod k of the larger), so the upper run
-    replaces it by those epochs; it dominates the Gaussian pair of its steps' sum (mean k,
-    variance M sigma^2: a noise multiplier sqrt(M) sigma / k, taken at a rational above it),
-    so the lower run replaces it by one such Gaussian step."""
-    from verifier.core.run import EveryStep, Gaussian, Phase
+    15, "k of M"): each phase its sampler engine reduces (samplers.py, ``reduced``: k of M
+    by k blocks of 1-of-m epochs above, by the Gaussian pair of an epoch's sum below) is
+    replaced by its upper phases in the upper run and its lower phases in the lower run."""
     up, lo = [], []
     for p in run.phases:
-        s = p.sampler
-        if not _k_of_m(s):
-            up.append(p)
-            lo.append(p)
-            continue
-        M, k, E = s.steps_per_epoch, s.steps_per_record, p.epochs
-        small, r = divmod(M, k)
-        for m, blocks in ((small + 1, r), (small, k - r)):
-            if blocks:
-                up.append(Phase(p.mechanism, RandomAllocation(m), blocks * E * m))
-        sig = p.noise_multiplier * _sqrt_up(M) / k
-        lo.append(Phase(Gaussian(sig), EveryStep(), E))
+        red = engine_of(p.sampler).reduced(p)
+        up += [p] if red is None else red[0]
+        lo += [p] if red is None else red[1]
     return Run(tuple(up)), Run(tuple(lo))
 
 
@@ -116,12 +89,11 @@ def _ra_kinds(run: Run) -> list:
 def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
     """Every phase inside its engine's range, before anything is computed; one line naming
     the phase otherwise."""
-    from verifier.bounds import poisson as PO
     from verifier.bounds import profile as PR
     how = plan(run)
     if how == "k-of-m":
         for i, p in enumerate(run.phases, 1):
-            if _k_of_m(p.sampler):
+            if engine_of(p.sampler).reduced(p) is not None:
                 try:
                     PR.RANGE.check(p.noise_multiplier, p.sampler.steps_per_epoch, p.epochs,
                                    delta, eps)
@@ -135,11 +107,8 @@ def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
         try:
             if how == "gaussian":
                 PR.RANGE.check(sigma, None, None, delta, eps)
-            elif sample_rate_of(p.sampler) is not None:
-                PO.RANGE.check(sigma, None, None, delta, eps,
-                               sample_rate=sample_rate_of(p.sampler))
             else:
-                PR.RANGE.check(sigma, p.sampler.steps_per_epoch, p.epochs, delta, eps)
+                engine_of(p.sampler).check(sigma, p.sampler, p.epochs, delta, eps)
         except InputError as e:
             raise InputError(f"phase {i} ({p.describe()}): {e}") from None
     return how
@@ -274,16 +243,9 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                           larger_direction(rem, add) if rem and add else "undecided",
                           time.perf_counter() - t, {"k_of_m": K_OF_M_INFO, "upper": up.info},
                           CERTIFIED_K_OF_M)
-    if how == "single":
+    if how == "single":                   # its sampler's own engine (samplers.py)
         sigma, s, n = _single(run)
-        if isinstance(s, RandomAllocation):
-            r = PR.epsilon_bracket(sigma, s.steps_per_epoch, n // s.steps_per_epoch, delta,
-                                   rel_width=rel_width)
-            by = PR.CERTIFIED
-        else:
-            r = PO.epsilon_bracket(sigma, sample_rate_of(s), n, delta,
-                                   rel_width=PO.check_rel_width(rel_width))
-            by = r.CERTIFIED
+        r, by = engine_of(s).epsilon(sigma, s, n, delta, rel_width)
         return RunEpsilon(run, delta, r.epsilon, r.remove, r.add, r.larger,
                           time.perf_counter() - t, dict(r.info), by)
     if how == "gaussian":
@@ -334,7 +296,6 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
     """Certified bracket of delta(eps) of the run (both directions); a negative eps is read
     off the brackets at -eps (numerics.brackets.mirrored)."""
     from verifier.bounds import poisson as PO
-    from verifier.bounds import profile as PR
     how = check(run, eps=eps)
     t = time.perf_counter()
     if how == "k-of-m":
@@ -344,16 +305,9 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
         return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
                         time.perf_counter() - t, {"k_of_m": K_OF_M_INFO, "upper": up.info},
                         CERTIFIED_K_OF_M)
-    if how == "single":
+    if how == "single":                   # its sampler's own engine (samplers.py)
         sigma, s, n = _single(run)
-        if isinstance(s, RandomAllocation):
-            r = PR.delta_bracket(sigma, s.steps_per_epoch, n // s.steps_per_epoch, eps,
-                                 floor, rel_width=rel_width)
-            by = PR.CERTIFIED
-        else:
-            r = PO.delta_bracket(sigma, sample_rate_of(s), n, eps, floor,
-                                 rel_width=PO.check_rel_width(rel_width))
-            by = r.CERTIFIED
+        r, by = engine_of(s).delta(sigma, s, n, eps, floor, rel_width)
         return RunDelta(run, eps, r.delta, r.remove, r.add, r.larger,
                         time.perf_counter() - t, dict(r.info), by)
     if how == "gaussian":

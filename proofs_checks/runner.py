@@ -141,4 +141,4 @@ def write(results, out_dir: str, timings: bool = False):
     h = os.path.join(out_dir, "proofs.html")
     write_reports(out_dir, {j: dumps(to_json(results, timings)), m: to_markdown(results, timings),
                             h: to_html(results, timings)})
-    return j, m
+    return j, m, h, os.path.join(out_dir, "index.html")      # every file written

@@ -210,3 +210,15 @@ def test_claims_say_what_the_float_rdp_accountants_report(cli, tmp_path):
     with mp.workdps(50):
         lo, hi = (mp.mpf(x.numerator) / x.denominator for x in (o.remove.lower, o.remove.upper))
         assert lo <= ref <= hi
+
+
+def test_audit_names_every_file_it_wrote(cli, tmp_path):
+    f = tmp_path / "rdp.toml"
+    f.write_text(RDP_CLAIMS.split("[[claims]]")[0] + "[[claims]]" + RDP_CLAIMS.split("[[claims]]")[3])
+    out_dir = tmp_path / "out"
+    rc, out, _ = cli("audit", f, "--out", out_dir)
+    assert rc == 0, out
+    lines = [ln for ln in out.splitlines() if ln.startswith("  wrote ")]
+    names = sorted(os.listdir(out_dir))
+    assert all(any(str(out_dir / n) in ln for ln in lines) for n in names), (lines, names)
+    assert lines[0].startswith(f"  wrote {len(names) - 1} files: ")     # and the index

@@ -41,10 +41,10 @@ def cmd_audit(args) -> int:
     done()
     out, files = [], {}
     for cf, results, data in judged:           # every file's reports appear together
-        files.update(audit_files(cf, results, args.out, args.max_prec, data))
+        mine = audit_files(cf, results, args.out, args.max_prec, data)
+        files.update(mine)
         status = max(status, A.exit_status(results))
-        paths = tuple(os.path.join(args.out, cf.name + ext) for ext in (".json", ".md"))
-        out.append((cf, results, paths))
+        out.append((cf, results, tuple(mine)))     # every file written for it
     write_reports(args.out, files)
     if args.json:
         from verifier.report.writer import audit_json
@@ -56,5 +56,7 @@ def cmd_audit(args) -> int:
             vals = "; ".join(A.value_text(c) for c in r.cases[:1])
             more = f" (+{len(r.cases) - 1} cases)" if len(r.cases) > 1 else ""
             print(f"  {r.verdict:<15} {r.claim.id:<48} printed {r.claim.printed:<8} certified {vals}{more}")
-        print(f"  wrote {paths[0]} and {paths[1]}")
+        print(f"  wrote {len(paths)} files: " + ", ".join(paths))
+    if out:
+        print(f"  wrote {os.path.join(args.out, 'index.html')} (the folder's index)")
     return status

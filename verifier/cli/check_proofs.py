@@ -29,6 +29,6 @@ def cmd_check_proofs(args) -> int:
         total = sum(t for _, _, t in results)
         print(f"{s['total']} checks: " + ", ".join(f"{s[k]} {k}" for k in runner.VERDICTS)
               + f"  ({total:.1f} s)")
-        print(f"  wrote {paths[0]} and {paths[1]}" if paths else
+        print(f"  wrote {len(paths)} files: " + ", ".join(paths) if paths else
               "  a subset (--only): no report written (--out DIR writes one)")
     return runner.exit_status(results)

@@ -25,7 +25,7 @@ from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directi
 RANGE = Range("Poisson (epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
               steps=(1, 10 ** 7), epochs=None,
               delta=(Fraction(1, 10 ** 12), Fraction(1, 2)), epsilon=(Fraction(0), Fraction(60)),
-              sample_rate=(Fraction(1, 10 ** 6), Fraction(1)), steps_name="steps",
+              sample_rate=(Fraction(1, 10 ** 6), Fraction(1)), steps_name="total_steps T",
               steps_symbol="T")
 RANGE_HELP = RANGE.help()
 STEP_GRID = 12           # first lattice: points per standard deviation of one step's loss,

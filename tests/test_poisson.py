@@ -73,11 +73,16 @@ def inside(iv, x, slack=F(0)) -> bool:
 @pytest.mark.parametrize("sigma,T,eps", [(F(1), 1, F(1)), (F(2), 10, F(1, 2)),
                                          (F(1, 2), 3, F(5)), (F(5), 100, F(0))])
 def test_q_one_is_the_gaussian_mechanism(sigma, T, eps):
-    r = PO.delta_bracket(sigma, F(1), T, eps)
+    from verifier.numerics.brackets import directions
+    r = PO.delta_bracket(sigma, F(1), T, eps)            # the closed form at q = 1
     ref = gaussian_delta(mp.sqrt(T) / M(sigma), eps)
     # 1e-40: the reference's own last digits
     assert inside(r.remove, ref, F(1, 10 ** 40)) and inside(r.add, ref, F(1, 10 ** 40))
     assert r.delta.upper - r.delta.lower < F(1, 100) * mp_frac(ref) + F(1, 10 ** 12)
+    P = PO.engine(sigma, F(1), T, 1e-13, float(eps) + 1,    # the lattice at q = 1 too
+                  PO.lattice_step(sigma, F(1), T, float(eps)))
+    rem, add = directions(P, eps)
+    assert inside(rem, ref, F(1, 10 ** 40)) and inside(add, ref, F(1, 10 ** 40))
 
 
 @pytest.mark.parametrize("sigma,q,eps", [(F(1), F(1, 100), F(1, 10)), (F(11, 10), F(1, 20), F(1)),

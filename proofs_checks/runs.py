@@ -80,9 +80,9 @@ def union_charge():
        "exact algebra: the loss's mean and variance under both hypotheses integrated by SymPy "
        "for one step, summed over 1..3 phases and compared with mu_squared on symbols; a sum "
        "of independent normals is normal (cited)", SRC,
-       binds=("verifier.bounds.runs:mu_squared",))
+       binds=("verifier.bounds.gaussian:mu_squared",))
 def gaussian_composition():
-    f = bound("verifier.bounds.runs:mu_squared")
+    f = bound("verifier.bounds.gaussian:mu_squared")
     x = sp.symbols("x", real=True)
     t = sp.symbols("t", positive=True)
     loss = x / t ** 2 - 1 / (2 * t ** 2)           # one step at noise t, integrated once

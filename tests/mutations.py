@@ -2013,9 +2013,8 @@ MUTATIONS = [
              ("tests/test_friction.py::test_no_float_accountant_converts_the_same_divergences_to_less",)),
     Mutation("poisson.rate-one-mu-squared-wrong", "closed-form",
              "Poisson at q = 1 read as the Gaussian pair at mu^2 = T / sigma (not sigma^2)",
-             lambda: _set("verifier.bounds.gaussian:epsilon_interval",
-                          (lambda f: lambda mu2, delta, d: f(mu2 * mu2, delta, d))(
-                              _get("verifier.bounds.gaussian:epsilon_interval"))),
+             lambda: _set("verifier.bounds.poisson:mu_squared",
+                          lambda pairs: sum((n / s for s, n in pairs), Fraction(0))),
              ("tests/test_friction.py::test_poisson_at_rate_one_is_the_gaussian_closed_form",)),
     Mutation("poisson-accountant.batches-uncounted", "input",
              "the Poisson accountant does not count the batches its bound sampler draws (a "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verifier.core.arith import InputError, parse_exact
+from verifier.core.arith import InputError, parse_exact, parse_rate
 from verifier.core.run import steps_per_epoch_of  # noqa: F401 (the API and the tests read it here too)
 from verifier.accountant_inputs import (engine_delta, engine_run,  # noqa: F401 (re-exported)
                                         engine_sigma, epsilon_upper_float, up_float)
@@ -172,9 +172,7 @@ class RandomAllocationAccountant(_Base):
         sigma = parse_exact(noise_multiplier, "noise_multiplier")
         if sigma <= 0:
             raise InputError(f"noise_multiplier must be > 0, got {noise_multiplier}")
-        q = parse_exact(sample_rate, "sample_rate")
-        if not 0 < q <= 1:
-            raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
+        parse_rate(sample_rate)                   # a number in (0, 1], or one line
         taken = len(self) - self._prior[0]        # steps of this run (epochs start afresh)
         try:
             M = self.steps_per_epoch = self._M_from_rate(sample_rate)
@@ -287,6 +285,14 @@ class RandomAllocationAccountant(_Base):
         self._refused = state_dict.get("refused") or self._refused
 
 
+def skipped_step(drawn: int, stepped: int, kind: str = "") -> str:
+    """The refusal of a run whose sampler drew more batches than optimizer steps were taken
+    (both accountants): DP-SGD's guarantee assumes a noisy step on every batch."""
+    return (f"{drawn} {kind}batches drawn, {stepped} optimizer steps: a batch without its "
+            "noisy step (an empty one skipped?) is not certified; take a step on every batch, "
+            "an empty one too")
+
+
 def run_refusal(acc: RandomAllocationAccountant) -> str | None:
     """Why the steps cannot be certified as random allocation, or None (docs/TRAINING.md)."""
     if acc._refused or getattr(acc, "_within", None):
@@ -297,8 +303,7 @@ def run_refusal(acc: RandomAllocationAccountant) -> str | None:
                 "with the loader training iterates (Opacus's make_private binds it)")
     if acc.sampler is not None and (acc.sampler.batches_yielded > acc._stepped + getattr(
             acc.sampler, "in_flight", 1) + getattr(acc, "_ahead", 0)):
-        return (f"{acc.sampler.batches_yielded} batches drawn, {acc._stepped} optimizer steps: a "
-                "batch without its noisy step (an empty one skipped?) is not certified")
+        return skipped_step(acc.sampler.batches_yielded, acc._stepped)
     if acc.sampler is not None and acc._stepped > acc.sampler.batches_yielded:
         return (f"{acc._stepped} optimizer steps but the bound sampler produced "
                 f"{acc.sampler.batches_yielded} batches: the steps did not all come from it")

@@ -26,8 +26,8 @@ below it (0.3); ``get_epsilon_bracket`` refuses both in one line.
 from __future__ import annotations
 
 from verifier.accountants import (UncertifiedSampler, describe_sampler, engine_frame,
-                                  up_float)
-from verifier.core.arith import InputError, parse_exact
+                                  skipped_step, up_float)
+from verifier.core.arith import InputError, parse_exact, parse_rate
 
 try:                                              # Opacus's interface, when it is installed
     from opacus.accountants import IAccountant as _Base   # type: ignore
@@ -105,9 +105,7 @@ class CertifiedPoissonAccountant(_Base):
         sigma = parse_exact(noise_multiplier, "noise_multiplier")
         if sigma <= 0:
             raise InputError(f"noise_multiplier must be > 0, got {noise_multiplier}")
-        q = parse_exact(sample_rate, "sample_rate")
-        if not 0 < q <= 1:
-            raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
+        parse_rate(sample_rate)                   # a number in (0, 1], or one line
         if self.history and self.history[-1][:2] == (noise_multiplier, sample_rate):
             nm, sr, n = self.history[-1]
             self.history[-1] = (nm, sr, n + 1)
@@ -227,9 +225,7 @@ def run_refusal(acc: CertifiedPoissonAccountant) -> str | None:
                 "with the loader training iterates (Opacus's make_private binds it)")
     drawn, in_flight = acc._drawn if acc._drawn is not None else (0, 0)
     if drawn > acc._stepped + in_flight:          # an epoch under way: its last batch may wait
-        return (f"{drawn} Poisson batches drawn, {acc._stepped} optimizer steps: a batch "
-                "without its noisy step (an empty one skipped?) is not certified; take a step "
-                "on every batch, an empty one too")
+        return skipped_step(drawn, acc._stepped, "Poisson ")
     if acc._bound and acc._stepped:
         rate = parse_exact(acc.sample_rate, "sample_rate")
         for _, sr, _ in acc.history:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifier.api.keywords import keywords_after, progress_keyword, steps_per_epoch_keyword
-from verifier.core.arith import InputError, Interval, frac_str, parse_exact
+from verifier.core.arith import InputError, Interval, frac_str, parse_exact, parse_rate
 
 
 def _parse(sigma, steps, epochs):
@@ -257,9 +257,7 @@ def _poisson_noise_multiplier(eps, d, tol, sample_rate, epochs, steps) -> "Noise
     from verifier.deploy.epsilon import calibrate_sigma_tolerance
     if sample_rate is None:
         raise InputError("accountant='certified_poisson' needs sample_rate (q)")
-    q = parse_exact(sample_rate, "sample_rate")
-    if not 0 < q <= 1:
-        raise InputError(f"sample_rate must be in (0, 1], got {str(sample_rate)[:40]}")
+    q = parse_rate(sample_rate)
     if steps is None:
         e = parse_exact(epochs, "epochs")
         if e <= 0:
@@ -278,9 +276,7 @@ def parse_poisson(sigma, sample_rate, steps) -> tuple:
     from verifier.core.arith import parse_sigma
     if sample_rate is None or steps is None:
         raise InputError("Poisson subsampling needs sample_rate (q) and steps (T, steps in all)")
-    q = parse_exact(sample_rate, "sample_rate")
-    if not 0 < q <= 1:
-        raise InputError(f"sample_rate must be in (0, 1], got {str(sample_rate)[:40]}")
+    q = parse_rate(sample_rate)
     t = parse_exact(steps, "steps")
     if t.denominator != 1 or t < 1:
         raise InputError(f"steps (steps in all) must be an integer >= 1, got {str(steps)[:40]}")

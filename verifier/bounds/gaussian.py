@@ -23,6 +23,14 @@ MAX_DIGITS = 1000
 PREC_CAP = 20000
 
 
+def mu_squared(pairs) -> Fraction:
+    """mu^2 of the Gaussian pair that steps of the Gaussian mechanism on every record are:
+    sum_i n_i / sigma_i^2 over ``pairs`` ((sigma_i, n_i), ...), exact (n_i steps at noise
+    multiplier sigma_i, exact Fractions; SymPy symbols in the proof check
+    runs.gaussian-composition).  One phase: T / sigma^2."""
+    return sum((n / sigma ** 2 for sigma, n in pairs), 0)
+
+
 def _delta_ball(mu2: Fraction, eps: Fraction) -> arb:
     return D.gaussian_profile(to_arb(mu2).sqrt(), to_arb(eps))
 

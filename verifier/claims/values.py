@@ -11,7 +11,7 @@ from typing import Callable
 
 from verifier.bounds import theorem31 as T
 from verifier.core.arith import (InputError, Interval, Tri, parse_delta, parse_epochs, parse_exact,
-                                 parse_sigma, parse_steps)
+                                 parse_rate, parse_sigma, parse_steps)
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,7 @@ ARG_PARSERS["a"] = a_arg
 
 
 def rate_arg(v):
-    q = parse_exact(v, "sample_rate")
-    if not 0 < q <= 1:
-        raise InputError(f"sample_rate must be in (0, 1], got {v}")
-    return q
+    return parse_rate(v)
 
 
 def total_steps_arg(v):

@@ -122,18 +122,18 @@ GAUSSIAN_MAX_EPOCHS = 10 ** 7     # M = 1 with --digits: the closed form (as Poi
 
 def _gaussian_mu2(args):
     """mu^2 = T / sigma^2 when the pair is the Gaussian mechanism, else a one-line refusal."""
-    from fractions import Fraction
+    from verifier.bounds.gaussian import mu_squared
     from verifier.core.arith import InputError
     if args.sampling == "poisson":
         sigma, q, T = poisson_inputs(args)
         if q == 1:
-            return sigma, T, sigma ** -2 * T
+            return sigma, T, mu_squared([(sigma, T)])
     else:
         from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
         if parse_steps(args.steps, minimum=1) == 1:      # the closed form: no lattice, any E
             sigma = parse_sigma(args.sigma)
             E = parse_epochs(1 if args.epochs is None else args.epochs, GAUSSIAN_MAX_EPOCHS)
-            return sigma, E, Fraction(E) / sigma ** 2
+            return sigma, E, mu_squared([(sigma, E)])
         _inputs(args)                          # the pair's own refusals (E <= 1000) first
     raise InputError("--digits needs the Gaussian mechanism (--steps-per-epoch 1, or "
                      "--sampling poisson --sample-rate 1), which has a closed form; other "

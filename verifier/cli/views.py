@@ -8,6 +8,15 @@ from verifier.core.arith import decimal_str, frac_str
 from verifier.cli.common import EXIT_OK, print_json, run_shape
 
 
+def _orders(args):
+    """The orders asked for; without --delta (no conversion) and none asked, the default
+    orders only (the float accountants' lists serve the conversions: views.renyi)."""
+    if args.orders is None and args.alpha_max is None and args.delta is None:
+        from verifier.views.renyi import DEFAULT_ORDERS
+        return list(DEFAULT_ORDERS)
+    return args.orders
+
+
 def shown(args, orders) -> list:
     """The rows printed: every order asked for (--orders, --alpha-max); by default the
     default orders, with a line saying how many more the conversions searched (the float
@@ -18,9 +27,8 @@ def shown(args, orders) -> list:
     return [o for o in orders if o.alpha in DEFAULT_ORDERS]
 
 
-def hidden_line(args, orders) -> None:
-    """One line for the orders computed but not printed."""
-    n = len(orders) - len(shown(args, orders))
+def hidden_line(n: int) -> None:
+    """One line for the ``n`` orders computed but not printed."""
     if n:
         print(f"  ... and {n} more orders, every one searched by the conversions (Opacus's and "
               "dp_accounting's default lists included; --json lists all)")
@@ -42,9 +50,10 @@ def _renyi_answer(args, c, exact_of, head: str, cols: tuple, rho_note: str) -> i
         return EXIT_OK
     print(head)
     print(f"  {'alpha':>10}  {cols[0]:<34} {cols[1]:<34}")
-    for o in shown(args, c.orders):
+    rows = shown(args, c.orders)
+    for o in rows:
         print(f"  {frac_str(o.alpha):>10}  {o.remove.short(8):<34} {o.add.short(8):<34}")
-    hidden_line(args, c.orders)
+    hidden_line(len(c.orders) - len(rows))
     print(f"  zCDP rho (remove) = {c.zcdp_remove.short(10)}{rho_note}")
     if delta is not None:
         print(f"  (epsilon, delta = {frac_str(delta)}), each an upper bound of epsilon(delta):")
@@ -63,7 +72,7 @@ def _rdp_poisson(args) -> int:
     from verifier.api.views import poisson_rdp
     from verifier.cli.profile import poisson_inputs
     sigma, q, T = poisson_inputs(args)
-    c = poisson_rdp(sigma, q, T, orders=args.orders, alpha_max=args.alpha_max)
+    c = poisson_rdp(sigma, q, T, orders=_orders(args), alpha_max=args.alpha_max)
     return _renyi_answer(
         args, c, lambda d: poisson_epsilon(sigma, q, T, delta=d),
         f"Rényi divergences of Poisson subsampling, sigma = {frac_str(sigma)}, sample rate "
@@ -91,7 +100,7 @@ def _rdp_run(args, run) -> int:
     if args.rel_width is not None:
         from verifier.core.arith import InputError
         raise InputError("--rel-width of verifier rdp is for one random-allocation phase")
-    c = run_renyi(run, parse_orders(args.orders, args.alpha_max))
+    c = run_renyi(run, parse_orders(_orders(args), args.alpha_max))
     return _renyi_answer(args, c, lambda d: epsilon(run, delta=d),
                          f"Rényi divergences of {run.describe()} (certified brackets, the "
                          "phases' summed)", ("remove", "add"), "")
@@ -139,9 +148,10 @@ def cmd_rdp(args) -> int:
           f"{run_shape(c.steps, c.epochs)} (certified brackets)")
     dg, wd = _digits(args.rel_width)
     print(f"  {'alpha':>10}  {'remove D(P1||P0)':<{wd}} {'add D(P0||P1)':<{wd}}")
-    for o in shown(args, c.orders):
+    rows = shown(args, c.orders)
+    for o in rows:
         print(f"  {frac_str(o.alpha):>10}  {o.remove.short(dg):<{wd}} {o.add.short(dg):<{wd}}")
-    hidden_line(args, c.orders)
+    hidden_line(len(c.orders) - len(rows))
     print(f"  zCDP rho: remove = {c.zcdp_remove.short(10)} (= E/(2 sigma^2): no amplification "
           f"survives), add in {c.zcdp_add.short(8)}")
     if delta is not None:

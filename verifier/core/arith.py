@@ -186,6 +186,14 @@ def parse_delta(value, name: str = "delta") -> Fraction:
     return _in_range(d, MIN_DELTA, Fraction(1), name, value, "in [1e-300, 1)")
 
 
+def parse_rate(value, name: str = "sample_rate") -> Fraction:
+    """A sample rate q in (0, 1] (Poisson's, or 1/M), by the float policy of parse_exact."""
+    q = parse_exact(value, name)
+    if not 0 < q <= 1:
+        raise InputError(f"{name} must be in (0, 1], got {str(value)[:40]}")
+    return q
+
+
 def parse_steps(value, name: str = "steps", minimum: int = 3) -> int:
     """Steps per epoch M: an integer in [minimum, MAX_STEPS] ('1.14e6' is accepted when integral).
     Theorem 3.1 needs M >= 3; the exact engine and the chi-square bound take M >= 2."""

@@ -36,7 +36,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.core.arith import InputError, decimal_str, parse_exact
+from verifier.core.arith import InputError, decimal_str, parse_exact, parse_rate
 
 MAX_PHASES = 1000          # phases of one run (a run file, a history, an event tree)
 MAX_RUN_STEPS = 10 ** 7    # steps of one run in all (the Poisson engine's range)
@@ -78,10 +78,7 @@ class Poisson:
     kind = "poisson"
 
     def __post_init__(self):
-        q = parse_exact(self.sample_rate, "sample_rate")
-        if not 0 < q <= 1:
-            raise InputError(f"sample_rate must be in (0, 1], got {self.sample_rate}")
-        object.__setattr__(self, "sample_rate", q)
+        object.__setattr__(self, "sample_rate", parse_rate(self.sample_rate))
 
     def describe(self) -> str:
         return f"Poisson q = {_num(self.sample_rate)}"
@@ -310,9 +307,7 @@ def steps_per_epoch_of(sample_rate, steps_per_epoch: int | None = None) -> int:
     """M for a sample rate 1/M read by the float policy (Opacus passes the float 1/M, so
     1/M to within 1e-9 is accepted), checked against ``steps_per_epoch`` when given; one
     line otherwise."""
-    rate = parse_exact(sample_rate, "sample_rate")
-    if not 0 < rate <= 1:
-        raise InputError(f"sample_rate must be in (0, 1], got {sample_rate}")
+    rate = parse_rate(sample_rate)
     M = steps_per_epoch or round(1 / rate)
     if abs(rate * M - 1) > Fraction(1, 10 ** 9):
         raise InputError(f"sample_rate = {sample_rate} is not 1/M for M = {M} steps per epoch "

@@ -8,6 +8,12 @@ from verifier.core.arith import DEFAULT_MAX_PREC, Interval, Tri
 from verifier.deploy.evaluate import Target, check_bounds, comparisons, evaluate
 
 
+TV_ROWS_NOTE = ("Why a TV row may fail under a certified (epsilon, delta): a TV bound certifies "
+                "(0, delta_E)-DP, every epsilon at once, a stronger guarantee, so it meets the "
+                "target only when delta_E <= delta; the target itself is decided by the exact "
+                "privacy profile's row.")
+
+
 @dataclass(frozen=True)
 class Certificate:
     """Result of ``certify``: every figure an Interval, every verdict three-valued."""
@@ -106,8 +112,7 @@ class Certificate:
             target = {"kind": "epsilon-delta", "epsilon": frac_str(self.privacy.epsilon),
                       "delta": frac_str(self.privacy.delta),
                       "delta_epochs_at_most": frac_str(self.target.delta),
-                      "tv_rows": "a TV bound meets the target when delta_E <= delta "
-                                 "((0, delta_E)-DP, every epsilon at once)"}
+                      "tv_rows": TV_ROWS_NOTE}
         out = {
             "certificate": self.certificate,
             "inputs": inputs,

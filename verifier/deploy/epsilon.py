@@ -80,8 +80,8 @@ def _pred(make, what: str = "sigma"):
     def pred(n):
         try:
             s, m, e, be, eps, d = make(n)
-            report(f"calibrate {what}: trying {what} = "
-                   f"{frac_str(s) if what == 'sigma' else m if what == 'steps' else e}")
+            tried = {"sigma": frac_str(s), "steps": m, "epochs": e}[what]
+            report(f"calibrate {what}: trying {what} = {tried}")
             v, iv = PR.meets(s, m, e, eps, d, be)     # looked up per call
         except InputError:
             return Tri.UNDECIDED, None
@@ -176,8 +176,7 @@ def calibrate_sigma_tolerance(eps: Fraction, delta: Fraction, M: int, E: int,
         nonlocal count
         count += 1
         report(f"get_noise_multiplier: trying sigma = {frac_str(s)} at epsilon {frac_str(e)} "
-               f"(evaluation {count}, "
-               f"at most {max_evaluations})")
+               f"(evaluation {count}, at most {max_evaluations})")
         try:
             return engine_meets(s, e)
         except InputError:

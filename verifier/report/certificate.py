@@ -8,16 +8,11 @@ from fractions import Fraction
 from verifier.core.arith import Interval
 from verifier.bounds import REGISTRY
 from verifier.deploy import Certificate
+from verifier.deploy.certify import TV_ROWS_NOTE
 from verifier.report.writer import versions
 def _fs(q) -> str:
     from verifier.core.arith import frac_str
     return frac_str(q)
-
-
-TV_ROWS_NOTE = ("Why a TV row may fail under a certified (epsilon, delta): a TV bound certifies "
-                "(0, delta_E)-DP, every epsilon at once, a stronger guarantee, so it meets the "
-                "target only when delta_E <= delta; the target itself is decided by the exact "
-                "privacy profile's row.")
 
 
 def certificate_json(c: Certificate) -> dict:

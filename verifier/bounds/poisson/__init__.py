@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifier.core.arith import Interval, frac_str
+from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.poisson import single
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
@@ -200,13 +201,6 @@ def check_rel_width(rel) -> Fraction:
     return check(rel, REL_TARGET)
 
 
-def gaussian_digits(rel_width: Fraction) -> int:
-    """Digits of the closed form at q = 1 for a relative width <= rel_width (and at least
-    the lattice's default accuracy)."""
-    from verifier.bounds.profile import closed_form_digits
-    return closed_form_digits(min(rel_width, REL_TARGET))
-
-
 def gaussian_info(digits: int) -> dict:
     """q = 1: T steps of the Gaussian mechanism on every record are the Gaussian pair at
     mu^2 = T / sigma^2 (the sum of the steps' outputs is sufficient), in closed form (Balle &
@@ -232,8 +226,9 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
     t = time.perf_counter()
     if q == 1:                         # every record in every step: the Gaussian mechanism
         from verifier.bounds.gaussian import delta_interval
-        d = gaussian_digits(rel_width)
-        iv = delta_interval(Fraction(T) / sigma ** 2, eps, d)
+        from verifier.bounds.profile import closed_form_digits
+        d = closed_form_digits(rel_width)
+        iv = delta_interval(mu_squared([(sigma, T)]), eps, d)
         return PoissonDelta(sigma, q, T, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
                             gaussian_info(d))
     if single.closed_form(T):          # one step: its closed form (single.py)
@@ -265,8 +260,9 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
     t = time.perf_counter()
     if q == 1:                         # every record in every step: the Gaussian mechanism
         from verifier.bounds.gaussian import epsilon_interval
-        d = gaussian_digits(rel_width)
-        iv, _ = epsilon_interval(Fraction(T) / sigma ** 2, delta, d)
+        from verifier.bounds.profile import closed_form_digits
+        d = closed_form_digits(rel_width)
+        iv, _ = epsilon_interval(mu_squared([(sigma, T)]), delta, d)
         return PoissonEpsilon(sigma, q, T, delta, iv, iv, iv, "undecided",
                               time.perf_counter() - t, gaussian_info(d))
     if single.closed_form(T):          # one step: certified bisection on its closed form

@@ -338,10 +338,10 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
     ``rel_width``: refined (``refine``) until the bracket is at most that wide relative.
     A negative eps = -e is read off the brackets at e (numerics.brackets.mirrored)."""
     if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
-        from verifier.bounds.gaussian import delta_interval
+        from verifier.bounds.gaussian import delta_interval, mu_squared
         check_range(sigma, M, E, eps=eps)
         t, d = time.perf_counter(), closed_form_digits(rel_width)
-        iv = delta_interval(E / sigma ** 2, eps, d)
+        iv = delta_interval(mu_squared([(sigma, E)]), eps, d)
         return DeltaResult(sigma, M, E, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
                            {"closed_form": GAUSSIAN_INFO, "digits": d})
     if eps < 0 and check_range(sigma, M, E, eps=eps) is None:    # named with its sign
@@ -377,9 +377,9 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
     check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
     if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
-        from verifier.bounds.gaussian import epsilon_interval
+        from verifier.bounds.gaussian import epsilon_interval, mu_squared
         d = closed_form_digits(rel_width)
-        iv, _ = epsilon_interval(E / sigma ** 2, delta, d)
+        iv, _ = epsilon_interval(mu_squared([(sigma, E)]), delta, d)
         return EpsilonResult(sigma, M, E, delta, iv, iv, iv, "undecided",
                              time.perf_counter() - t, {"closed_form": GAUSSIAN_INFO, "digits": d})
     guess = guess_epsilon(sigma, M, E, float(delta))

@@ -28,6 +28,7 @@ from fractions import Fraction
 from verifier.bounds.runs.lattice import (clear_cache,  # noqa: F401 (re-exported)
                                           engine, guess_epsilon, lattice_step, mixed_engine,
                                           mixed_levels, points, ra_log_moments, refine)
+from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
 from verifier.core.run import Run, MAX_RUN_STEPS
@@ -211,20 +212,16 @@ def _single(run: Run):
     return m.noise_multiplier, s, n
 
 
-def mu_squared(pairs) -> Fraction:
-    """mu^2 of the Gaussian pair a run of Gaussian steps is: sum_i n_i / sigma_i^2 over
-    ``pairs`` ((sigma_i, n_i), ...) (proof check runs.gaussian-composition)."""
-    return sum((n / sigma ** 2 for sigma, n in pairs), 0)
-
-
 def _mu2(run: Run) -> Fraction:
     return Fraction(mu_squared([(m.noise_multiplier, n) for m, s, n in run.merged()]))
 
 
 def _digits(rel_width) -> int:
+    """The closed form's digits for a requested width (the Poisson engine's default 1e-3
+    when none), as bounds.poisson at q = 1."""
+    from verifier.bounds.poisson import check_rel_width
     from verifier.bounds.profile import closed_form_digits
-    from verifier.bounds.poisson import REL_TARGET
-    return closed_form_digits(REL_TARGET if rel_width is None else rel_width)
+    return closed_form_digits(check_rel_width(rel_width))
 
 
 def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None) -> RunEpsilon:

@@ -996,6 +996,24 @@ def _runs_phase_count_ignored():
     _set("verifier.numerics.compose:compose_phases", once)
 
 
+def _runs_grouped_counts_ignored():
+    from verifier.numerics import convolve as C
+
+    def grouped(phases, N):          # every phase in one group, at the first one's count
+        if len(phases) < 2:
+            return phases
+        nvar = len(phases[0][0])
+        return [([C.convolved([subs[j] for subs, _ in phases]) for j in range(nvar)],
+                 phases[0][1])]
+    C.grouped = grouped
+
+
+def _runs_convolved_drops_a_law():
+    from verifier.numerics import convolve as C
+    real = C.convolved
+    C.convolved = lambda subs: real(subs[:-1])
+
+
 def _runs_first_phase_only(name):
     real = _get("verifier.numerics.compose:" + name)
     _set("verifier.numerics.compose:" + name, lambda parts: real(parts[:1]))
@@ -1843,6 +1861,19 @@ MUTATIONS = [
              _runs_phase_count_ignored,
              (R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
               R + "test_phases_of_gaussian_steps_contain_the_closed_form")),
+    Mutation("runs.grouped-counts-ignored", "compose",
+             "phases of different counts convolved into one kind of step at the first "
+             "phase's count (numerics/convolve.py grouped: only equal counts may share a "
+             "power)",
+             _runs_grouped_counts_ignored,
+             (R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
+              R + "test_a_phase_split_in_two_composes_to_the_same_law")),
+    Mutation("runs.convolved-drops-a-law", "compose",
+             "the convolution of a group of equal-count phases leaves out its last phase's "
+             "step",
+             _runs_convolved_drops_a_law,
+             (R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
+              R + "test_two_different_poisson_steps_against_quadrature")),
     Mutation("runs.charge-first-phase-only", "tail",
              "the union-bound charge of a run counts the first phase's steps only",
              lambda: _runs_first_phase_only("union_charge"),

@@ -4,7 +4,7 @@
 registry; ``verifier check-proofs`` runs them and writes reports/proofs.*.
 """
 GROUPS = ("lognormal", "taylor", "tail", "monotonicity", "interpretation", "edgeworth",
-          "chisquare", "profile", "views", "poisson", "laplace", "runs")
+          "chisquare", "profile", "views", "poisson", "laplace", "runs", "compose")
 
 
 def all_checks():

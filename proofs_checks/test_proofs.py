@@ -19,7 +19,9 @@ CITED_CHECKS = {"chisquare.tv-bound": "Cauchy-Schwarz", "chisquare.attack-accura
                 "poisson.connect-the-dots": "Connect the dots",
                 "laplace.power-integrals": "Tonelli",
                 "runs.union-charge": "Zhu, Dong & Wang",
-                "runs.gaussian-composition": "Billingsley"}
+                "runs.gaussian-composition": "Billingsley",
+                "compose.upper-ends": "Concrete Mathematics",
+                "compose.lower-ends": "Dwork & Roth"}
 
 CHECKS = all_checks()
 

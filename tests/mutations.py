@@ -1014,6 +1014,22 @@ def _runs_convolved_drops_a_law():
     C.convolved = lambda subs: real(subs[:-1])
 
 
+def _compose_remove_cut_floor():
+    import math
+    _set("verifier.numerics.ends:remove_cut",
+         lambda eps, eta, start, n: min(max(math.floor(eps / eta) - start, 0), n))
+
+
+def _compose_tilted_shifted():
+    real = _get("verifier.numerics.ends:tilted")
+    _set("verifier.numerics.ends:tilted", lambda law, first, step: real(law, first * step, step))
+
+
+def _compose_at_least_shifted():
+    real = _get("verifier.numerics.ends:mass_at_least")
+    _set("verifier.numerics.ends:mass_at_least", lambda P, start, t: real(P, start, t + 1))
+
+
 def _runs_first_phase_only(name):
     real = _get("verifier.numerics.compose:" + name)
     _set("verifier.numerics.compose:" + name, lambda parts: real(parts[:1]))
@@ -1884,6 +1900,32 @@ MUTATIONS = [
              lambda: _runs_first_phase_only("alias_excess"),
              (R + "test_lower_ends_of_phases_are_the_best_exact_test_and_the_alias_excess_counts_all_steps",
               "proofs_checks/test_proofs.py::test_check[runs.alias-excess]")),
+    Mutation("binding.compose-remove-cut-floor", "proof",
+             "the remove end's cut at floor(eps / eta), not ceil: the index just below eps "
+             "counted with a negative term e^{s eta} - c",
+             _compose_remove_cut_floor,
+             ("proofs_checks/test_proofs.py::test_check[compose.upper-ends]",)),
+    Mutation("binding.compose-tilted-shifted", "proof",
+             "the tilted masses one lattice step too high (law[j] e^{(s + 1) eta})",
+             _compose_tilted_shifted,
+             ("proofs_checks/test_proofs.py::test_check[compose.upper-ends]",
+              R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge")),
+    Mutation("binding.compose-add-end-mass-dropped", "proof",
+             "the add end without its - c P(S <= s1) term",
+             lambda: _set("verifier.numerics.ends:upper_add_end",
+                          lambda total, w, below, c, out, ch: total - w + 2 * c * out + ch),
+             ("proofs_checks/test_proofs.py::test_check[compose.upper-ends]",
+              R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge")),
+    Mutation("binding.compose-at-least-shifted", "proof",
+             "the remove test's event {S >= t + 1} read as {S >= t}'s mass",
+             _compose_at_least_shifted,
+             ("proofs_checks/test_proofs.py::test_check[compose.lower-ends]",)),
+    Mutation("binding.compose-test-excess-added", "proof",
+             "a test's lower end raised by the aliasing excess instead of lowered",
+             lambda: _set("verifier.numerics.ends:lower_test_end",
+                          lambda p, q, ex, qo, c: p + ex - c * (q + qo)),
+             ("proofs_checks/test_proofs.py::test_check[compose.lower-ends]",
+              R + "test_lower_ends_of_phases_are_the_best_exact_test_and_the_alias_excess_counts_all_steps")),
     Mutation("binding.runs-mu-squared", "proof",
              "a run of Gaussian steps read at mu^2 = sum n_i / sigma_i (the square dropped)",
              lambda: _set("verifier.bounds.runs:mu_squared",

@@ -37,6 +37,7 @@ from flint import arb, ctx
 
 from verifier.core.arith import to_arb
 from verifier.numerics.convolve import alias_excess, compose_laws, compose_phases, union_charge
+from verifier.numerics import ends      # the ends' formulas (bound by check-proofs)
 from verifier.numerics.lattice import prefix_sums, suffix_sums
 
 
@@ -115,21 +116,12 @@ class ComposedProfile:
                 return out
             # remove: prefix sums of law and of law e^{s eta}
             (self.sR, law, self.oR), (self.sA, lawA, self.oA) = compose("rem", "add", "upper")
-            z = (self.sR * eta).exp()
-            weighted = []
-            for v in law:
-                weighted.append(v * z)
-                z = z * ez
+            weighted = ends.tilted(law, (self.sR * eta).exp(), ez)
             self.R_w, self.R_0 = prefix_sums(weighted), prefix_sums(law)
             self.T_R = total("rem", 1)
             # add: prefix sums of law and of law e^{-s eta}
             law = lawA
-            z = (-self.sA * eta).exp()
-            iz = 1 / ez
-            weighted = []
-            for v in law:
-                weighted.append(v * z)
-                z = z * iz
+            weighted = ends.tilted(law, (-self.sA * eta).exp(), 1 / ez)
             # the weighted sum over j >= i as a suffix sum: the weights e^{-s eta} are huge
             # at the window's left end, and a difference of prefix sums would carry their
             # radii (cancellation)
@@ -172,35 +164,23 @@ class ComposedProfile:
         with ctx.workprec(self.prec):
             c = to_arb(eps).exp()
             n = len(self.R_0) - 1
-            i = min(max(math.ceil(eps / self.laws.eta) - self.sR, 0), n)
-            U = (self.T_R - self.R_w[i] - c * (self.R_0[n] - self.R_0[i])
-                 + 2 * c * self.oR + self.ch_R)
+            i = ends.remove_cut(eps, self.laws.eta, self.sR, n)
+            U = ends.upper_remove_end(self.T_R, self.R_w[i], self.R_0[n], self.R_0[i], c,
+                                 self.oR, self.ch_R)
             return clamp_upper(U)
 
     def _upper_add(self, eps: Fraction) -> arb:
         with ctx.workprec(self.prec):
             c = to_arb(eps).exp()
             n = len(self.A_0) - 1
-            i = min(max(math.floor(-eps / self.laws.eta) + 1 - self.sA, 0), n)  # j < i: s <= s1
-            U = (self.T_A - self.A_ws[i] - c * self.A_0[i]
-                 + 2 * c * self.oA + self.ch_A)
+            i = ends.add_cut(eps, self.laws.eta, self.sA, n)            # j < i: s <= s1
+            U = ends.upper_add_end(self.T_A, self.A_ws[i], self.A_0[i], c, self.oA, self.ch_A)
             U = clamp_upper(U)
             if self.add_upper is not None:       # the better of two valid upper ends
                 U = min_upper(U, self.add_upper(self.E, eps))
             return U
 
     # ---- lower ends
-    @staticmethod
-    def _ge(P, start: int, t: int) -> arb:     # window mass at composed index >= t
-        n = len(P) - 1
-        i = min(max(t - start, 0), n)
-        return P[n] - P[i]
-
-    @staticmethod
-    def _le(P, start: int, t: int) -> arb:     # window mass at composed index <= t
-        n = len(P) - 1
-        return P[min(max(t + 1 - start, 0), n)]
-
     def _float_best(self, eps: Fraction, ge: bool) -> int:
         """The threshold t maximizing the float estimate of P1(S >= t) - e^eps P0(S >= t)
         (ge) or P0(S <= t) - e^eps P1(S <= t) (a free parameter: any t gives a valid test)."""
@@ -236,8 +216,9 @@ class ComposedProfile:
             t0 = round(eps / self.laws.eta_l)
             best = arb(0)
             for t in self._thresholds(eps, t0, True):
-                v = (self._ge(self.P1, self.s1, t) - self.ex1
-                     - c * (self._ge(self.P0, self.s0, t) + self.o0))
+                v = ends.lower_test_end(ends.mass_at_least(self.P1, self.s1, t),
+                                        ends.mass_at_least(self.P0, self.s0, t),
+                                        self.ex1, self.o0, c)
                 if v.lower() > best.lower():
                     best = arb(v.lower())
             return best
@@ -249,8 +230,9 @@ class ComposedProfile:
             t0 = round(-eps / self.laws.eta_l)
             best = arb(0)
             for t in self._thresholds(eps, t0, False):
-                v = (self._le(self.P0, self.s0, t) - self.ex0
-                     - c * (self._le(self.P1, self.s1, t) + self.o1))
+                v = ends.lower_test_end(ends.mass_at_most(self.P0, self.s0, t),
+                                        ends.mass_at_most(self.P1, self.s1, t),
+                                        self.ex0, self.o1, c)
                 if v.lower() > best.lower():
                     best = arb(v.lower())
             return best

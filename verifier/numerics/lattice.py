@@ -23,20 +23,24 @@ def normal_sf_float(x: float) -> float:
     return math.erfc(x / math.sqrt(2)) / 2
 
 
-def suffix_sums(vals) -> list:
-    """S[i] = sum_{j >= i} vals[j] (len + 1 entries, S[len] = 0), in ball arithmetic."""
-    out = [arb(0)] * (len(vals) + 1)
-    acc = arb(0)
+def suffix_sums(vals, zero=None) -> list:
+    """S[i] = sum_{j >= i} vals[j] (len + 1 entries, S[len] = 0), in ball arithmetic (on
+    other numbers with ``zero`` their 0: the proof check compose.upper-ends)."""
+    zero = arb(0) if zero is None else zero
+    out = [zero] * (len(vals) + 1)
+    acc = zero
     for j in range(len(vals) - 1, -1, -1):
         acc = acc + vals[j]
         out[j] = acc
     return out
 
 
-def prefix_sums(vals) -> list:
-    """P[i] = sum_{j < i} vals[j] (len + 1 entries, P[0] = 0), in ball arithmetic."""
-    out = [arb(0)]
-    acc = arb(0)
+def prefix_sums(vals, zero=None) -> list:
+    """P[i] = sum_{j < i} vals[j] (len + 1 entries, P[0] = 0), in ball arithmetic (on other
+    numbers with ``zero`` their 0)."""
+    zero = arb(0) if zero is None else zero
+    out = [zero]
+    acc = zero
     for v in vals:
         acc = acc + v
         out.append(acc)

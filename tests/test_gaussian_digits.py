@@ -125,3 +125,29 @@ def test_epsilon_to_hundreds_of_digits_is_an_answer_not_an_internal_error(capsys
         assert M(iv.upper) - M(iv.lower) <= mp.mpf(10) ** -399 * ref
     assert main(["epsilon", "--sigma", "2", "--steps-per-epoch", "1", "--delta", "1e-5",
                  "--digits", "400"]) == 0
+
+
+@pytest.mark.parametrize("E", [1001, 5000, 10 ** 7])
+def test_one_step_per_epoch_beyond_the_lattice_s_epochs_is_the_closed_form(E):
+    """M = 1 is the Gaussian mechanism: epsilon() and delta() at E > 1000 epochs (the
+    lattice engine's range) answer by the closed form at mu^2 = E / sigma^2, the bracket
+    containing an 80-digit reference and at most 0.1% wide, as Poisson at q = 1 and T = E;
+    E = 1000 stays on the lattice engine; above 1e7 one line."""
+    import verifier
+    sigma = F(40)
+    mu2 = F(E) / sigma ** 2
+    r = verifier.epsilon("40", 1, E, delta="1e-5")
+    assert "closed_form" in r.info and r.epsilon == r.remove == r.add
+    lo, hi = M(r.epsilon.lower), M(r.epsilon.upper)      # delta(eps) decreases in eps
+    assert ref_delta(mu2, lo) >= mp.mpf("1e-5") >= ref_delta(mu2, hi)
+    assert hi - lo <= mp.mpf("1e-3") * hi
+    d = verifier.delta("40", 1, E, epsilon="1")
+    assert M(d.delta.lower) <= ref_delta(mu2, 1) <= M(d.delta.upper)
+    assert "closed_form" in d.info
+    p = verifier.poisson_epsilon("40", 1, E, delta="1e-5")
+    assert p.epsilon == r.epsilon
+    assert "closed_form" not in verifier.epsilon("40", 1, 1000, delta="1e-5").info
+    with pytest.raises(verifier.InputError, match="at most 10000000"):
+        verifier.epsilon("40", 1, 10 ** 7 + 1, delta="1e-5")
+    with pytest.raises(verifier.InputError, match="at most 1000 here"):
+        verifier.epsilon("40", 2, 1001, delta="1e-5")

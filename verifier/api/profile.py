@@ -11,8 +11,10 @@ from verifier.core.arith import InputError, Interval, frac_str, parse_exact, par
 
 
 def _parse(sigma, steps, epochs):
+    """The pair of epsilon() and delta(): at M = 1 (the Gaussian mechanism, in closed form)
+    E up to 1e7."""
     from verifier.bounds.profile import parse_pair
-    return parse_pair(sigma, steps, epochs)
+    return parse_pair(sigma, steps, epochs, gaussian=True)
 
 
 def _parse_delta(d) -> Fraction:

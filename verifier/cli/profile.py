@@ -14,7 +14,7 @@ def _inputs(args):
         from verifier.core.arith import InputError
         raise InputError("--sample-rate is for --sampling poisson; random allocation takes "
                          "--steps-per-epoch M (each record in exactly one of the M steps)")
-    return parse_pair(args.sigma, args.steps, args.epochs)
+    return parse_pair(args.sigma, args.steps, args.epochs, gaussian=True)
 
 
 def poisson_inputs(args) -> tuple:
@@ -117,9 +117,6 @@ def _width(iv) -> str:
     return "absolute width <= " + decimal_str(iv.upper - iv.lower, 3, "up")
 
 
-GAUSSIAN_MAX_EPOCHS = 10 ** 7     # M = 1 with --digits: the closed form (as Poisson's T)
-
-
 def _gaussian_mu2(args):
     """mu^2 = T / sigma^2 when the pair is the Gaussian mechanism, else a one-line refusal."""
     from verifier.bounds.gaussian import mu_squared
@@ -129,6 +126,7 @@ def _gaussian_mu2(args):
         if q == 1:
             return sigma, T, mu_squared([(sigma, T)])
     else:
+        from verifier.bounds.profile import GAUSSIAN_MAX_EPOCHS
         from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
         if parse_steps(args.steps, minimum=1) == 1:      # the closed form: no lattice, any E
             sigma = parse_sigma(args.sigma)

@@ -41,12 +41,18 @@ def check_range(sigma: Fraction, M: int, E: int, delta: Fraction | None = None,
     RANGE.check(sigma, M, E, delta, eps)
 
 
-def parse_pair(sigma, steps, epochs) -> tuple:
+GAUSSIAN_MAX_EPOCHS = 10 ** 7   # M = 1: the Gaussian mechanism, in closed form (as Poisson's T)
+
+
+def parse_pair(sigma, steps, epochs, gaussian: bool = False) -> tuple:
     """(sigma, M, E) of the pair as the user gave them (the float policy of parse_exact;
-    epochs None means 1): the one parser of the API's and the CLI's pair inputs."""
+    epochs None means 1): the one parser of the API's and the CLI's pair inputs.
+    ``gaussian``: at M = 1 (the Gaussian mechanism, answered in closed form by
+    epsilon_bracket and delta_bracket) E up to GAUSSIAN_MAX_EPOCHS."""
     from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
-    return (parse_sigma(sigma), parse_steps(steps, minimum=1),
-            parse_epochs(1 if epochs is None else epochs, MAX_EPOCHS))
+    s, M = parse_sigma(sigma), parse_steps(steps, minimum=1)
+    top = GAUSSIAN_MAX_EPOCHS if gaussian and M == 1 else MAX_EPOCHS
+    return s, M, parse_epochs(1 if epochs is None else epochs, top)
 
 
 def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
@@ -309,10 +315,26 @@ def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:
     return float(w / (rel_width * scale)) if scale > 0 else (math.inf if w > 0 else 0.0)
 
 
-def closed_form(M: int, rel_width) -> bool:
-    """Whether a requested accuracy is met by the Gaussian closed form: M = 1 is the Gaussian
-    mechanism with mu^2 = E / sigma^2 (docs/THEORY.md section 13)."""
-    return M == 1 and rel_width is not None
+def closed_form(M: int, rel_width, E: int = 1) -> bool:
+    """Whether the Gaussian closed form answers: M = 1 is the Gaussian mechanism with mu^2 =
+    E / sigma^2 (docs/THEORY.md section 13), taken when an accuracy is requested or when E is
+    beyond the lattice engine's epochs (up to GAUSSIAN_MAX_EPOCHS; default accuracy then the
+    Poisson engine's at q = 1, 0.1%)."""
+    return M == 1 and (rel_width is not None or E > MAX_EPOCHS)
+
+
+def _gaussian_check(sigma: Fraction, E: int, delta=None, eps=None) -> None:
+    """The closed form's range at M = 1: the engine's sigma, delta and epsilon ranges, E up to
+    GAUSSIAN_MAX_EPOCHS."""
+    from verifier.core.arith import parse_epochs
+    RANGE.check(sigma, 1, None, delta, eps)
+    parse_epochs(E, GAUSSIAN_MAX_EPOCHS)
+
+
+def _gaussian_digits(rel_width) -> int:
+    from verifier.numerics.brackets import check_rel_width
+    return closed_form_digits(check_rel_width(rel_width) if rel_width is not None
+                              else Fraction(1, 1000))
 
 
 def closed_form_digits(rel_width: Fraction) -> int:
@@ -337,10 +359,10 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
     floor: a delta far below floor gets a bracket whose upper end is about 1e-4 floor);
     ``rel_width``: refined (``refine``) until the bracket is at most that wide relative.
     A negative eps = -e is read off the brackets at e (numerics.brackets.mirrored)."""
-    if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
+    if closed_form(M, rel_width, E):        # the Gaussian mechanism: its closed form
         from verifier.bounds.gaussian import delta_interval, mu_squared
-        check_range(sigma, M, E, eps=eps)
-        t, d = time.perf_counter(), closed_form_digits(rel_width)
+        _gaussian_check(sigma, E, eps=eps)
+        t, d = time.perf_counter(), _gaussian_digits(rel_width)
         iv = delta_interval(mu_squared([(sigma, E)]), eps, d)
         return DeltaResult(sigma, M, E, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
                            {"closed_form": GAUSSIAN_INFO, "digits": d})
@@ -374,14 +396,15 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
     that wide relative (absolute below eps 0.1), the bisection's tolerance 1/BISECTION_SHARE
     of it (a bisection step costs O(1) evaluations of the composed profile: the width is
     left to the engine)."""
-    check_range(sigma, M, E, delta=delta)
     t = time.perf_counter()
-    if closed_form(M, rel_width):           # the Gaussian mechanism: its closed form
+    if closed_form(M, rel_width, E):        # the Gaussian mechanism: its closed form
         from verifier.bounds.gaussian import epsilon_interval, mu_squared
-        d = closed_form_digits(rel_width)
+        _gaussian_check(sigma, E, delta=delta)
+        d = _gaussian_digits(rel_width)
         iv, _ = epsilon_interval(mu_squared([(sigma, E)]), delta, d)
         return EpsilonResult(sigma, M, E, delta, iv, iv, iv, "undecided",
                              time.perf_counter() - t, {"closed_form": GAUSSIAN_INFO, "digits": d})
+    check_range(sigma, M, E, delta=delta)
     guess = guess_epsilon(sigma, M, E, float(delta))
     rel = REL if rel_width is None else min(REL, rel_width / BISECTION_SHARE)
     out = {}

@@ -1888,7 +1888,8 @@ MUTATIONS = [
              "the convolution of a group of equal-count phases leaves out its last phase's "
              "step",
              _runs_convolved_drops_a_law,
-             (R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
+             ("tests/test_convolved.py::test_every_point_of_the_input_balls_convolves_into_the_output",
+              R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
               R + "test_two_different_poisson_steps_against_quadrature")),
     Mutation("runs.charge-first-phase-only", "tail",
              "the union-bound charge of a run counts the first phase's steps only",

@@ -1,6 +1,7 @@
-"""The fixed-point convolution of grid laws (verifier/numerics/fixed.py): every value of the
-input balls, convolved exactly (Fractions), lies in the output ball at every index; the
-output is narrow (a few units of 2^-p beyond the inputs' radii carried through)."""
+"""The convolution of a run's step laws of equal count (numerics.convolve.convolved, Arb ball
+polynomials in a Huffman order): every value of the input balls, convolved exactly
+(Fractions), lies in the output ball at every index of the sum's span; the output is
+narrow."""
 from __future__ import annotations
 
 import random
@@ -10,7 +11,7 @@ from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verifier.numerics.fixed import convolved
+from verifier.numerics.convolve import convolved
 
 
 def _exact(x: arb) -> tuple[F, F]:
@@ -78,8 +79,8 @@ def test_every_point_of_the_input_balls_convolves_into_the_output(seed, widths, 
 
 
 def test_exact_inputs_whose_products_do_not_fit_the_scale_are_still_enclosed():
-    """Balls of radius 0 whose 190-bit midpoints' products need twice the scale: only the
-    flooring's unit of radius covers them (the mutation fixed.floor-unmarked)."""
+    """Balls of radius 0 whose 190-bit midpoints' products need more than the working
+    precision: the rounding's radius covers them."""
     rng = random.Random(7)
     laws = [{k: arb((rng.getrandbits(190) | 1, -190)) for k in range(6)} for _ in range(3)]
     with ctx.workprec(120):
@@ -88,7 +89,7 @@ def test_exact_inputs_whose_products_do_not_fit_the_scale_are_still_enclosed():
 
 def test_the_inputs_radii_are_carried_through_to_the_ends():
     """Wide input balls (radius 2^-20 around midpoints near 1/2): the product of the upper
-    ends and of the lower ends inside the output (the mutation fixed.cross-terms-dropped)."""
+    ends and of the lower ends inside the output."""
     laws = [{0: arb((1, -1), (1, -20)), 1: arb((1, -2), (1, -20))} for _ in range(4)]
     with ctx.workprec(100):
         balls = _check(laws, random.Random(3), points=8)

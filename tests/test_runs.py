@@ -290,6 +290,29 @@ def test_delta_of_a_run_is_monotone_between_its_phases():
     assert lo.upper < r.lower and r.upper < hi.lower
 
 
+def test_a_run_s_size_is_counted_in_compositions_per_sampler():
+    """The run's cap counts what the engines compose: Poisson steps, random-allocation epochs
+    (k per epoch for k of M). 200 epochs of M = 1e5 (2e7 steps, 200 epochs) is the
+    single-phase engine's bracket bit for bit; M = 1e7 and 1000 epochs (1e10 steps) is a run
+    from a run file; 1e7 + 1 Poisson steps and 5e6 epochs of k = 2 are refused in one line."""
+    import verifier
+    big = Run((phase("1", steps_per_epoch=10 ** 5, epochs=200),))
+    assert big.steps == 2 * 10 ** 7 and big.compositions == 200
+    assert runs.epsilon_bracket(big, D5).epsilon == PR.epsilon_bracket(F(1), 10 ** 5, 200,
+                                                                       D5).epsilon
+    r = run_from_dict({"phases": [{"noise_multiplier": "2", "steps_per_epoch": 10 ** 7,
+                                   "epochs": 1000}]}, "f")
+    assert r.steps == 10 ** 10 and r.compositions == 1000
+    with pytest.raises(InputError, match="10000001 steps in all; at most 10000000"):
+        run_from_dict({"phases": [{"noise_multiplier": "1", "sample_rate": "0.1",
+                                   "steps": 10 ** 7 + 1}]}, "f")
+    two = Run((phase("1", steps_per_epoch=4, steps_per_record=2, epochs=5 * 10 ** 6),))
+    assert two.compositions == 10 ** 7
+    with pytest.raises(InputError, match="10000002 compositions in all"):
+        runs.plan(two + phase("1", sample_rate="0.1", steps=2))
+    del verifier
+
+
 def test_refusals_name_the_phase():
     with pytest.raises(InputError, match="phase 2.*sigma = 0.1"):
         runs.epsilon_bracket(Run((phase("1", sample_rate="0.1", steps=3),

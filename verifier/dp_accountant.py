@@ -252,9 +252,11 @@ class CertifiedRunAccountant(dp_accounting.PrivacyAccountant):
         r = _walk(event, count, self._leaf)
         if isinstance(r, str) and r != "nonprivate":
             return self.CompositionErrorDetails(invalid_event=event, error_message=r)
-        if r != "nonprivate" and self.steps + sum(p.steps for p in r) > MAX_RUN_STEPS:
+        if r != "nonprivate" and sum(p.compositions for p in [*self.phases, *r]) > MAX_RUN_STEPS:
             return self.CompositionErrorDetails(
-                invalid_event=event, error_message=f"more than {MAX_RUN_STEPS} steps in all")
+                invalid_event=event, error_message=f"more than {MAX_RUN_STEPS} compositions "
+                                                   "(Poisson steps, random-allocation epochs) "
+                                                   "in all")
         if do_compose:
             if r == "nonprivate":
                 self.nonprivate = True

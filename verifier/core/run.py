@@ -39,7 +39,9 @@ from fractions import Fraction
 from verifier.core.arith import InputError, decimal_str, parse_exact, parse_rate
 
 MAX_PHASES = 1000          # phases of one run (a run file, a history, an event tree)
-MAX_RUN_STEPS = 10 ** 7    # steps of one run in all (the Poisson engine's range)
+MAX_RUN_STEPS = 10 ** 7    # compositions of one run in all (``Run.compositions``: Poisson and
+                           # every-step steps, random-allocation epochs; the lattice's range)
+MAX_EPOCH_STEPS = 10 ** 11  # steps of a random-allocation phase (M up to 1e7 per epoch)
 
 
 def _num(q: Fraction) -> str:
@@ -127,7 +129,7 @@ class EveryStep:
 SAMPLERS = {"poisson": Poisson, "random_allocation": RandomAllocation, "every_step": EveryStep}
 
 
-def integer_arg(value, name: str, minimum: int) -> int:
+def integer_arg(value, name: str, minimum: int, maximum: int = MAX_RUN_STEPS * 10) -> int:
     if isinstance(value, bool):
         raise InputError(f"{name} must be an integer, got {value!r}")
     v = parse_exact(value, name)
@@ -135,8 +137,9 @@ def integer_arg(value, name: str, minimum: int) -> int:
         raise InputError(f"{name} must be an integer, got {str(value)[:40]}")
     if v < minimum:
         raise InputError(f"{name} must be >= {minimum}, got {str(value)[:40]}")
-    if v > MAX_RUN_STEPS * 10:
-        raise InputError(f"{name} = {str(value)[:40]} is above the supported {MAX_RUN_STEPS}")
+    if v > maximum:
+        raise InputError(f"{name} = {str(value)[:40]} is above the supported "
+                         f"{min(maximum, MAX_RUN_STEPS)}")
     return int(v)
 
 
@@ -155,8 +158,9 @@ class Phase:
         if not isinstance(self.sampler, tuple(SAMPLERS.values())):
             raise InputError(f"sampler must be one of {', '.join(SAMPLERS)}, got "
                              f"{type(self.sampler).__name__}")
-        T = integer_arg(self.steps, "steps", 1)
-        if isinstance(self.sampler, RandomAllocation) and T % self.sampler.steps_per_epoch:
+        ra = isinstance(self.sampler, RandomAllocation)
+        T = integer_arg(self.steps, "steps", 1, MAX_EPOCH_STEPS if ra else MAX_RUN_STEPS * 10)
+        if ra and T % self.sampler.steps_per_epoch:
             raise InputError(f"steps = {T} is not a whole number of epochs of "
                              f"steps_per_epoch = {self.sampler.steps_per_epoch}")
         object.__setattr__(self, "steps", T)
@@ -171,6 +175,15 @@ class Phase:
     @property
     def noise_multiplier(self) -> Fraction:
         return self.mechanism.noise_multiplier
+
+    @property
+    def compositions(self) -> int:
+        """How many laws the engines compose for this phase: its steps (Poisson, every
+        step), its epochs times k (random allocation: one law per epoch, k blocks of one
+        per record for k of M)."""
+        if self.epochs is not None:
+            return self.epochs * self.sampler.steps_per_record
+        return self.steps
 
     @property
     def step_kind(self) -> tuple:
@@ -218,6 +231,12 @@ class Run:
     def steps(self) -> int:
         """Steps in all (T)."""
         return sum(p.steps for p in self.phases)
+
+    @property
+    def compositions(self) -> int:
+        """The laws the engines compose for the whole run (Phase.compositions summed): at
+        most MAX_RUN_STEPS."""
+        return sum(p.compositions for p in self.phases)
 
     def merged(self) -> tuple:
         """((mechanism, sampler, steps), ...): the phases of the same kind of step merged
@@ -267,7 +286,7 @@ def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
         p = phase(noise_multiplier, sample_rate=sample_rate, epochs=epochs,
                   steps_per_epoch=steps_per_epoch, steps_per_record=steps_per_record,
                   sampler=sampler)
-        if p.steps != integer_arg(steps, "steps", 1):
+        if p.steps != integer_arg(steps, "steps", 1, MAX_EPOCH_STEPS):
             raise InputError(f"steps = {steps} but epochs = {epochs} make {p.steps} steps")
         return p
     if steps is None and epochs is None:

@@ -56,8 +56,9 @@ def plan(run: Run) -> str:
     steps, on the epochs' lattice); refuses the rest in one line (InputError)."""
     if not isinstance(run, Run):
         raise InputError(f"expected a verifier Run, got {type(run).__name__}")
-    if run.steps > MAX_RUN_STEPS:
-        raise InputError(f"a run of {run.steps} steps in all; at most {MAX_RUN_STEPS}")
+    if run.compositions > MAX_RUN_STEPS:
+        raise InputError(f"a run of {run.compositions} compositions in all (its Poisson steps "
+                         f"and random-allocation epochs); at most {MAX_RUN_STEPS}")
     if any(engine_of(p.sampler).reduced(p) is not None for p in run.phases):
         return "k-of-m"
     merged = run.merged()

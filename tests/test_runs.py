@@ -117,13 +117,15 @@ B = dict(rem={0: F(3, 4), 5: F(1, 8)}, add={-4: F(1, 8), 0: F(3, 4)},
 
 
 PARTS = {"2 A, 3 B": [(A, 2), (B, 3)],
-         "2 A, 2 B, 3 A (equal counts convolved first)": [(A, 2), (B, 2), (A, 3)]}
+         "2 A, 2 B, 3 A (equal counts convolved first)": [(A, 2), (B, 2), (A, 3)],
+         "2 A, 4 B, 6 A (the common factor 2 taken out)": [(A, 2), (B, 4), (A, 6)]}
 
 
 @pytest.mark.parametrize("name", PARTS)
 def test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge(name):
     """Phases (2 steps of A, 3 of B; or 2 of A, 2 of B, 3 of A: the two of count 2 one
-    convolved kind of step) whose windows hold the whole support: each upper end equals the
+    convolved kind of step; or 2, 4, 6: one kind A B^2 A^3 raised to 2) whose windows hold
+    the whole support: each upper end equals the
     exact sum over the composed law of (e^{s eta} - c)_+ (remove) or (e^{-s eta} - c)_+
     (add), plus sum_i n_i c_i (the union bound over all steps)."""
     mp.mp.dps = 50

@@ -141,16 +141,19 @@ def compose_phases(phases: list, what: str, target: float, unit: str = "steps"):
     return out
 
 
-def convolved(subs: list) -> dict:
-    """The law of the sum of independent grid variables ``subs`` (index -> ball), every mass
-    enclosed: their polynomials multiplied in Arb's ball arithmetic (arb_poly), the two
-    shortest first (a Huffman order: 30% faster than a balanced tree on a run's step laws),
-    index -> ball over the sum's whole span."""
+def convolved(subs: list, counts: list | None = None) -> dict:
+    """The law of the sum of independent grid variables ``subs`` (index -> ball), each taken
+    ``counts[i]`` times (default once), every mass enclosed: their polynomials raised to
+    their counts and multiplied in Arb's ball arithmetic (arb_poly), the two shortest first
+    (a Huffman order: 30% faster than a balanced tree on a run's step laws), index -> ball
+    over the sum's whole span."""
+    counts = [1] * len(subs) if counts is None else counts
     heap, start = [], 0
-    for i, sub in enumerate(subs):
+    for i, (sub, a) in enumerate(zip(subs, counts)):
         k0, k1 = min(sub), max(sub)
-        start += k0
-        heap.append((k1 - k0, i, arb_poly([sub.get(k, arb(0)) for k in range(k0, k1 + 1)])))
+        start += a * k0
+        p = arb_poly([sub.get(k, arb(0)) for k in range(k0, k1 + 1)])
+        heap.append((a * (k1 - k0), i, p ** a if a > 1 else p))
     heapq.heapify(heap)
     made = len(heap)
     while len(heap) > 1:
@@ -163,10 +166,14 @@ def convolved(subs: list) -> dict:
 
 
 def grouped(phases: list, N: int) -> list:
-    """``phases`` [(subs, n)] with the steps of equal count n convolved into one kind of step
-    (prod_i X_i^n = (prod_i X_i)^n: one DFT of length N for the group, where each phase
-    would take its own), each group's span at most N (beyond it a new group starts: a span
-    over N is still exact mod N, only slower); the order of first appearance kept."""
+    """``phases`` [(subs, n)] as fewer kinds of step with the same product of transforms:
+    the steps of equal count n convolved into one kind (prod_i X_i^n = (prod_i X_i)^n: one
+    DFT of length N for the group, where each phase would take its own), each group's span
+    at most N (beyond it a new group starts: a span over N is still exact mod N, only
+    slower), the order of first appearance kept; then, where the counts have a common
+    factor g > 1 and the laws raised to n_j / g fit in half the window, all in one kind of
+    step raised to g (prod_j X_j^{n_j} = (prod_j X_j^{n_j / g})^g: a schedule of whole
+    epochs of S steps, g a multiple of S)."""
     out, last = [], {}                 # last[n]: the open group of count n
     for subs, n in phases:
         width = max(max(sub) - min(sub) for sub in subs) + 1
@@ -177,9 +184,15 @@ def grouped(phases: list, N: int) -> list:
             continue
         last[n] = [[subs], n, width]
         out.append(last[n])
-    return [(subs[0] if len(subs) == 1 else
-             [convolved([s[j] for s in subs]) for j in range(len(subs[0]))], n)
-            for subs, n, _ in out]
+    kinds = [(subs[0] if len(subs) == 1 else
+              [convolved([s[j] for s in subs]) for j in range(len(subs[0]))], n, width)
+             for subs, n, width in out]
+    g = math.gcd(*(n for _, n, _ in kinds))
+    if len(kinds) > 1 and g > 1 and sum(n // g * w for _, n, w in kinds) <= N // 2:
+        nvar = len(kinds[0][0])
+        return [([convolved([subs[j] for subs, _, _ in kinds], [n // g for _, n, _ in kinds])
+                  for j in range(nvar)], g)]
+    return [(subs, n) for subs, n, _ in kinds]
 
 
 def chernoff_mass(sub: dict, E: int, theta: float, b: int) -> arb:

@@ -1030,6 +1030,12 @@ def _compose_at_least_shifted():
     _set("verifier.numerics.ends:mass_at_least", lambda P, start, t: real(P, start, t + 1))
 
 
+def _runs_common_factor_counts_dropped():
+    from verifier.numerics import convolve as C
+    real = C.convolved
+    C.convolved = lambda subs, counts=None: real(subs)
+
+
 def _runs_first_phase_only(name):
     real = _get("verifier.numerics.compose:" + name)
     _set("verifier.numerics.compose:" + name, lambda parts: real(parts[:1]))
@@ -1891,6 +1897,12 @@ MUTATIONS = [
              ("tests/test_convolved.py::test_every_point_of_the_input_balls_convolves_into_the_output",
               R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
               R + "test_two_different_poisson_steps_against_quadrature")),
+    Mutation("runs.common-factor-counts-dropped", "compose",
+             "phases whose counts share a factor g composed as the product of their laws "
+             "(each once) raised to g, not of their laws raised to n_j / g",
+             _runs_common_factor_counts_dropped,
+             (R + "test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charge",
+              R + "test_a_phase_split_in_two_composes_to_the_same_law")),
     Mutation("runs.charge-first-phase-only", "tail",
              "the union-bound charge of a run counts the first phase's steps only",
              lambda: _runs_first_phase_only("union_charge"),

@@ -27,3 +27,21 @@ def test_a_repeated_sampling_value_is_refused():
                                             "sampling": ["poisson", "poisson"]}}
     with pytest.raises(InputError, match="sampling repeats"):
         S.parse(data)
+
+
+def test_a_spec_s_mistakes_are_all_reported_in_one_run():
+    """A structural mistake (an unknown key) and cells outside the engine's range (sigma 0.1,
+    and 0.2) come in one report, one line each, not the cells only after the key is fixed;
+    where an axis itself is wrong the cells are undefined and only the spec's lines come."""
+    from verifier.core.arith import InputErrors
+    data = {"compute": "epsilon", "bogus": 1,
+            "axes": {"sigma": ["0.1", "0.2", "1"], "steps": [10], "delta": ["1e-5"]}}
+    with pytest.raises(InputErrors) as e:
+        S.parse(data, "s.toml")
+    lines = e.value.messages
+    assert len(lines) == 3 and "unknown key 'bogus'" in lines[0]
+    assert "sigma = 0.1 is outside" in lines[1] and "sigma = 0.2 is outside" in lines[2]
+    data["axes"]["steps"] = ["x"]
+    with pytest.raises(InputErrors) as e:
+        S.parse(data, "s.toml")
+    assert len(e.value.messages) == 2 and "bogus" in e.value.messages[0]

@@ -153,26 +153,35 @@ def parse(data: dict, where: str = "sweep spec") -> Spec:
     unused = sorted(params - set(raw))
     if unused:
         errors.append(f"{where}: [run] uses the name {unused[0]!r}, not an axis")
-    axes = []
+    axes, whole = [], True               # whole: every axis read (the cells are defined)
     for name, vals in raw.items():
         if name not in need | may or not template and name not in AXES:
             errors.append(f"{where}: unknown axis {name!r:.40} for compute = {compute!r} "
                           f"(it takes {', '.join(sorted(need | may))})")
+            whole = False
             continue
         try:
             axes.append((name, _values(name, vals, where)))
         except InputError as e:
             errors.append(str(e))
+            whole = False
     missing = sorted(need - set(raw))
     if missing:
         errors.append(f"{where}: compute = {compute!r} needs the axis {missing[0]!r}")
-    if errors:
+    if not whole or missing or unused:
         raise InputErrors(errors)
     spec = Spec(compute, tuple(axes), where, template)
     n = math.prod(len(v) for _, v in axes)      # counted before any cell is built
     if n > MAX_CELLS:
-        raise InputError(f"{where}: {n} cells (at most {MAX_CELLS})")
-    _check_runs(spec) if template else _check_ranges(spec)
+        raise InputErrors(errors + [f"{where}: {n} cells (at most {MAX_CELLS})"])
+    try:                    # the cells' range mistakes in the same report as the rest
+        _check_runs(spec) if template else _check_ranges(spec)
+    except InputErrors as e:
+        errors += e.messages
+    except InputError as e:
+        errors.append(str(e))
+    if errors:
+        raise InputErrors(errors)
     return spec
 
 

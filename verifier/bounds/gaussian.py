@@ -9,6 +9,7 @@ step per epoch (T = E epochs) and Poisson subsampling at q = 1.  Both directions
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -95,6 +96,22 @@ class GaussianAnswer:
                 "evaluations": self.evaluations,
                 "certified": "both directions equal (reflection); every end an Arb ball's "
                              "outward end; epsilon by certified bisection"}
+
+
+GAUSSIAN_INFO = ("the Gaussian mechanism in closed form (Balle & Wang 2018, Theorem 8; proof "
+                 "check gaussian.profile-closed-form; docs/THEORY.md section 13)")
+
+
+def closed_form_digits(rel_width: Fraction) -> int:
+    """The digits of the Gaussian closed form that give a relative width <= rel_width."""
+    return max(1, math.ceil(-math.log10(float(rel_width)))) + 1
+
+
+def closed_form_width_digits(rel_width) -> int:
+    """closed_form_digits of a requested width (checked), 0.1% (the engines' default) if None."""
+    from verifier.numerics.brackets import check_rel_width
+    return closed_form_digits(check_rel_width(rel_width) if rel_width is not None
+                              else Fraction(1, 1000))
 
 
 def check_digits(digits) -> int:

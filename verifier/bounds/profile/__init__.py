@@ -14,6 +14,8 @@ import math
 import time
 from fractions import Fraction
 
+from verifier.bounds.gaussian import (GAUSSIAN_INFO, closed_form_digits,  # noqa: F401
+                                      closed_form_width_digits)  # (re-exported)
 from verifier.core.arith import Interval
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
@@ -34,6 +36,7 @@ MAX_EPOCHS = RANGE.epochs[1]
 DELTA_RANGE = RANGE.delta
 EPS_MAX = RANGE.epsilon[1]
 RANGE_HELP = RANGE.help()
+GAUSSIAN_MAX_EPOCHS = 10 ** 7   # M = 1: the Gaussian mechanism, in closed form (as Poisson's T)
 
 
 def check_range(sigma: Fraction, M: int, E: int, delta: Fraction | None = None,
@@ -41,14 +44,9 @@ def check_range(sigma: Fraction, M: int, E: int, delta: Fraction | None = None,
     RANGE.check(sigma, M, E, delta, eps)
 
 
-GAUSSIAN_MAX_EPOCHS = 10 ** 7   # M = 1: the Gaussian mechanism, in closed form (as Poisson's T)
-
-
 def parse_pair(sigma, steps, epochs, gaussian: bool = False) -> tuple:
-    """(sigma, M, E) of the pair as the user gave them (the float policy of parse_exact;
-    epochs None means 1): the one parser of the API's and the CLI's pair inputs.
-    ``gaussian``: at M = 1 (the Gaussian mechanism, answered in closed form by
-    epsilon_bracket and delta_bracket) E up to GAUSSIAN_MAX_EPOCHS."""
+    """(sigma, M, E) as the user gave them (parse_exact's float policy; epochs None means 1):
+    the API's and the CLI's one parser; ``gaussian``: E up to GAUSSIAN_MAX_EPOCHS at M = 1."""
     from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
     s, M = parse_sigma(sigma), parse_steps(steps, minimum=1)
     top = GAUSSIAN_MAX_EPOCHS if gaussian and M == 1 else MAX_EPOCHS
@@ -300,15 +298,13 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
 
 
 def labels_apart(M: int) -> bool:
-    """Whether the tests of level 1 differ from the refined levels' (plan.randomized_labels:
-    randomized at level 1 only, so level 1's differ exactly where they are randomized)."""
+    """Whether level 1's tests differ from the refined levels' (randomized at level 1 only)."""
     from verifier.bounds.profile.plan import randomized_labels
     return randomized_labels(M, 1)
 
 
 def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:
-    """The bracket's width over the requested one, rel_width * scale (0: nothing requested;
-    inf: a zero scale)."""
+    """The width over the requested rel_width * scale (0: none requested; inf: scale 0)."""
     if rel_width is None:
         return 0.0
     w = iv.upper - iv.lower
@@ -316,34 +312,24 @@ def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:
 
 
 def closed_form(M: int, rel_width, E: int = 1) -> bool:
-    """Whether the Gaussian closed form answers: M = 1 is the Gaussian mechanism with mu^2 =
-    E / sigma^2 (docs/THEORY.md section 13), taken when an accuracy is requested or when E is
-    beyond the lattice engine's epochs (up to GAUSSIAN_MAX_EPOCHS; default accuracy then the
-    Poisson engine's at q = 1, 0.1%)."""
+    """Whether the closed form answers: M = 1 is the Gaussian mechanism (docs/THEORY.md
+    section 13), on request of an accuracy or beyond the lattice's epochs (default 0.1%)."""
     return M == 1 and (rel_width is not None or E > MAX_EPOCHS)
 
 
-def _gaussian_check(sigma: Fraction, E: int, delta=None, eps=None) -> None:
-    """The closed form's range at M = 1: the engine's sigma, delta and epsilon ranges, E up to
-    GAUSSIAN_MAX_EPOCHS."""
+def _gaussian(sigma: Fraction, E: int, rel_width, delta=None, eps=None):
+    """The answer at M = 1 in closed form (an EpsilonResult with ``delta``, a DeltaResult
+    with ``eps``); the range: the engine's, E up to GAUSSIAN_MAX_EPOCHS."""
+    from verifier.bounds import gaussian as G
     from verifier.core.arith import parse_epochs
     RANGE.check(sigma, 1, None, delta, eps)
     parse_epochs(E, GAUSSIAN_MAX_EPOCHS)
-
-
-def _gaussian_digits(rel_width) -> int:
-    from verifier.numerics.brackets import check_rel_width
-    return closed_form_digits(check_rel_width(rel_width) if rel_width is not None
-                              else Fraction(1, 1000))
-
-
-def closed_form_digits(rel_width: Fraction) -> int:
-    """The digits of the Gaussian closed form that give a relative width <= rel_width."""
-    return max(1, math.ceil(-math.log10(float(rel_width)))) + 1
-
-
-GAUSSIAN_INFO = ("the Gaussian mechanism in closed form (Balle & Wang 2018, Theorem 8; proof "
-                 "check gaussian.profile-closed-form; docs/THEORY.md section 13)")
+    t, d = time.perf_counter(), closed_form_width_digits(rel_width)
+    mu2 = G.mu_squared([(sigma, E)])
+    iv = G.epsilon_interval(mu2, delta, d)[0] if eps is None else G.delta_interval(mu2, eps, d)
+    cls, at = (EpsilonResult, delta) if eps is None else (DeltaResult, eps)
+    return cls(sigma, 1, E, at, iv, iv, iv, "undecided", time.perf_counter() - t,
+               {"closed_form": GAUSSIAN_INFO, "digits": d})
 
 
 def _info(P, limit: str | None) -> dict:
@@ -360,12 +346,7 @@ def delta_bracket(sigma: Fraction, M: int, E: int, eps: Fraction, floor: float =
     ``rel_width``: refined (``refine``) until the bracket is at most that wide relative.
     A negative eps = -e is read off the brackets at e (numerics.brackets.mirrored)."""
     if closed_form(M, rel_width, E):        # the Gaussian mechanism: its closed form
-        from verifier.bounds.gaussian import delta_interval, mu_squared
-        _gaussian_check(sigma, E, eps=eps)
-        t, d = time.perf_counter(), _gaussian_digits(rel_width)
-        iv = delta_interval(mu_squared([(sigma, E)]), eps, d)
-        return DeltaResult(sigma, M, E, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
-                           {"closed_form": GAUSSIAN_INFO, "digits": d})
+        return _gaussian(sigma, E, rel_width, eps=eps)
     if eps < 0 and check_range(sigma, M, E, eps=eps) is None:    # named with its sign
         r = delta_bracket(sigma, M, E, -eps, floor, rel_width)
         rem, add = mirrored(r.remove, r.add, -eps)
@@ -396,14 +377,9 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
     that wide relative (absolute below eps 0.1), the bisection's tolerance 1/BISECTION_SHARE
     of it (a bisection step costs O(1) evaluations of the composed profile: the width is
     left to the engine)."""
-    t = time.perf_counter()
     if closed_form(M, rel_width, E):        # the Gaussian mechanism: its closed form
-        from verifier.bounds.gaussian import epsilon_interval, mu_squared
-        _gaussian_check(sigma, E, delta=delta)
-        d = _gaussian_digits(rel_width)
-        iv, _ = epsilon_interval(mu_squared([(sigma, E)]), delta, d)
-        return EpsilonResult(sigma, M, E, delta, iv, iv, iv, "undecided",
-                             time.perf_counter() - t, {"closed_form": GAUSSIAN_INFO, "digits": d})
+        return _gaussian(sigma, E, rel_width, delta=delta)
+    t = time.perf_counter()
     check_range(sigma, M, E, delta=delta)
     guess = guess_epsilon(sigma, M, E, float(delta))
     rel = REL if rel_width is None else min(REL, rel_width / BISECTION_SHARE)

@@ -966,6 +966,17 @@ def _band_left_out_uncharged():
     _set("verifier.numerics.band:left_out_charge", lambda out, G: (_arb(0), _arb(0)))
 
 
+def _band_left_out_halved():
+    real = _get("verifier.numerics.band:left_out_charge")
+    _set("verifier.numerics.band:left_out_charge",
+         lambda out, G: tuple(r / 2 for r in real(out, G)))
+
+
+def _band_slack_halved():
+    real = _get("verifier.numerics.band:lipschitz_slack")
+    _set("verifier.numerics.band:lipschitz_slack", lambda c, L, N: real(c, L, N) / 2)
+
+
 def _band_power_uncertified():
     from flint import arb as _arb
     _set("verifier.numerics.band:_radius", lambda prec, n: _arb("0.999"))
@@ -1829,6 +1840,15 @@ MUTATIONS = [
              "coefficients",
              _band_left_out_uncharged,
              ("tests/test_band.py::test_left_out_coefficients_are_charged",)),
+    Mutation("band.left-out-halved", "spread",
+             "a band law's block sums charge half the left-out coefficients' bound out G",
+             _band_left_out_halved,
+             ("tests/test_band.py::test_the_left_out_charge_is_attained_by_an_aligned_spectrum",)),
+    Mutation("band.sparse-slack-halved", "spread",
+             "the sparse spectra's certificate between coarse points takes half the Lipschitz "
+             "slack pi c L / N",
+             _band_slack_halved,
+             ("tests/test_band.py::test_the_lipschitz_slack_is_nearly_attained_between_coarse_points",)),
     Mutation("band.mirror-dropped", "spread",
              "a band law's folded spectrum leaves out the mirror N - k of each kept coefficient",
              lambda: _set("verifier.numerics.band:fold",

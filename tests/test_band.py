@@ -71,6 +71,43 @@ def test_left_out_coefficients_are_charged():
         assert all(x.lower() <= y.lower() and y.upper() <= x.upper() for x, y in zip(v, c))
 
 
+def test_the_left_out_charge_is_attained_by_an_aligned_spectrum():
+    """Every coefficient left out (|Y[k]| <= out, nothing kept) and the worst case they allow:
+    Y[k] = out e^{-2 pi i j0 k / N}, whose inverse DFT is out at j0 and 0 elsewhere. The block
+    sums of one point must contain it: the charge out G is attained at G = 1 (a halved charge
+    excludes it)."""
+    N, j0, out = 64, 5, arb(2) ** -10
+    with ctx.workprec(128):
+        Y = BA.Spectrum(N, {}, out)
+        S, _ = BA.block_sums(Y, 1)
+        w = [out * acb.exp_pi_i(acb(-2 * j0 * k, 0) / N) for k in range(N)]
+        x = [z.real for z in acb.dft(w, inverse=True)]
+        assert x[j0].overlaps(out) and all(abs(float(v.mid())) < 1e-30 for i, v in
+                                           enumerate(x) if i != j0)
+        assert all(S[j].contains(x[j]) for j in range(N))
+
+
+def test_the_lipschitz_slack_is_nearly_attained_between_coarse_points():
+    """band_edge's certificate |X[k]| <= |X[c m]| + pi c L / N for |k - c m| <= c/2 (L =
+    sum |p - j0| x_p), brute force over every k of two atoms 8 apart (|X[k]| = |cos(8 pi k /
+    N)|, a zero at the coarse point 256 = 4 c): the bound holds everywhere and is attained to
+    within 1% at k = 288 (a halved slack fails there)."""
+    N, c = 4096, 64
+    with ctx.workprec(128):
+        law = [(0, arb(1) / 2), (8, arb(1) / 2)]
+        X = two_dfts(law, [], N)[0]
+        L = sum((abs(p - 4) * v for p, v in law), arb(0))
+        slack = BA.lipschitz_slack(c, L, N)
+        tight = 0.0
+        for k in range(N // 2 + 1):
+            m = round(k / c)
+            if m * c > N // 2:
+                continue
+            assert X[k].abs_upper() <= X[m * c].abs_lower() + slack.upper(), k
+            tight = max(tight, float((X[k].abs_lower() - X[m * c].abs_upper()) / slack))
+        assert tight > 0.99
+
+
 def test_band_power_certifies_what_it_leaves_out():
     with ctx.workprec(128):
         N, n = 8192, 60

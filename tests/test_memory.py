@@ -141,6 +141,53 @@ def test_refinement_stops_at_the_memory_limit_and_says_so(monkeypatch):
     assert base.epsilon.lower <= r.epsilon.lower <= r.epsilon.upper <= base.epsilon.upper
 
 
+@pytest.mark.parametrize("kind", ["poisson", "run"])
+def test_a_poisson_refinement_past_the_memory_limit_keeps_the_last_bracket(monkeypatch, kind,
+                                                                          cli):
+    """The Poisson lattice (and a run's) refines while the bracket is wider than asked; a
+    finer lattice step whose composition the memory limit refuses ends the refinement with
+    the last bracket (certified at any step) and the reason in info["refinement_limit"],
+    printed by the CLI, instead of refusing the whole question (issue 48: T = 1e7 ran ten
+    minutes to exit 2). The limit here: the first composition's length."""
+    from verifier.bounds import poisson as PO
+    from verifier.bounds import runs
+    from verifier.core.run import Run, phase
+    from verifier.numerics import convolve as C
+    real, sizes = C.reserve, []
+
+    def spy(points, *a, **k):
+        sizes.append(points)
+        return real(points, *a, **k)
+
+    def ask():
+        PO.clear_cache(), runs.clear_cache()
+        if kind == "poisson":
+            return verifier.poisson_epsilon(1, "0.01", 1000, delta="1e-5", rel_width="1e-5")
+        return verifier.epsilon(Run((phase("1", sample_rate="0.01", steps=500),
+                                     phase("1.5", sample_rate="0.01", steps=700))),
+                                delta="1e-5", rel_width="1e-5")
+    monkeypatch.setattr(C, "reserve", spy)
+    full = ask()
+    first = sizes[0]
+    assert max(sizes) > first and "refinement_limit" not in full.info
+
+    def capped(points, engine, what, *a, **k):
+        if points > first:
+            raise memory.MemoryLimitError(f"{what}: {points} points, past the test's limit")
+        return real(points, engine, what, *a, **k)
+    monkeypatch.setattr(C, "reserve", capped)
+    r = ask()
+    assert "past the test's limit" in r.info["refinement_limit"]
+    assert r.epsilon.lower <= full.epsilon.upper and full.epsilon.lower <= r.epsilon.upper
+    assert r.epsilon.upper - r.epsilon.lower > full.epsilon.upper - full.epsilon.lower
+    if kind == "poisson":
+        PO.clear_cache()
+        rc, out, _ = cli("epsilon", "--sampling", "poisson", "--sigma", "1", "--sample-rate",
+                         "0.01", "--total-steps", "1000", "--delta", "1e-5", "--rel-width",
+                         "1e-5")
+        assert rc == 0 and "the bracket is wider than asked: the next lattice step" in out
+
+
 def test_a_sweep_refuses_a_cell_beyond_a_workers_share_before_anything_runs(tmp_path):
     from verifier.sweep import preflight
     from verifier.sweep import spec as S

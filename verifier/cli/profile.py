@@ -59,8 +59,12 @@ def _print_directions(r, what: str):
     print(f"  larger direction: {r.larger}" + (" (certified)" if r.larger != "undecided" else ""))
 
 
-def _unreached(args, iv):
-    """Say so when a requested --rel-width was not reached (the lattice's point limit)."""
+def _unreached(args, iv, info: dict | None = None):
+    """Say so when the width asked (--rel-width, or the default) was not reached: the memory
+    limit stopped the refinement (info["refinement_limit"]), or the lattice's point limit."""
+    if info and info.get("refinement_limit"):
+        print(f"  the bracket is wider than asked: {info['refinement_limit']}")
+        return
     if args.rel_width is None or iv is None or iv.lower <= 0:
         return
     from verifier.bounds.poisson import check_rel_width
@@ -84,7 +88,7 @@ def _epsilon_poisson(args) -> int:
     print(f"  epsilon   in {r.epsilon.short(8)}   ({_width(r.epsilon)})")
     _print_directions(r, "epsilon")
     print(_poisson_engine_line(r.info, r.seconds))
-    _unreached(args, r.epsilon)
+    _unreached(args, r.epsilon, r.info)
     return EXIT_OK
 
 
@@ -99,7 +103,7 @@ def _delta_poisson(args) -> int:
     print(f"  delta     in {r.delta.short(8)}   ({_width(r.delta)})")
     _print_directions(r, "delta")
     print(_poisson_engine_line(r.info, r.seconds))
-    _unreached(args, r.delta)
+    _unreached(args, r.delta, r.info)
     return EXIT_OK
 
 
@@ -236,7 +240,7 @@ def _run_answer(args, what: str) -> int:
         print(_engine_line(info, r.seconds))
     else:
         print(_poisson_engine_line(info, r.seconds))
-    _unreached(args, iv)
+    _unreached(args, iv, info)
     return EXIT_OK
 
 

@@ -172,13 +172,33 @@ class PoissonEpsilon(_PoissonRun, EpsilonAnswer):
         return {**_common(self), "delta": frac_str(self.delta), **self.answer_json()}
 
 
-def refine(compute, eta: Fraction, target) -> tuple:
+def finer(compute, eta: Fraction, last: tuple, note: dict | None) -> tuple | None:
+    """compute(eta) at a refined lattice step, or None (``last`` stands, the reason in
+    ``note["refinement_limit"]``) where it would need more memory than the limit: any
+    lattice step gives a certified bracket, the finer one only a narrower one."""
+    from verifier.numerics.memory import MemoryLimitError
+    if last is None:
+        return compute(eta)
+    try:
+        return compute(eta)
+    except MemoryLimitError as e:
+        if note is not None:
+            note["refinement_limit"] = f"the next lattice step (eta = {float(eta):.3g}): {e}"
+        return None
+
+
+def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     """compute(eta) -> (bracket or None, profile): refined while the bracket is wider than
-    target(bracket) and one step's laws have fewer than REFINE_POINTS / 2 points.  Every eta
-    is valid, a finer one is tighter: the width falls about as eta^2, so the step is divided
-    by about 1.2 sqrt(width / target), 2 to 8 times at once."""
+    target(bracket) and one step's laws have fewer than REFINE_POINTS / 2 points, and while
+    the finer step fits the memory limit (``finer``).  Every eta is valid, a finer one is
+    tighter: the width falls about as eta^2, so the step is divided by about 1.2
+    sqrt(width / target), 2 to 8 times at once."""
+    last = None
     while True:
-        iv, P = compute(eta)
+        got = finer(compute, eta, last, note)
+        if got is None:
+            return last
+        iv, P = last = got
         if iv is None:
             return iv, P
         width, want = iv.upper - iv.lower, target(iv)
@@ -244,11 +264,12 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
         out["dirs"] = directions(P, eps)
         rem, add = out["dirs"]
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
+    note = {}
     both, P = refine(compute, lattice_step(sigma, q, T, float(eps)),
-                     lambda iv: max(rel_width * iv.lower, Fraction(floor)))
+                     lambda iv: max(rel_width * iv.lower, Fraction(floor)), note)
     rem, add = out["dirs"]
     return PoissonDelta(sigma, q, T, eps, both, rem, add, larger_direction(rem, add),
-                        time.perf_counter() - t, dict(P.laws.info))
+                        time.perf_counter() - t, {**P.laws.info, **note})
 
 
 def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
@@ -279,11 +300,12 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
                                 delta, guess)
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
-    _, P = refine(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width))
+    note = {}
+    _, P = refine(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width), note)
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
-                          time.perf_counter() - t, dict(P.laws.info))
+                          time.perf_counter() - t, {**P.laws.info, **note})
 
 
 def meets(sigma: Fraction, q: Fraction, T: int, eps: Fraction, delta: Fraction):

@@ -277,11 +277,12 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         ivs, P = epsilon_search(lambda cap: engine(steps, float(delta), cap, eta), delta, guess)
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
-    _, P = refine(compute, lattice_step(steps, guess), PO.eps_target(rel))
+    note = {}
+    _, P = refine(compute, lattice_step(steps, guess), PO.eps_target(rel), note)
     ivs = out["ivs"]
     both, larger = both_directions(ivs)
     return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
-                      time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
+                      time.perf_counter() - t, {**_info(P, run), **note}, CERTIFIED_RUN)
 
 
 def _info(P, run: Run) -> dict:
@@ -341,11 +342,12 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
         out["dirs"] = directions(P, eps)
         rem, add = out["dirs"]
         return _larger(rem, add), P
+    note = {}
     both, P = refine(compute, lattice_step(steps, float(eps)),
-                     lambda iv: max(rel * iv.lower, Fraction(floor)))
+                     lambda iv: max(rel * iv.lower, Fraction(floor)), note)
     rem, add = out["dirs"]
     return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
-                    time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
+                    time.perf_counter() - t, {**_info(P, run), **note}, CERTIFIED_RUN)
 
 
 __all__ = ["RunEpsilon", "RunDelta", "epsilon_bracket", "delta_bracket", "plan", "check"]

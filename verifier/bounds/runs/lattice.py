@@ -148,12 +148,18 @@ def mixed_levels(compute, target) -> tuple:
     return iv, P
 
 
-def refine(compute, eta: Fraction, target) -> tuple:
+def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     """bounds.poisson.refine for a run (a bracket just too wide takes eta times 5/8 to 7/8, not
     a half: the width falls about as eta^2): eta divided while the bracket is wider than
-    target(bracket) and every phase's laws have fewer than REFINE_POINTS / 2 points."""
+    target(bracket) and every phase's laws have fewer than REFINE_POINTS / 2 points, and
+    while the finer step fits the memory limit (bounds.poisson.finer)."""
+    from verifier.bounds.poisson import finer
+    last = None
     while True:
-        iv, P = compute(eta)
+        got = finer(compute, eta, last, note)       # a finer step past the memory: last
+        if got is None:
+            return last
+        iv, P = last = got
         if iv is None:
             return iv, P
         width, want = iv.upper - iv.lower, target(iv)

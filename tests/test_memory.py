@@ -188,6 +188,25 @@ def test_a_poisson_refinement_past_the_memory_limit_keeps_the_last_bracket(monke
         assert rc == 0 and "the bracket is wider than asked: the next lattice step" in out
 
 
+def test_a_refined_lattice_step_has_a_budget_unless_a_limit_was_set(monkeypatch):
+    """memory.refining: where no limit was set, a refined step may use at most REFINE_BYTES
+    (the first step already gave a certified bracket; T = 1e7 grew to 8M points and 13 GiB
+    at the default width); VERIFIER_MEMORY_LIMIT or a worker's share governs when set."""
+    monkeypatch.delenv(memory.ENV, raising=False)
+    monkeypatch.setattr(memory, "physical", lambda: 64 * 1024 ** 3)
+    with memory.refining():
+        assert memory.limit() == memory.REFINE_BYTES
+    monkeypatch.setenv(memory.ENV, "10GiB")
+    with memory.refining():
+        assert memory.limit() == 10 * 1024 ** 3
+    monkeypatch.delenv(memory.ENV)
+    with memory.limited(7 * 1024 ** 3), memory.refining():
+        assert memory.limit() == 7 * 1024 ** 3
+    monkeypatch.setattr(memory, "physical", lambda: 2 * 1024 ** 3)
+    with memory.refining():
+        assert memory.limit() == 3 * 2 * 1024 ** 3 // 4
+
+
 def test_a_sweep_refuses_a_cell_beyond_a_workers_share_before_anything_runs(tmp_path):
     from verifier.sweep import preflight
     from verifier.sweep import spec as S

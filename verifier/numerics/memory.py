@@ -22,6 +22,7 @@ import warnings
 from verifier.core.arith import InputError
 
 WARN_BYTES = 2 * 1024 ** 3       # announce runs above 2 GiB
+REFINE_BYTES = 4 * 1024 ** 3     # a refined lattice step's budget where no limit was set
 BASELINE = 120 * 1024 ** 2       # the interpreter, flint and numpy (where /proc cannot say)
 # balls alive per point of the longest DFT at each engine's peak (measured, rounded up: the
 # estimates are upper estimates, 1.2-2.4 times the peaks measured above 100 MB,
@@ -119,6 +120,15 @@ def limit() -> int | None:
             raise InputError(f"{ENV}: {e}") from None
     ram = physical()
     return None if ram is None else ram * 3 // 4
+
+
+def refining():
+    """The limit for a refined lattice step (the Poisson lattice's and a run's: a narrower
+    bracket, the first step's already certified): REFINE_BYTES, or less, where neither
+    VERIFIER_MEMORY_LIMIT nor a worker's share was set; the set limit otherwise."""
+    explicit = _HOOK["limit"] is not None or os.environ.get(ENV)
+    cap = limit()
+    return limited(cap if explicit or cap is None else min(cap, REFINE_BYTES))
 
 
 def ball_bytes(prec: int) -> int:

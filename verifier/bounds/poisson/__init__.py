@@ -174,13 +174,15 @@ class PoissonEpsilon(_PoissonRun, EpsilonAnswer):
 
 def finer(compute, eta: Fraction, last: tuple, note: dict | None) -> tuple | None:
     """compute(eta) at a refined lattice step, or None (``last`` stands, the reason in
-    ``note["refinement_limit"]``) where it would need more memory than the limit: any
-    lattice step gives a certified bracket, the finer one only a narrower one."""
-    from verifier.numerics.memory import MemoryLimitError
+    ``note["refinement_limit"]``) where it would need more memory than the limit (at most
+    memory.REFINE_BYTES where none was set: memory.refining): any lattice step gives a
+    certified bracket, the finer one only a narrower one."""
+    from verifier.numerics.memory import MemoryLimitError, refining
     if last is None:
         return compute(eta)
     try:
-        return compute(eta)
+        with refining():
+            return compute(eta)
     except MemoryLimitError as e:
         if note is not None:
             note["refinement_limit"] = f"the next lattice step (eta = {float(eta):.3g}): {e}"

@@ -162,10 +162,10 @@ def test_a_poisson_refinement_past_the_memory_limit_keeps_the_last_bracket(monke
     def ask():
         PO.clear_cache(), runs.clear_cache()
         if kind == "poisson":
-            return verifier.poisson_epsilon(1, "0.01", 1000, delta="1e-5", rel_width="1e-5")
-        return verifier.epsilon(Run((phase("1", sample_rate="0.01", steps=500),
-                                     phase("1.5", sample_rate="0.01", steps=700))),
-                                delta="1e-5", rel_width="1e-5")
+            return verifier.poisson_epsilon(1, "0.01", 200, delta="1e-5", rel_width="1e-4")
+        return verifier.epsilon(Run((phase("1", sample_rate="0.01", steps=100),
+                                     phase("1.5", sample_rate="0.01", steps=150))),
+                                delta="1e-5", rel_width="1e-4")
     monkeypatch.setattr(C, "reserve", spy)
     full = ask()
     first = sizes[0]
@@ -183,8 +183,8 @@ def test_a_poisson_refinement_past_the_memory_limit_keeps_the_last_bracket(monke
     if kind == "poisson":
         PO.clear_cache()
         rc, out, _ = cli("epsilon", "--sampling", "poisson", "--sigma", "1", "--sample-rate",
-                         "0.01", "--total-steps", "1000", "--delta", "1e-5", "--rel-width",
-                         "1e-5")
+                         "0.01", "--total-steps", "200", "--delta", "1e-5", "--rel-width",
+                         "1e-4")
         assert rc == 0 and "the bracket is wider than asked: the next lattice step" in out
 
 

@@ -102,3 +102,17 @@ def contains(interval, x) -> bool:
         lo, hi = mpq(interval.lower), mpq(interval.upper)
         slack = abs(x) * mp.mpf(10) ** -50
         return lo - slack <= x <= hi + slack
+
+
+def exact_convolution(parts):
+    """The law of the sum of independent lattice steps, exactly: ``parts`` [(law, n)], law
+    a dict index -> Fraction, n copies of each (the laws of runs and of convolved phases)."""
+    law = {0: Fraction(1)}
+    for d, n in parts:
+        for _ in range(n):
+            new = {}
+            for a, x in law.items():
+                for b, y in d.items():
+                    new[a + b] = new.get(a + b, 0) + x * y
+            law = new
+    return law

@@ -14,6 +14,7 @@ import mpmath as mp
 import pytest
 from flint import ctx
 
+from reference import exact_convolution
 from verifier.bounds import poisson as PO
 from verifier.bounds import profile as PR
 from verifier.bounds import runs
@@ -95,19 +96,6 @@ def _m(x: F):
     return mp.mpf(x.numerator) / x.denominator
 
 
-def _convolve(parts):
-    """The law of the sum of independent steps, exactly (Fractions)."""
-    law = {0: F(1)}
-    for d, n in parts:
-        for _ in range(n):
-            new = {}
-            for a, x in law.items():
-                for b, y in d.items():
-                    new[a + b] = new.get(a + b, 0) + x * y
-            law = new
-    return law
-
-
 A = dict(rem={-1: F(1, 2), 0: F(1, 8), 3: F(1, 4)}, add={-2: F(1, 4), 1: F(5, 8)},
          t0={-1: F(1, 2), 0: F(1, 4), 2: F(1, 4)}, t1={-1: F(1, 4), 0: F(1, 4), 2: F(1, 2)},
          ch_r=F(1, 100), ch_a=F(1, 200))
@@ -135,7 +123,7 @@ def test_upper_ends_of_phases_are_the_exact_composition_plus_every_phase_s_charg
     for eps in (F(0), F(1, 3), F(1), F(2)):
         c = mp.exp(_m(eps))
         for which, key, sign, ch in (("remove", "rem", 1, "ch_r"), ("add", "add", -1, "ch_a")):
-            law = _convolve([(d[key], n) for d, n in parts])
+            law = exact_convolution([(d[key], n) for d, n in parts])
             ref = sum(mp.mpf(v.numerator) / v.denominator
                       * max(mp.exp(sign * mp.mpf(s) / 4) - c, 0) for s, v in law.items())
             ref += sum(n * mp.mpf(d[ch].numerator) / d[ch].denominator for d, n in parts)
@@ -157,7 +145,7 @@ def test_lower_ends_of_phases_are_the_best_exact_test_and_the_alias_excess_count
         Pa = ComposedProfile(None, None, 200, 1e-3, scan_tests=True,
                              phases=[(_laws(**A, alias=F(1, 1000)), 2),
                                      (_laws(**B, alias=F(1, 1000)), 3)])
-    l0, l1 = _convolve([(d["t0"], n) for d, n in parts]), _convolve([(d["t1"], n) for d, n in parts])
+    l0, l1 = exact_convolution([(d["t0"], n) for d, n in parts]), exact_convolution([(d["t1"], n) for d, n in parts])
     ex = float(Pa.ex1.lower())
     assert ex >= (1.001 ** 5 - 1) and ex <= 5 * 0.001 * 1.001 ** 5 * (1 + 1e-12)
     for eps in (F(0), F(1, 2), F(1)):
@@ -393,7 +381,7 @@ def test_composed_window_of_phases_bounds_the_aliased_mass():
     parts = [(A["t0"], 9), (B["t0"], 7)]
     with ctx.workprec(200):
         (start, law, p_out), = compose_phases([([b(d)], n) for d, n in parts], "test", 1e-2)
-    true = _convolve(parts)
+    true = exact_convolution(parts)
     outside = F(0)
     assert len(law) < max(true) - min(true) + 1 and p_out > 0
     for s, v in true.items():

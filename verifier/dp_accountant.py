@@ -248,15 +248,15 @@ class CertifiedRunAccountant(dp_accounting.PrivacyAccountant):
         return Run(tuple(self.phases))
 
     def _maybe_compose(self, event, count, do_compose):
-        from verifier.core.run import MAX_RUN_STEPS
+        from verifier.core.run import check_size
         r = _walk(event, count, self._leaf)
         if isinstance(r, str) and r != "nonprivate":
             return self.CompositionErrorDetails(invalid_event=event, error_message=r)
-        if r != "nonprivate" and sum(p.compositions for p in [*self.phases, *r]) > MAX_RUN_STEPS:
-            return self.CompositionErrorDetails(
-                invalid_event=event, error_message=f"more than {MAX_RUN_STEPS} compositions "
-                                                   "(Poisson steps, random-allocation epochs) "
-                                                   "in all")
+        if r != "nonprivate":
+            try:
+                check_size([*self.phases, *r], "the composed events")
+            except InputError as e:
+                return self.CompositionErrorDetails(invalid_event=event, error_message=str(e))
         if do_compose:
             if r == "nonprivate":
                 self.nonprivate = True

@@ -107,11 +107,10 @@ def closed_form_digits(rel_width: Fraction) -> int:
     return max(1, math.ceil(-math.log10(float(rel_width)))) + 1
 
 
-def closed_form_width_digits(rel_width) -> int:
-    """closed_form_digits of a requested width (checked), 0.1% (the engines' default) if None."""
+def closed_form_width_digits(rel_width, default: Fraction) -> int:
+    """closed_form_digits of a requested width (checked), of ``default`` if None."""
     from verifier.numerics.brackets import check_rel_width
-    return closed_form_digits(check_rel_width(rel_width) if rel_width is not None
-                              else Fraction(1, 1000))
+    return closed_form_digits(check_rel_width(rel_width, default))
 
 
 def check_digits(digits) -> int:

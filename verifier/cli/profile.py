@@ -129,14 +129,10 @@ def _gaussian_mu2(args):
         sigma, q, T = poisson_inputs(args)
         if q == 1:
             return sigma, T, mu_squared([(sigma, T)])
-    else:
-        from verifier.bounds.profile import GAUSSIAN_MAX_EPOCHS
-        from verifier.core.arith import parse_epochs, parse_sigma, parse_steps
-        if parse_steps(args.steps, minimum=1) == 1:      # the closed form: no lattice, any E
-            sigma = parse_sigma(args.sigma)
-            E = parse_epochs(1 if args.epochs is None else args.epochs, GAUSSIAN_MAX_EPOCHS)
+    else:       # the pair's own refusals first (E up to 1e7 at M = 1, else 1000)
+        sigma, M, E = _inputs(args)
+        if M == 1:                             # the closed form: no lattice
             return sigma, E, mu_squared([(sigma, E)])
-        _inputs(args)                          # the pair's own refusals (E <= 1000) first
     raise InputError("--digits needs the Gaussian mechanism (--steps-per-epoch 1, or "
                      "--sampling poisson --sample-rate 1), which has a closed form; other "
                      "pairs get the engines' brackets (about 0.01%-0.3% wide) without --digits")

@@ -129,6 +129,16 @@ class EveryStep:
 SAMPLERS = {"poisson": Poisson, "random_allocation": RandomAllocation, "every_step": EveryStep}
 
 
+def check_size(phases, source: str) -> None:
+    """At most MAX_RUN_STEPS compositions (``Phase.compositions``: Poisson steps,
+    random-allocation epochs) in all, else one line naming ``source``."""
+    n = sum(p.compositions for p in phases)
+    if n > MAX_RUN_STEPS:
+        what = ("steps in all" if n == sum(p.steps for p in phases) else
+                "compositions in all (Poisson steps and random-allocation epochs)")
+        raise InputError(f"{source}: {n} {what}; at most {MAX_RUN_STEPS}")
+
+
 def integer_arg(value, name: str, minimum: int, maximum: int = MAX_RUN_STEPS * 10) -> int:
     if isinstance(value, bool):
         raise InputError(f"{name} must be an integer, got {value!r}")

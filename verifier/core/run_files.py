@@ -4,8 +4,8 @@ of phases, an Opacus accountant's ``history``.  The values themselves are in
 from __future__ import annotations
 
 from verifier.core.arith import InputError
-from verifier.core.run import (MAX_EPOCH_STEPS, MAX_PHASES, MAX_RUN_STEPS, Gaussian, Phase,
-                               Poisson, Run, integer_arg, phase)
+from verifier.core.run import (MAX_EPOCH_STEPS, MAX_PHASES, Gaussian, Phase, Poisson, Run,
+                               check_size, integer_arg, phase)
 
 PHASE_KEYS = ("noise_multiplier", "sampler", "sample_rate", "steps", "epochs",
               "steps_per_epoch", "steps_per_record")
@@ -42,7 +42,7 @@ def run_from_dict(data, source: str = "the run") -> Run:
         except InputError as e:
             raise InputError(f"{source}, phase {i}: {e}") from None
     run = Run(tuple(out))
-    _check_size(run, source)
+    check_size(run.phases, source)
     if "steps" in data and integer_arg(data["steps"], "steps", 1, MAX_EPOCH_STEPS) != run.steps:
         raise InputError(f"{source}: steps = {data['steps']} but the phases have {run.steps}")
     return run
@@ -86,13 +86,6 @@ def run_from_history(history, source: str = "the accountant's history") -> Run:
         except InputError as e:
             raise InputError(f"{source}, entry {i}: {e}") from None
     run = Run(tuple(out))
-    _check_size(run, source)
+    check_size(run.phases, source)
     return run
 
-
-def _check_size(run: Run, source: str) -> None:
-    """At most MAX_RUN_STEPS compositions (Poisson steps, random-allocation epochs) in all."""
-    if run.compositions > MAX_RUN_STEPS:
-        what = ("steps" if run.compositions == run.steps
-                else "compositions (Poisson steps and random-allocation epochs)")
-        raise InputError(f"{source}: {run.compositions} {what} in all; at most {MAX_RUN_STEPS}")

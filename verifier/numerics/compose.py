@@ -166,7 +166,7 @@ class ComposedProfile:
             n = len(self.R_0) - 1
             i = ends.remove_cut(eps, self.laws.eta, self.sR, n)
             U = ends.upper_remove_end(self.T_R, self.R_w[i], self.R_0[n], self.R_0[i], c,
-                                 self.oR, self.ch_R)
+                                      self.oR, self.ch_R)
             return clamp_upper(U)
 
     def _upper_add(self, eps: Fraction) -> arb:

@@ -166,33 +166,30 @@ def convolved(subs: list, counts: list | None = None) -> dict:
 
 
 def grouped(phases: list, N: int) -> list:
-    """``phases`` [(subs, n)] as fewer kinds of step with the same product of transforms:
-    the steps of equal count n convolved into one kind (prod_i X_i^n = (prod_i X_i)^n: one
-    DFT of length N for the group, where each phase would take its own), each group's span
-    at most N (beyond it a new group starts: a span over N is still exact mod N, only
-    slower), the order of first appearance kept; then, where the counts have a common
-    factor g > 1 and the laws raised to n_j / g fit in half the window, all in one kind of
-    step raised to g (prod_j X_j^{n_j} = (prod_j X_j^{n_j / g})^g: a schedule of whole
-    epochs of S steps, g a multiple of S)."""
-    out, last = [], {}                 # last[n]: the open group of count n
-    for subs, n in phases:
-        width = max(max(sub) - min(sub) for sub in subs) + 1
-        g = last.get(n)
-        if g is not None and g[2] + width <= N:
-            g[0].append(subs)
-            g[2] += width
-            continue
-        last[n] = [[subs], n, width]
-        out.append(last[n])
-    kinds = [(subs[0] if len(subs) == 1 else
-              [convolved([s[j] for s in subs]) for j in range(len(subs[0]))], n, width)
-             for subs, n, width in out]
-    g = math.gcd(*(n for _, n, _ in kinds))
-    if len(kinds) > 1 and g > 1 and sum(n // g * w for _, n, w in kinds) <= N // 2:
-        nvar = len(kinds[0][0])
-        return [([convolved([subs[j] for subs, _, _ in kinds], [n // g for _, n, _ in kinds])
+    """``phases`` [(subs, n)] as fewer kinds of step with the same product of transforms
+    (each kind one DFT of length N where each phase would take its own): where the counts'
+    common factor g (n_i = g a_i; all equal: g = n, a_i = 1) leaves laws raised to a_i that
+    fit in half the window, all in one kind raised to g, prod_i X_i^{n_i} = (prod_i
+    X_i^{a_i})^g; else the phases of equal count in kinds of their count, prod_i X_i^n =
+    (prod_i X_i)^n, each kind's span at most N (beyond it a new kind starts: a span over N
+    is still exact mod N, only slower), in the order of first appearance."""
+    nvar = len(phases[0][0])
+    width = [max(max(sub) - min(sub) for sub in subs) + 1 for subs, _ in phases]
+    g = math.gcd(*(n for _, n in phases))
+    if sum(n // g * w for (_, n), w in zip(phases, width)) <= N // 2:
+        return [([convolved([subs[j] for subs, _ in phases], [n // g for _, n in phases])
                   for j in range(nvar)], g)]
-    return [(subs, n) for subs, n, _ in kinds]
+    out, last = [], {}                 # last[n]: the open kind of count n
+    for (subs, n), w in zip(phases, width):
+        k = last.get(n)
+        if k is not None and k[2] + w <= N:
+            k[0].append(subs)
+            k[2] += w
+            continue
+        last[n] = [[subs], n, w]
+        out.append(last[n])
+    return [(subs[0] if len(subs) == 1 else
+             [convolved([s[j] for s in subs]) for j in range(nvar)], n) for subs, n, _ in out]
 
 
 def chernoff_mass(sub: dict, E: int, theta: float, b: int) -> arb:

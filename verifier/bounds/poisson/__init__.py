@@ -227,7 +227,7 @@ def gaussian_info(digits: int) -> dict:
     """q = 1: T steps of the Gaussian mechanism on every record are the Gaussian pair at
     mu^2 = T / sigma^2 (the sum of the steps' outputs is sufficient), in closed form (Balle &
     Wang 2018, Theorem 8; docs/THEORY.md sections 12, 13)."""
-    from verifier.bounds.profile import GAUSSIAN_INFO
+    from verifier.bounds.gaussian import GAUSSIAN_INFO
     return {"sampling": "poisson", "closed_form": GAUSSIAN_INFO + ", mu^2 = T / sigma^2",
             "digits": digits}
 
@@ -248,7 +248,7 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
     t = time.perf_counter()
     if q == 1:                         # every record in every step: the Gaussian mechanism
         from verifier.bounds.gaussian import delta_interval
-        from verifier.bounds.profile import closed_form_digits
+        from verifier.bounds.gaussian import closed_form_digits
         d = closed_form_digits(rel_width)
         iv = delta_interval(mu_squared([(sigma, T)]), eps, d)
         return PoissonDelta(sigma, q, T, eps, iv, iv, iv, "undecided", time.perf_counter() - t,
@@ -283,7 +283,7 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
     t = time.perf_counter()
     if q == 1:                         # every record in every step: the Gaussian mechanism
         from verifier.bounds.gaussian import epsilon_interval
-        from verifier.bounds.profile import closed_form_digits
+        from verifier.bounds.gaussian import closed_form_digits
         d = closed_form_digits(rel_width)
         iv, _ = epsilon_interval(mu_squared([(sigma, T)]), delta, d)
         return PoissonEpsilon(sigma, q, T, delta, iv, iv, iv, "undecided",

@@ -14,8 +14,7 @@ import math
 import time
 from fractions import Fraction
 
-from verifier.bounds.gaussian import (GAUSSIAN_INFO, closed_form_digits,  # noqa: F401
-                                      closed_form_width_digits)  # (re-exported)
+from verifier.bounds.gaussian import GAUSSIAN_INFO, closed_form_width_digits
 from verifier.core.arith import Interval
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
@@ -321,10 +320,11 @@ def _gaussian(sigma: Fraction, E: int, rel_width, delta=None, eps=None):
     """The answer at M = 1 in closed form (an EpsilonResult with ``delta``, a DeltaResult
     with ``eps``); the range: the engine's, E up to GAUSSIAN_MAX_EPOCHS."""
     from verifier.bounds import gaussian as G
+    from verifier.bounds.poisson import REL_TARGET
     from verifier.core.arith import parse_epochs
     RANGE.check(sigma, 1, None, delta, eps)
     parse_epochs(E, GAUSSIAN_MAX_EPOCHS)
-    t, d = time.perf_counter(), closed_form_width_digits(rel_width)
+    t, d = time.perf_counter(), closed_form_width_digits(rel_width, REL_TARGET)
     mu2 = G.mu_squared([(sigma, E)])
     iv = G.epsilon_interval(mu2, delta, d)[0] if eps is None else G.delta_interval(mu2, eps, d)
     cls, at = (EpsilonResult, delta) if eps is None else (DeltaResult, eps)

@@ -31,7 +31,7 @@ from verifier.bounds.runs.lattice import (clear_cache,  # noqa: F401 (re-exporte
 from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
-from verifier.core.run import Run, MAX_RUN_STEPS
+from verifier.core.run import Run, check_size
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions,
                                         directions, epsilon_search, larger_direction, mirrored)
 
@@ -56,9 +56,7 @@ def plan(run: Run) -> str:
     steps, on the epochs' lattice); refuses the rest in one line (InputError)."""
     if not isinstance(run, Run):
         raise InputError(f"expected a verifier Run, got {type(run).__name__}")
-    if run.compositions > MAX_RUN_STEPS:
-        raise InputError(f"a run of {run.compositions} compositions in all (its Poisson steps "
-                         f"and random-allocation epochs); at most {MAX_RUN_STEPS}")
+    check_size(run.phases, "a run")
     if any(engine_of(p.sampler).reduced(p) is not None for p in run.phases):
         return "k-of-m"
     merged = run.merged()
@@ -220,9 +218,9 @@ def _mu2(run: Run) -> Fraction:
 def _digits(rel_width) -> int:
     """The closed form's digits for a requested width (the Poisson engine's default 1e-3
     when none), as bounds.poisson at q = 1."""
-    from verifier.bounds.poisson import check_rel_width
-    from verifier.bounds.profile import closed_form_digits
-    return closed_form_digits(check_rel_width(rel_width))
+    from verifier.bounds.gaussian import closed_form_width_digits
+    from verifier.bounds.poisson import REL_TARGET
+    return closed_form_width_digits(rel_width, REL_TARGET)
 
 
 def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None) -> RunEpsilon:

@@ -7,6 +7,8 @@ grows with the requested relative width of epsilon(delta).
     python bench/bench_rel_width.py --box      # all 16 corners of the box (sigma 0.5 | 4,
                                                # M 2 | 1e4, E 1 | 100, delta 1e-10 | 1e-3) at
                                                # the two targets, 1e-4 and 1e-6 (20 min)
+    python bench/bench_rel_width.py --small-m  # sigma 1 at M 2 and 3 (one epoch, delta 1e-10
+                                               # and 1e-5) at 1e-4 and 1e-5 (1 min)
 
 Each row: the configuration (sigma, M steps per epoch, E epochs, delta), the requested
 relative width ("default": unrefined), the width reached (relative; below epsilon 0.1 the
@@ -32,15 +34,19 @@ REQUESTS = [None, F(1, 10 ** 3), F(1, 10 ** 4), F(1, 10 ** 5), F(1, 10 ** 6)]
 BOX = [(s, M, E, d) for s in ("0.5", "4") for M in (2, 10000) for E in (1, 100)
        for d in ("1e-10", "1e-3")]
 BOX_REQUESTS = [F(1, 10 ** 4), F(1, 10 ** 6)]
+# small M (issue 48: sigma 1, M 2, E 1, delta 1e-10 stopped at 1.48e-4 where 1e-4 was asked)
+SMALL_M = [("1", M, 1, d) for M in (2, 3) for d in ("1e-10", "1e-5")]
+SMALL_M_REQUESTS = [F(1, 10 ** 4), F(1, 10 ** 5)]
 
 
 def main():
     print(f"{'sigma':>6} {'M':>6} {'E':>4} {'delta':>6} | {'requested':>9} {'reached':>9} "
           f"{'seconds':>8} {'level':>5}  stopped by")
-    box = "--box" in sys.argv
-    configs = BOX if box else CONFIGS + (CORNERS if "--corners" in sys.argv else [])
+    box, small = "--box" in sys.argv, "--small-m" in sys.argv
+    configs = (BOX if box else SMALL_M if small
+               else CONFIGS + (CORNERS if "--corners" in sys.argv else []))
     for s, M, E, d in configs:
-        for w in (BOX_REQUESTS if box else REQUESTS):
+        for w in (BOX_REQUESTS if box else SMALL_M_REQUESTS if small else REQUESTS):
             PR.clear_cache()
             t = time.perf_counter()
             r = PR.epsilon_bracket(F(s), M, E, F(d), rel_width=w)

@@ -1672,6 +1672,11 @@ MUTATIONS = [
              "a requested width's next level is picked by its predicted time without the margin",
              lambda: _set("verifier.bounds.profile:TIME_MARGIN", 1),
              ("tests/test_rel_width.py::test_next_level_uses_the_measured_order_and_the_time_left",)),
+    Mutation("profile.stall-against-level-one", "search",
+             "a requested width's refinement says the bracket stopped narrowing from level 1 "
+             "(planned apart) to a refined level",
+             lambda: _set("verifier.bounds.profile:stall_span", lambda a, b: 2 * a <= b),
+             ("tests/test_rel_width.py::test_a_stall_is_judged_over_a_doubling_only",)),
     Mutation("profile.stall-on-short-span", "search",
              "a requested width's refinement says the bracket stopped narrowing from two levels "
              "less than a doubling apart",
@@ -1728,6 +1733,16 @@ MUTATIONS = [
              "ball polynomial product where the tail's span allows)",
              lambda: _set("verifier.bounds.profile.upper:pairs_by_product", lambda P: False),
              (P + "test_small_light_m_refines_its_pairs_of_tail_items",)),
+    Mutation("profile.pairs-product-regardless-of-cost", "search",
+             "the pairs of tail items are formed by ball polynomial products wherever the product "
+             "fits, whatever it costs against the merged pairs (sigma 1, M 2: 7 of 8 s)",
+             lambda: _set("verifier.bounds.profile.plan:PRODUCT_COST", 0),
+             (P + "test_long_tails_at_small_m_form_their_pairs_one_by_one",)),
+    Mutation("profile.pairs-cheap-product-dropped", "search",
+             "a short tail's pairs are formed by products only where they cost less than the "
+             "merged pairs (the cheap products, 20 times narrower at sigma 4, M 2, dropped)",
+             lambda: _set("verifier.bounds.profile.plan:PRODUCT_CHEAP", 0),
+             (P + "test_long_tails_at_small_m_form_their_pairs_one_by_one",)),
     Mutation("profile.pair-step-unrefined", "spread",
              "at small M with light tails the pair sums' geometric grid keeps its default step "
              "at every level",

@@ -561,6 +561,24 @@ def test_small_light_m_refines_its_pairs_of_tail_items():
         assert _mp(rem.lower) >= ref * mp.mpf("0.9997"), (rem, ref)
 
 
+def test_long_tails_at_small_m_form_their_pairs_one_by_one():
+    """sigma 1, M 2, E 1, delta 1e-10 (the tail reaches 230 times the body threshold): at
+    refinement level 4 the pairs of tail items are formed one by one over merged cells (a
+    ball polynomial product 771337 long cost 7 of the level's 8 s for the same brackets to 9
+    digits), sigma 4's short tail still by products (plan.pairs_by_product, by cost); the
+    remove bracket of delta(5.856) contains the 50-digit quadrature, at most 1.2e-3 wide
+    (relative; 1.1e-3: epsilon's 3e-5)."""
+    from verifier.bounds.profile.plan import plan, pairs_by_product
+    assert not pairs_by_product(plan(F(1), 2, 1, 1e-10, 4))
+    assert pairs_by_product(plan(F(4), 2, 1, 1e-10, 4))
+    assert pairs_by_product(plan(F(4), 2, 1, 1e-10, 32))
+    P = PR.engine(F(1), 2, 1, 1e-10, eps_cap=6.9, fine=4)
+    rem, _ = PR.directions(P, F("5.856"))
+    ref = _delta_m2("remove", F(1), F("5.856"))
+    assert _contains(rem, ref), (rem, ref)
+    assert rem.upper - rem.lower <= F(12, 10 ** 4) * rem.lower, rem
+
+
 # delta_R(2.8) at sigma 0.5, M 1000, E 10: the refinement level 32 bracket (certified by the
 # same engine with every free parameter 32 times finer, rounded outward; 3.3e-6 wide)
 HEAVY_M1000_L32 = (F("9.9726514e-4"), F("9.9726847e-4"))

@@ -126,6 +126,10 @@ def test_a_stall_is_judged_over_a_doubling_only():
     assert lvl is not None and why is None and lvl > 12
     lvl, why = PR.next_level([(4, 5.0, 14.0), (8, 4.4, 30.0)], 64, 300.0)
     assert lvl is None and "stopped narrowing" in why
+    # ... and between refined levels only: sigma 1, M 2, E 1, delta 1e-10 measured level 1 -> 2
+    # at order 0.2 (level 1 has no log rooms; level 2's upper end lay higher), then level 8
+    # (predicted from that order) met 1e-4
+    assert PR.next_level([(1, 1.69, 0.4), (2, 1.47, 0.4)], 64, 60.0) == (8, None)
 
 
 def test_level_one_is_apart_where_its_labels_are_randomized(monkeypatch):

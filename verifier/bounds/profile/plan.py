@@ -49,6 +49,10 @@ PAIR_CELLS = 1024    # ... and beyond, to about this many (sigma 0.5, M 1000, le
                      # merged 6 the remove bracket 0.06% wider than merged 4, at half the pairs)
 PAIR_STEP = 1 / 32   # the pair sums' geometric grid (relative step); FINE at M <= FINE_TAIL_M
 PAIR_STEP_FINE = 1 / 256
+PRODUCT_CHEAP = 1 << 17   # the pairs' products of at most this many coefficients are cheap (0.4 s),
+PRODUCT_COST = 3          # ... and a longer one's coefficient costs about this many pairs formed
+                          # one by one (measured: 3.1 us per coefficient of a 771337-long
+                          # product, 1.2 us per merged pair; pairs_by_product)
 PRODUCT_LENGTH = 1 << 20  # the tail parts' ball polynomial products at most about this long,
 PRODUCT_PER_PUT = 8       # and at most this many coefficients per log of the point-by-point
                           # route they replace (upper.product_cut)
@@ -194,13 +198,25 @@ def pairs_by_product(P: "Plan") -> bool:
     """Whether the pairs of tail items are formed by ball polynomial products over every
     tail cell (the pair sums' law, upper.pair_law; the K = 2 test outcomes grouped by the
     sum of the cells' left ends, statistic.k2_by_sum) rather than one by one over merged
-    cells: at refined levels where the product is at most PRODUCT_LENGTH coefficients long
-    and the pairs of every cell are at least as many as its coefficients (light tails at
-    small M; sigma 1, M 200, E 10, level 8: 622 cells, a product 700530 long, the level 10.7 s
-    by products and 5.6 s one by one, the brackets the same to 6 digits).  Level 1 keeps the
+    cells (a free parameter: both routes are valid; the products lose nothing to merging):
+    at refined levels where the product is at most PRODUCT_LENGTH coefficients long and
+    either cheap (at most PRODUCT_CHEAP) or costing no more than the merged pairs it
+    replaces (a coefficient about PRODUCT_COST pairs).  Light tails at small M have short
+    tails (sigma 4, M 2, E 1, delta 1e-10, level 32: 4839 cells, a product 41979 long: the
+    remove bracket 20 times narrower than from merged pairs); sigma 1 there reaches 230 times
+    its body threshold (level 4: 2801 cells, a product 771337 long, three of them 7 s of the
+    level's 8; the merged pairs 0.3 s, the same brackets to 9 digits).  Level 1 keeps the
     pairs one by one, its brackets the ones the references pinned."""
     length = 2 * (P.tail[-1] - P.tail[0]) + 1
-    return P.fine > 1 and length <= PRODUCT_LENGTH and len(P.tail) ** 2 // 2 >= length
+    cells = -(-len(P.tail) // pair_merge(len(P.tail)))
+    return P.fine > 1 and length <= PRODUCT_LENGTH and (
+        length <= PRODUCT_CHEAP or PRODUCT_COST * length <= cells * cells // 2)
+
+
+def pair_merge(n: int) -> int:
+    """How many tail cells the pairs formed one by one merge at a time: 1 up to
+    PAIR_MERGE_CELLS cells, then PAIR_MERGE, or more to leave about PAIR_CELLS."""
+    return 1 if n <= PAIR_MERGE_CELLS else max(PAIR_MERGE, -(-n // PAIR_CELLS))
 
 
 def pair_step(M: int, fine: int, small_light: bool) -> float:

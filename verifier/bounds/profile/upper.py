@@ -20,10 +20,9 @@ from verifier.bounds.profile.spreads import is_band
 from verifier.bounds.profile.body import Body
 from verifier.bounds.profile.first_cell import (all_in_first_cell, fine_cells, first_cell_levels,
                                                first_cell_n, split_first_cell)
-from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, GRID_X, K2_COARSE, PAIR_CELLS,
-                                         PAIR_MERGE, PAIR_MERGE_CELLS, PRODUCT_LENGTH,
+from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, GRID_X, K2_COARSE, PRODUCT_LENGTH,
                                          PRODUCT_PER_PUT, Plan, grid_refinement, log_rooms,
-                                         pair_step, pairs_by_product)
+                                         pair_merge, pair_step, pairs_by_product)
 from verifier.bounds.profile.spreads import (Window, add_mass, coarse, coarse_keep_low, collapse,
                                             convolve, float_moments, geometric, keep_range, thin,
                                             onto_lattice, spread_log, sub_mean)
@@ -165,12 +164,12 @@ def pair_law(B: Body, P: Plan, M: int, tw1: dict) -> dict:
     polynomial product where plan.pairs_by_product (sigma 4, M 2, E 1, delta 1e-10, level
     32: the remove bracket's upper end of delta(1.0608) 1.030955e-10 -> 1.030922e-10, a
     50-digit quadrature's 1.030916e-10, in the 0.6 s the merged pairs took), else one by one,
-    the cells merged PAIR_MERGE at a time beyond PAIR_MERGE_CELLS (about PAIR_CELLS beyond)."""
+    the cells merged plan.pair_merge at a time."""
     n = len(P.tail)
     if pairs_by_product(P):
         pair = convolve(tw1, 1, tw1)
     else:
-        merge = 1 if n <= PAIR_MERGE_CELLS else max(PAIR_MERGE, -(-n // PAIR_CELLS))
+        merge = pair_merge(n)
         tw = sorted((tw1 if merge == 1 else tail_spread(B, P, merge)).items())
         pair = {}
         for ia, (ta, ca) in enumerate(tw):

@@ -1701,6 +1701,11 @@ MUTATIONS = [
              "a precision a few bits above two limbs is kept (three-limb DFTs at the corner)",
              lambda: _set("verifier.bounds.profile:LIMB_SLACK", 0),
              ("tests/test_profile_stages.py::test_precision_just_above_two_limbs_is_taken_down",)),
+    Mutation("poisson.limb-slack-dropped", "search",
+             "a Poisson or run precision a few bits above two limbs is kept (three-limb DFTs "
+             "at T 1e5 and 1e6)",
+             lambda: _set("verifier.bounds.poisson:LIMB_SLACK", 0),
+             ("tests/test_poisson.py::test_precision_just_above_two_limbs_is_taken_down",)),
     Mutation("profile.heavy-tail-tests-within-12-sd", "test",
              "the K = 1 tests bucket the other labels within 12 sd of their mean at heavy tails too",
              lambda: _set("verifier.bounds.profile.statistic:k1_reach", lambda P, n: 12),

@@ -535,3 +535,20 @@ def test_rel_width_on_demand(capsys):
     rc, out, err = _cli(capsys, "epsilon", "--sigma", "1", "--steps-per-epoch", "10", "--delta",
                         "1e-5", "--rel-width", "0.01")
     assert rc == 0 and err == "" and "epsilon   in [" in out
+
+
+def test_precision_just_above_two_limbs_is_taken_down():
+    """A precision the rule puts at most LIMB_SLACK bits above 128 runs at 128 (a free
+    parameter: an Arb DFT there takes about 0.45 the time; numerics.lattice.two_limbs):
+    sigma 1, q 1e-3, delta 1e-5 at T 1e5 and 1e6 (132 and 138 bits by the rule); far above
+    and below, the rule's own.  The bracket at T 1e5 at 128 bits is the one the rule's 132
+    bits gave (to 10 digits)."""
+    eta = F(15, 1 << 17)
+    assert PO.precision(10 ** 5, 1e-5, eta, 4) == 128
+    assert PO.precision(10 ** 6, 1e-5, eta, 4) == 128
+    assert PO.precision(10 ** 6, 1e-10, eta, 16) > 128 + PO.LIMB_SLACK
+    assert PO.precision(100, 1e-5, F(1, 64), 4) < 128
+    PO.clear_cache()
+    e = PO.epsilon_bracket(F(1), F("0.001"), 10 ** 5, F("1e-5")).epsilon
+    assert F("1.636681045") <= e.lower <= F("1.636681046"), e
+    assert e.upper == F(107359, 65536), e        # a bisection point: 1.6381683349...

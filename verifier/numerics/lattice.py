@@ -16,6 +16,15 @@ from flint import acb, arb
 from verifier.core.arith import Interval, to_arb
 
 MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
+TWO_LIMBS = 128          # an Arb DFT at <= 128 bits takes 0.45 the time of one at 129-136 (262144
+                         # points: 0.7 s vs 1.2-1.6 s): the engines take a precision a few bits
+                         # above it down to it (two_limbs)
+
+
+def two_limbs(bits: int, slack: int) -> int:
+    """``bits``, or TWO_LIMBS where bits lies at most ``slack`` above it (a free parameter:
+    the balls stay rigorous at any precision, only their radii change)."""
+    return TWO_LIMBS if TWO_LIMBS < bits <= TWO_LIMBS + slack else bits
 
 
 def normal_sf_float(x: float) -> float:

@@ -35,6 +35,10 @@ START_POINTS = 30_000    # ... but at most about this many points in one step's 
 REL_TARGET = Fraction(1, 1000)    # epsilon(delta): eta is halved while the bracket is wider
 ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.1) ...
 REFINE_POINTS = 60_000   # ... and one step's laws have fewer points than this
+LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (numerics.
+                         # lattice.two_limbs; sigma 1, q 1e-3, delta 1e-5, T 1e5 and 1e6: 132 and
+                         # 138 bits -> 128, the same brackets to 10 digits, 1.39 -> 1.09 s and
+                         # 4.48 -> 3.52 s; sigma 0.6, q 4e-4, T 1e5: 4.95 -> 3.84 s)
 _CACHE = EngineCache(5)         # composed profiles (numerics/cache.py)
 
 
@@ -89,9 +93,11 @@ def lattice_step(sigma: Fraction, q: Fraction, T: int, guess: float) -> Fraction
 
 def precision(T: int, floor: float, eta: Fraction, eps_cap: float) -> int:
     # z^T multiplies relative radii by T; the profile multiplies absolute radii by up to
-    # e^eps; the dominating pair's slopes divide by steps of about eta; delta >= floor
-    return (64 + 2 * T.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
-            + int(-math.log2(float(eta))))
+    # e^eps; the dominating pair's slopes divide by steps of about eta; delta >= floor; at
+    # most LIMB_SLACK bits above two limbs taken down to them
+    from verifier.numerics.lattice import two_limbs
+    return two_limbs(64 + 2 * T.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
+                     + int(-math.log2(float(eta))), LIMB_SLACK)
 
 
 def engine(sigma: Fraction, q: Fraction, T: int, floor: float, eps_cap: float,

@@ -18,6 +18,7 @@ from verifier.bounds.gaussian import GAUSSIAN_INFO, closed_form_width_digits
 from verifier.core.arith import Interval
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
+from verifier.numerics.lattice import two_limbs
 from verifier.numerics.brackets import (REL, both_directions, directions, epsilon_search,
                                         larger_direction, mirrored)
 from verifier.bounds.profile.results import CERTIFIED, DeltaResult, EpsilonResult  # noqa: F401
@@ -61,13 +62,12 @@ def _prec(M: int, floor: float, eps_cap: float = 61) -> int:
     # digits from 16-30 bits below this; at eps near 55, 24 bits below it lose a direction.
     # At most 128 bits (two limbs) an Arb DFT takes about half the time of 129-192.
     bits = 60 + M.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
-    return TWO_LIMBS if TWO_LIMBS < bits <= TWO_LIMBS + LIMB_SLACK else bits
+    return two_limbs(bits, LIMB_SLACK)
 
 
-TWO_LIMBS = 128     # an Arb DFT at <= 128 bits takes 0.45 the time of one at 129-136 (262144
-LIMB_SLACK = 8      # points: 0.7 s vs 1.2-1.6 s); a precision this far above it is taken down
-                    # to it (measured: sigma 0.5, M 1e4, E 100, level 8: 130 -> 120 bits gave the
-                    # same brackets to 10 digits)
+LIMB_SLACK = 8      # a precision this far above two limbs is taken down to them (numerics.
+                    # lattice.two_limbs; measured: sigma 0.5, M 1e4, E 100, level 8: 130 -> 120
+                    # bits gave the same brackets to 10 digits)
 
 
 _LAWS = EngineCache(5)          # per-epoch laws (numerics/cache.py)

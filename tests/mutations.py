@@ -1701,6 +1701,15 @@ MUTATIONS = [
              "a precision a few bits above two limbs is kept (three-limb DFTs at the corner)",
              lambda: _set("verifier.bounds.profile:LIMB_SLACK", 0),
              ("tests/test_profile_stages.py::test_precision_just_above_two_limbs_is_taken_down",)),
+    Mutation("poisson.stall-ignored", "search",
+             "a Poisson or run refinement goes on past a finer step that did not narrow the "
+             "bracket (sigma 0.3, q 1e-6, T 1e7: 21 s more for nothing)",
+             lambda: _set("verifier.bounds.poisson:STALL", 10 ** 9),
+             ("tests/test_poisson.py::test_refinement_says_why_it_stopped_short",)),
+    Mutation("poisson.stall-too-eager", "search",
+             "a Poisson or run refinement stops after any finer step, however much it narrowed",
+             lambda: _set("verifier.bounds.poisson:STALL", 0),
+             ("tests/test_poisson.py::test_refinement_says_why_it_stopped_short",)),
     Mutation("poisson.limb-slack-dropped", "search",
              "a Poisson or run precision a few bits above two limbs is kept (three-limb DFTs "
              "at T 1e5 and 1e6)",

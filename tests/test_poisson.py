@@ -12,7 +12,7 @@ import pytest
 from flint import arb, ctx
 
 from verifier.bounds import poisson as PO
-from verifier.core.arith import InputError, to_arb
+from verifier.core.arith import InputError, Interval, to_arb
 from verifier.numerics.dominating import cell_masses, connect_the_dots
 
 mp.mp.dps = 50
@@ -552,3 +552,64 @@ def test_precision_just_above_two_limbs_is_taken_down():
     e = PO.epsilon_bracket(F(1), F("0.001"), 10 ** 5, F("1e-5")).epsilon
     assert F("1.636681045") <= e.lower <= F("1.636681046"), e
     assert e.upper == F(107359, 65536), e        # a bisection point: 1.6381683349...
+
+
+class _Laws:
+    def __init__(self, n):
+        self.info, self.rem = {"points": n}, {}
+
+
+class _Profile:
+    def __init__(self, n):
+        self.laws = _Laws(n)
+        self.phases = [(self.laws, 1)]
+
+
+def _fake(widths_by_points, unit):
+    """compute(eta) of a lattice whose laws have unit / eta points and the width given for
+    that count (the last one for finer steps): a refinement loop's view of an engine."""
+    calls = []
+
+    def compute(eta):
+        n = int(unit / eta)
+        calls.append(n)
+        w = next((w for m, w in widths_by_points if n <= m), widths_by_points[-1][1])
+        return Interval(F(1), F(1) + w), _Profile(n)
+    return compute, calls
+
+
+@pytest.mark.parametrize("engine", ["poisson", "run"])
+def test_refinement_says_why_it_stopped_short(engine):
+    """Both refinement loops (Poisson, runs) stop short of the target with the reason in
+    ``note``: a finer step that narrowed the bracket to more than STALL of its width (sigma
+    0.3, q 1e-6, T 1e7, delta 1e-12: 3.71 -> 3.61 from 27247 to 104937 points), or one step's
+    laws past half of REFINE_POINTS; a bracket that narrows as it should goes on to the
+    target; the point limit is 131072 (sigma 0.8, q 1e-4, T 1e6, delta 1e-10 needs 57777)."""
+    from verifier.bounds.runs.lattice import refine as run_refine
+    refine = PO.refine if engine == "poisson" else run_refine
+    target = lambda iv: F(1, 1000)                                  # noqa: E731
+    # twice the target at 10000 points; a halved step narrows it by 2% only
+    compute, calls = _fake([(10000, F(1, 500)), (10 ** 9, F(1, 510))], 1000)
+    note = {}
+    iv, _ = refine(compute, F(1, 10), target, note)
+    assert "stopped narrowing" in note["refinement_limit"], note
+    assert iv.upper - 1 == F(1, 510) and calls == [10000, 20000]
+    # ... by 11%: it goes on
+    compute, calls = _fake([(10000, F(1, 500)), (20000, F(1, 562)), (10 ** 9, F(1, 1000))],
+                           1000)
+    note = {}
+    refine(compute, F(1, 10), target, note)
+    assert note == {} and len(calls) == 3
+    # narrows as eta^2 all the way: stopped by the points, with their count
+    compute, calls = _fake([(m, F(m0, m) ** 2) for m0, m in ((1000, 1000 * 2 ** k)
+                                                              for k in range(9))], 1000)
+    note = {}
+    refine(compute, F(1), lambda iv: F(1, 10 ** 12), note)
+    assert "lattice points" in note["refinement_limit"] and str(PO.REFINE_POINTS) in \
+        note["refinement_limit"]
+    assert PO.REFINE_POINTS // 2 < calls[-1] <= PO.REFINE_POINTS and PO.REFINE_POINTS == 1 << 17
+    # met: no reason
+    compute, calls = _fake([(10000, F(1, 10)), (10 ** 9, F(1, 2000))], 1000)
+    note = {}
+    refine(compute, F(1, 10), target, note)
+    assert note == {} and len(calls) == 2

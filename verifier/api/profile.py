@@ -292,7 +292,8 @@ def poisson_epsilon(sigma, sample_rate, steps, *, delta=None, rel_width=None):
     (T, steps in all, Opacus's meaning) at rate ``sample_rate`` (q), noise multiplier
     ``sigma``, add/remove adjacency, both directions (a ``PoissonEpsilon``); ``rel_width``:
     the lattice is refined until the bracket is at most this wide relative (default 0.001),
-    as far as 60000 lattice points per step allow.
+    as far as the lattice's points per step (bounds.poisson.REFINE_POINTS) and the memory
+    allow (``info["refinement_limit"]`` says what stopped it short).
 
     >>> import verifier
     >>> r = verifier.poisson_epsilon("1.1", "0.05", 20, delta="1e-5")

@@ -60,8 +60,9 @@ def _print_directions(r, what: str):
 
 
 def _unreached(args, iv, info: dict | None = None):
-    """Say so when the width asked (--rel-width, or the default) was not reached: the memory
-    limit stopped the refinement (info["refinement_limit"]), or the lattice's point limit."""
+    """Say so when the width asked (--rel-width, or the default) was not reached, with what
+    stopped the refinement (info["refinement_limit"]: the memory limit, the lattice's point
+    limit, a bracket that stopped narrowing)."""
     if info and info.get("refinement_limit"):
         print(f"  the bracket is wider than asked: {info['refinement_limit']}")
         return
@@ -70,8 +71,7 @@ def _unreached(args, iv, info: dict | None = None):
     from verifier.bounds.poisson import check_rel_width
     w = check_rel_width(args.rel_width)
     if iv.upper - iv.lower > w * iv.lower:
-        print(f"  the requested relative width {frac_str(w)} was not reached: the lattice stops "
-              "at 60000 points per step")
+        print(f"  the requested relative width {frac_str(w)} was not reached")
 
 
 def _epsilon_poisson(args) -> int:

@@ -36,8 +36,9 @@ SMALL_CELL_BYTES = 400 * 2 ** 20
 def needs(compute: str, cell: dict) -> tuple[int, int] | None:
     """(bytes, DFT points) of the cell's first large allocation, or None (none, or the
     engine refuses the cell for another reason: the run records that).  Poisson cells are
-    not planned: that engine's lattice is at most 60000 points a step (small, and it has no
-    planning stage to stop at); a sampler difference is planned by its random-allocation
+    not planned: that engine's refinement keeps its last bracket where a finer lattice step
+    would pass the memory limit (bounds.poisson.finer), and it has no planning stage to stop
+    at; a sampler difference is planned by its random-allocation
     side."""
     from verifier.core.arith import InputError
     from verifier.numerics import memory

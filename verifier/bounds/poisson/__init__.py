@@ -34,7 +34,11 @@ EPS_GRID = 400           # ... and at least this many per unit of the guessed ep
 START_POINTS = 30_000    # ... but at most about this many points in one step's loss range
 REL_TARGET = Fraction(1, 1000)    # epsilon(delta): eta is halved while the bracket is wider
 ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.1) ...
-REFINE_POINTS = 60_000   # ... and one step's laws have fewer points than this
+REFINE_POINTS = 1 << 17  # ... and one step's laws have fewer points than this (60,000 before:
+                         # sigma 0.8, q 1e-4, T 1e6, delta 1e-10 stopped at 0.171% with 31414
+                         # points, past the 0.1% default; now 0.044% in 18 s at 882 MB)
+STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at most this much (sigma
+                         # 0.3, q 1e-6, T 1e7, delta 1e-12: 22% wide at 31000 and 105000 points)
 LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (numerics.
                          # lattice.two_limbs; sigma 1, q 1e-3, delta 1e-5, T 1e5 and 1e6: 132 and
                          # 138 bits -> 128, the same brackets to 10 digits, 1.39 -> 1.09 s and
@@ -195,13 +199,30 @@ def finer(compute, eta: Fraction, last: tuple, note: dict | None) -> tuple | Non
         return None
 
 
+def stopped(note: dict | None, n: int, width, before) -> bool:
+    """Whether the refinement stops short of its target, the reason in ``note``: one step's
+    laws at more than REFINE_POINTS / 2 points, or a finer step that narrowed the bracket
+    to more than STALL of its last width ``before`` (None at the first step)."""
+    if before is not None and width > STALL * before:
+        why = (f"the bracket stopped narrowing ({float(before):.3g} -> {float(width):.3g} wide "
+               f"with {n} lattice points a step: the lattice step is not what limits it)")
+    elif 2 * n > REFINE_POINTS:
+        why = (f"one step's laws have {n} lattice points and the next step would pass the "
+               f"engine's limit ({REFINE_POINTS}); ask for a wider --rel-width or fewer steps")
+    else:
+        return False
+    if note is not None:
+        note["refinement_limit"] = why
+    return True
+
+
 def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     """compute(eta) -> (bracket or None, profile): refined while the bracket is wider than
-    target(bracket) and one step's laws have fewer than REFINE_POINTS / 2 points, and while
-    the finer step fits the memory limit (``finer``).  Every eta is valid, a finer one is
-    tighter: the width falls about as eta^2, so the step is divided by about 1.2
-    sqrt(width / target), 2 to 8 times at once."""
-    last = None
+    target(bracket), one step's laws have fewer than REFINE_POINTS / 2 points and the last
+    finer step narrowed it (``stopped``), and while the finer step fits the memory limit
+    (``finer``).  Every eta is valid, a finer one is tighter: the width falls about as
+    eta^2, so the step is divided by about 1.2 sqrt(width / target), 2 to 8 times at once."""
+    last, before = None, None
     while True:
         got = finer(compute, eta, last, note)
         if got is None:
@@ -211,8 +232,9 @@ def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
             return iv, P
         width, want = iv.upper - iv.lower, target(iv)
         n = P.laws.info["points"]
-        if width <= want or 2 * n > REFINE_POINTS:
+        if width <= want or stopped(note, n, width, before):
             return iv, P
+        before = width
         k = min(3, max(1, math.ceil(math.log2(1.2 * math.sqrt(float(width / want))))))
         eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
 

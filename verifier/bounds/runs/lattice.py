@@ -10,7 +10,6 @@ from fractions import Fraction
 from verifier.numerics.cache import EngineCache
 
 _CACHE = EngineCache(5)
-REFINE_POINTS = 60_000      # as bounds.poisson: one step's laws below this many points
 
 
 def clear_cache():
@@ -151,10 +150,11 @@ def mixed_levels(compute, target) -> tuple:
 def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     """bounds.poisson.refine for a run (a bracket just too wide takes eta times 5/8 to 7/8, not
     a half: the width falls about as eta^2): eta divided while the bracket is wider than
-    target(bracket) and every phase's laws have fewer than REFINE_POINTS / 2 points, and
+    target(bracket) and every phase's laws have fewer than bounds.poisson.REFINE_POINTS / 2
+    points, and
     while the finer step fits the memory limit (bounds.poisson.finer)."""
-    from verifier.bounds.poisson import finer
-    last = None
+    from verifier.bounds.poisson import REFINE_POINTS, finer, stopped
+    last, before = None, None
     while True:
         got = finer(compute, eta, last, note)       # a finer step past the memory: last
         if got is None:
@@ -164,8 +164,9 @@ def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
             return iv, P
         width, want = iv.upper - iv.lower, target(iv)
         n = points(P)
-        if width <= want or 2 * n > REFINE_POINTS:
+        if width <= want or stopped(note, n, width, before):
             return iv, P
+        before = width
         shrink = 1.2 * math.sqrt(float(width / want))
         if shrink <= Fraction(8, 5):          # just too wide: eta times 7/8, 6/8 or 5/8 (a
             eta *= Fraction(min(7, math.floor(8 / shrink)), 8)    # halving would double N)

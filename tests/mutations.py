@@ -69,6 +69,18 @@ def _set_profile(name: str, value):
             setattr(mod, name, value)
 
 
+def _powers_exact_zero():
+    """lattice.powers giving the skipped terms as exact zeros (not balls holding z^n), in the
+    module and where the composition imports it."""
+    from flint import acb
+    real = _get("verifier.numerics.lattice:powers")
+
+    def fake(X, n, prec):
+        return [acb(0) if z.mid() == 0 else z for z in real(X, n, prec)]
+    for mod in ("verifier.numerics.lattice", "verifier.numerics.convolve"):
+        _set(mod + ":powers", fake)
+
+
 def _thin_down():
     """spreads.thin moving each index down to the multiple of c below it (not a spread)."""
     from flint import arb
@@ -1701,6 +1713,11 @@ MUTATIONS = [
              "a precision a few bits above two limbs is kept (three-limb DFTs at the corner)",
              lambda: _set("verifier.bounds.profile:LIMB_SLACK", 0),
              ("tests/test_profile_stages.py::test_precision_just_above_two_limbs_is_taken_down",)),
+    Mutation("numerics.skipped-powers-exact-zero", "box",
+             "the composition's negligible powers z^n (|z|^n below 2^-(prec+10)) become exact "
+             "zeros instead of balls that hold them",
+             _powers_exact_zero,
+             ("tests/test_exact_one.py::test_skipped_powers_enclose_the_true_power",)),
     Mutation("poisson.stall-ignored", "search",
              "a Poisson or run refinement goes on past a finer step that did not narrow the "
              "bracket (sigma 0.3, q 1e-6, T 1e7: 21 s more for nothing)",

@@ -81,6 +81,31 @@ def _powers_exact_zero():
         _set(mod + ":powers", fake)
 
 
+def _float_best_by_prefix_differences():
+    """ComposedProfile._float_best reading the remove test's tail masses as differences of
+    float prefix sums (1 - (1 - 1e-20) = 0 in floats: the scan's threshold blind there)."""
+    import math
+
+    import numpy as np
+    from verifier.numerics.compose import ComposedProfile
+
+    def old(self, eps, ge):
+        F0 = np.array([float(v.mid()) for v in self.P0])
+        F1 = np.array([float(v.mid()) for v in self.P1])
+        lo, hi = min(self.s0, self.s1), max(self.s0 + len(F0), self.s1 + len(F1))
+        ts = np.arange(lo, hi + 1)
+
+        def at(Fa, start, t):
+            return Fa[np.clip(t - start, 0, len(Fa) - 1)]
+        c = math.exp(min(float(eps), 700.0))
+        if ge:
+            v = (F1[-1] - at(F1, self.s1, ts)) - c * (F0[-1] - at(F0, self.s0, ts))
+        else:
+            v = at(F0, self.s0, ts + 1) - c * at(F1, self.s1, ts + 1)
+        return int(ts[int(np.argmax(v))])
+    ComposedProfile._float_best = old
+
+
 def _thin_down():
     """spreads.thin moving each index down to the multiple of c below it (not a spread)."""
     from flint import arb
@@ -1718,6 +1743,11 @@ MUTATIONS = [
              "zeros instead of balls that hold them",
              _powers_exact_zero,
              ("tests/test_exact_one.py::test_skipped_powers_enclose_the_true_power",)),
+    Mutation("compose.float-best-by-prefix-differences", "search",
+             "the remove test's threshold is scanned on differences of float prefix sums (its "
+             "P0 tail below 1e-16 reads as 0: the lower end of delta is 0 at tiny delta)",
+             _float_best_by_prefix_differences,
+             ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails",)),
     Mutation("poisson.stall-ignored", "search",
              "a Poisson or run refinement goes on past a finer step that did not narrow the "
              "bracket (sigma 0.3, q 1e-6, T 1e7: 21 s more for nothing)",

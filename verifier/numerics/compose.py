@@ -186,18 +186,24 @@ class ComposedProfile:
         (ge) or P0(S <= t) - e^eps P1(S <= t) (a free parameter: any t gives a valid test)."""
         import numpy as np
         if self._floats is None:
+            self._floats = {}
+        if ge not in self._floats:
+            # ge: the masses at indices >= i, each a difference of two balls taken in Arb
+            # before it is rounded to a float (in floats, 1 - (1 - 1e-20) is 0: the remove
+            # test's P0 tail vanished and the scan chose a threshold whose certified lower
+            # end was 0; sigma 0.7, q 1e-3, T 1e6, delta 1e-12); else the prefix sums
             def f(P):
-                return np.array([float(v.mid()) for v in P])
-            self._floats = (f(self.P0), f(self.P1))
-        F0, F1 = self._floats
+                return np.array([float((P[-1] - v).mid() if ge else v.mid()) for v in P])
+            self._floats[ge] = (f(self.P0), f(self.P1))
+        F0, F1 = self._floats[ge]
         lo, hi = min(self.s0, self.s1), max(self.s0 + len(F0), self.s1 + len(F1))
         ts = np.arange(lo, hi + 1)
 
-        def at(F, start, t):               # prefix sums at composed index t (mass below t)
+        def at(F, start, t):         # the floats at composed index t (mass below / from t)
             return F[np.clip(t - start, 0, len(F) - 1)]
         c = math.exp(min(float(eps), 700.0))
         if ge:
-            v = (F1[-1] - at(F1, self.s1, ts)) - c * (F0[-1] - at(F0, self.s0, ts))
+            v = at(F1, self.s1, ts) - c * at(F0, self.s0, ts)
         else:
             v = at(F0, self.s0, ts + 1) - c * at(F1, self.s1, ts + 1)
         return int(ts[int(np.argmax(v))])

@@ -582,8 +582,8 @@ def _fake(widths_by_points, unit):
 def test_refinement_says_why_it_stopped_short(engine):
     """Both refinement loops (Poisson, runs) stop short of the target with the reason in
     ``note``: a finer step that narrowed the bracket to more than STALL of its width (sigma
-    0.3, q 1e-6, T 1e7, delta 1e-12: 3.71 -> 3.61 from 27247 to 104937 points), or one step's
-    laws past half of REFINE_POINTS; a bracket that narrows as it should goes on to the
+    0.3, q 1e-6, T 1e7, delta 1e-12 went 3.71 -> 3.61 from 27247 to 104937 points while its
+    remove test's threshold scan was blind), or one step's laws past half of REFINE_POINTS; a bracket that narrows as it should goes on to the
     target; the point limit is 131072 (sigma 0.8, q 1e-4, T 1e6, delta 1e-10 needs 57777)."""
     from verifier.bounds.runs.lattice import refine as run_refine
     refine = PO.refine if engine == "poisson" else run_refine

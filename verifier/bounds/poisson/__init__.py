@@ -37,8 +37,10 @@ ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.
 REFINE_POINTS = 1 << 17  # ... and one step's laws have fewer points than this (60,000 before:
                          # sigma 0.8, q 1e-4, T 1e6, delta 1e-10 stopped at 0.171% with 31414
                          # points, past the 0.1% default; now 0.044% in 18 s at 882 MB)
-STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at most this much (sigma
-                         # 0.3, q 1e-6, T 1e7, delta 1e-12: 22% wide at 31000 and 105000 points)
+STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at most this much (the
+                         # width falls about as eta^2; sigma 0.3, q 1e-6, T 1e7, delta 1e-12 was
+                         # 22% wide at 27247 and 104937 points while its remove test's threshold
+                         # scan was blind, ComposedProfile._float_best: 21 s for nothing)
 LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (numerics.
                          # lattice.two_limbs; sigma 1, q 1e-3, delta 1e-5, T 1e5 and 1e6: 132 and
                          # 138 bits -> 128, the same brackets to 10 digits, 1.39 -> 1.09 s and

@@ -150,9 +150,9 @@ def mixed_levels(compute, target) -> tuple:
 def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     """bounds.poisson.refine for a run (a bracket just too wide takes eta times 5/8 to 7/8, not
     a half: the width falls about as eta^2): eta divided while the bracket is wider than
-    target(bracket) and every phase's laws have fewer than bounds.poisson.REFINE_POINTS / 2
-    points, and
-    while the finer step fits the memory limit (bounds.poisson.finer)."""
+    target(bracket), every phase's laws have fewer than bounds.poisson.REFINE_POINTS / 2
+    points and the last finer step narrowed it (bounds.poisson.stopped), and while the finer
+    step fits the memory limit (bounds.poisson.finer)."""
     from verifier.bounds.poisson import REFINE_POINTS, finer, stopped
     last, before = None, None
     while True:

@@ -91,7 +91,7 @@ class ComposedProfile:
         # window (a statistic whose labels are biased, e.g. the left ends of the cells,
         # moves the best threshold away from eps / eta_l by up to E/2 cells)
         self.scan_tests = scan_tests
-        self._floats = None
+        self._floats = {}             # _float_best's float sums, by direction of the event
         # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-5 floor
         # for every eps <= eps_cap (beyond, still valid, only looser)
         target = 1e-5 * floor * math.exp(-eps_cap)
@@ -185,8 +185,6 @@ class ComposedProfile:
         """The threshold t maximizing the float estimate of P1(S >= t) - e^eps P0(S >= t)
         (ge) or P0(S <= t) - e^eps P1(S <= t) (a free parameter: any t gives a valid test)."""
         import numpy as np
-        if self._floats is None:
-            self._floats = {}
         if ge not in self._floats:
             # ge: the masses at indices >= i, each a difference of two balls taken in Arb
             # before it is rounded to a float (in floats, 1 - (1 - 1e-20) is 0: the remove

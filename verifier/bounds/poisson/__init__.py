@@ -20,6 +20,7 @@ from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.poisson import single
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
+from verifier.numerics.lattice import two_limbs
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
                                         epsilon_search, larger_direction, mirrored)
 
@@ -101,7 +102,6 @@ def precision(T: int, floor: float, eta: Fraction, eps_cap: float) -> int:
     # z^T multiplies relative radii by T; the profile multiplies absolute radii by up to
     # e^eps; the dominating pair's slopes divide by steps of about eta; delta >= floor; at
     # most LIMB_SLACK bits above two limbs taken down to them
-    from verifier.numerics.lattice import two_limbs
     return two_limbs(64 + 2 * T.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
                      + int(-math.log2(float(eta))), LIMB_SLACK)
 

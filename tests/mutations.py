@@ -1239,6 +1239,33 @@ def _calibrate_phase_scales_all():
     return _set("verifier.deploy.run_sigma:scaled", lambda run, c, phase=None: orig(run, c))
 
 
+def _spectral_mirror_not_doubled():
+    """SpectralLaw's sums with each kept k counted once, not with its mirror N - k."""
+    from verifier.numerics import spectral
+
+    def omega(self, i, rho):
+        B0, P, Bn, _ = self._coefs(rho)
+        z = spectral._root(i, self.N)
+        return P(z).real + (Bn.real if i % 2 == 0 else -Bn.real) + B0.real
+    spectral.SpectralLaw._omega = omega
+
+
+def _lazy_scan_blind():
+    """The lazy threshold scan reading each tail as a difference of two floats (the prefix
+    sums rounded first: a P0 tail below 1e-16 reads as 0)."""
+    from verifier.numerics import ends
+    from verifier.numerics.compose import ComposedProfile
+
+    def blind(self, t, ge):
+        f = lambda P, i: float(P[min(max(i, 0), len(P) - 1)].mid())   # noqa: E731
+        if ge:
+            return (f(self.P1, -1) - f(self.P1, t - self.s1),
+                    f(self.P0, -1) - f(self.P0, t - self.s0))
+        return tuple(float(v.mid()) for v in (ends.mass_at_most(self.P0, self.s0, t),
+                                               ends.mass_at_most(self.P1, self.s1, t)))
+    ComposedProfile._event_floats = blind
+
+
 MUTATIONS = [
     Mutation("training.any-run-certified", "input",
              "the accountant's refusals dropped (a Poisson, shuffled or unseen run gets a number)",
@@ -1747,7 +1774,7 @@ MUTATIONS = [
              "the remove test's threshold is scanned on differences of float prefix sums (its "
              "P0 tail below 1e-16 reads as 0: the lower end of delta is 0 at tiny delta)",
              _float_best_by_prefix_differences,
-             ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails",)),
+             ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails[dense]",)),
     Mutation("poisson.stall-ignored", "search",
              "a Poisson or run refinement goes on past a finer step that did not narrow the "
              "bracket (sigma 0.3, q 1e-6, T 1e7: 21 s more for nothing)",
@@ -2203,6 +2230,26 @@ MUTATIONS = [
              "batch whose step was skipped accounted as if the run had one step fewer)",
              lambda: _set("verifier.poisson_accountant:count_batches", lambda bs: [0, 0]),
              ("tests/test_accountant.py::test_the_poisson_accountant_refuses_a_batch_drawn_without_its_step",)),
+    Mutation("spectral.edge-without-curvature", "box",
+             "the band edge's certificate keeps the first-order Taylor bound only (no "
+             "h^2 V / 2): frequencies beside a minimum of |X| are left out while above r",
+             lambda: _set("verifier.numerics.spectral:curvature", lambda h, V: 0),
+             ("tests/test_spectral.py::test_band_edge_keeps_the_curvature_term",)),
+    Mutation("spectral.left-out-uncharged", "compose",
+             "the sparse composition's sums carry nothing for the left-out coefficients",
+             lambda: _set("verifier.numerics.spectral:SpectralLaw.left_out",
+                          lambda self, weight: 0),
+             ("tests/test_spectral.py::test_left_out_coefficients_are_charged",)),
+    Mutation("spectral.mirror-not-doubled", "compose",
+             "the sparse composition's sums count each kept frequency once, not with its "
+             "mirror N - k",
+             _spectral_mirror_not_doubled,
+             ("tests/test_spectral.py::test_sums_enclose_the_exact_aliased_law",)),
+    Mutation("compose.lazy-scan-blind", "search",
+             "the sparse composition's threshold scan reads the remove test's tails as "
+             "differences of floats (blind below 1e-16: the lower end at tiny delta is 0)",
+             _lazy_scan_blind,
+             ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails[sparse]",)),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -615,13 +615,19 @@ def test_refinement_says_why_it_stopped_short(engine):
     assert note == {} and len(calls) == 2
 
 
-def test_remove_tests_find_their_threshold_at_tiny_tails():
+@pytest.mark.parametrize("path", ["sparse", "dense"])
+def test_remove_tests_find_their_threshold_at_tiny_tails(path, monkeypatch):
     """The float scan for the remove test's threshold reads P0's tail masses as ball
     differences rounded once (in floats 1 - (1 - 1e-20) is 0): sigma 0.7, q 1e-3, T 1e6,
     delta 1e-12 (eps near 20, c = e^20 = 4.9e8, so P0's tail near 1e-20 decides): the remove
     lower end of delta(20) was 0 (the epsilon bracket 6.8% wide, [20.12, 21.50]); now within
-    a third of the upper end at this coarse step (3.81e-11 and 5.53e-11)."""
+    a third of the upper end at this coarse step (3.81e-11 and 5.53e-11), by the sparse
+    composition's lazy scan and by the full DFT path's float sums."""
+    from verifier.numerics import spectral
     from verifier.numerics.brackets import directions
+    if path == "dense":
+        monkeypatch.setattr(spectral, "MIN_N", 1 << 40)
+    PO.clear_cache()
     P = PO.engine(F("0.7"), F("0.001"), 10 ** 6, 1e-12, 22, F(5, 8192))
     for eps in (F(20), F(21)):
         rem, _ = directions(P, eps)

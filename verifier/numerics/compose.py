@@ -39,6 +39,10 @@ from verifier.core.arith import to_arb
 from verifier.numerics.convolve import alias_excess, compose_laws, compose_phases, union_charge
 from verifier.numerics import ends      # the ends' formulas (bound by check-proofs)
 from verifier.numerics.lattice import prefix_sums, suffix_sums
+from verifier.numerics.spectral import SpectralLaw, Sums
+
+
+SCAN = 64           # the lazy threshold scan's points per grid (_float_best_lazy)
 
 
 @dataclass
@@ -116,22 +120,29 @@ class ComposedProfile:
                 return out
             # remove: prefix sums of law and of law e^{s eta}
             (self.sR, law, self.oR), (self.sA, lawA, self.oA) = compose("rem", "add", "upper")
-            weighted = ends.tilted(law, (self.sR * eta).exp(), ez)
-            self.R_w, self.R_0 = prefix_sums(weighted), prefix_sums(law)
+            if isinstance(law, SpectralLaw):   # the sums in closed form where read
+                self.R_w = Sums(law, "prefix", ez, (self.sR * eta).exp())
+                self.R_0 = Sums(law, "prefix")
+                self.A_ws = Sums(lawA, "suffix", 1 / ez, (-self.sA * eta).exp())
+                self.A_0 = Sums(lawA, "prefix")
+            else:
+                weighted = ends.tilted(law, (self.sR * eta).exp(), ez)
+                self.R_w, self.R_0 = prefix_sums(weighted), prefix_sums(law)
+                # add: the weighted sum over j >= i as a suffix sum: the weights e^{-s eta}
+                # are huge at the window's left end, and a difference of prefix sums would
+                # carry their radii (cancellation)
+                weighted = ends.tilted(lawA, (-self.sA * eta).exp(), 1 / ez)
+                self.A_ws, self.A_0 = suffix_sums(weighted), prefix_sums(lawA)
             self.T_R = total("rem", 1)
-            # add: prefix sums of law and of law e^{-s eta}
-            law = lawA
-            weighted = ends.tilted(law, (-self.sA * eta).exp(), 1 / ez)
-            # the weighted sum over j >= i as a suffix sum: the weights e^{-s eta} are huge
-            # at the window's left end, and a difference of prefix sums would carry their
-            # radii (cancellation)
-            self.A_ws, self.A_0 = suffix_sums(weighted), prefix_sums(law)
             self.T_A = total("add", -1)
             # tests: the two composed laws of the statistic; P1 (remove) and P0 (add) are
             # lowered by the label windows' aliasing excess E a (1 + a)^{E-1} and by the
             # composed window's P_out; the other probability is raised by its P_out
             (self.s0, l0, self.o0), (self.s1, l1, self.o1) = compose("test0", "test1", "test")
-            self.P0, self.P1 = prefix_sums(l0), prefix_sums(l1)
+            if isinstance(l0, SpectralLaw):
+                self.P0, self.P1 = Sums(l0, "prefix"), Sums(l1, "prefix")
+            else:
+                self.P0, self.P1 = prefix_sums(l0), prefix_sums(l1)
             self.ex0 = alias_excess([(lw.alias0, n) for lw, n in phases]) + self.o0
             self.ex1 = alias_excess([(lw.alias1, n) for lw, n in phases]) + self.o1
             self.ch_R = union_charge([(lw.charge_R, n) for lw, n in phases])
@@ -185,6 +196,8 @@ class ComposedProfile:
         """The threshold t maximizing the float estimate of P1(S >= t) - e^eps P0(S >= t)
         (ge) or P0(S <= t) - e^eps P1(S <= t) (a free parameter: any t gives a valid test)."""
         import numpy as np
+        if isinstance(self.P0, Sums):
+            return self._float_best_lazy(eps, ge)
         if ge not in self._floats:
             # ge: the masses at indices >= i, each a difference of two balls taken in Arb
             # before it is rounded to a float (in floats, 1 - (1 - 1e-20) is 0: the remove
@@ -205,6 +218,38 @@ class ComposedProfile:
         else:
             v = at(F0, self.s0, ts + 1) - c * at(F1, self.s1, ts + 1)
         return int(ts[int(np.argmax(v))])
+
+    def _float_best_lazy(self, eps: Fraction, ge: bool) -> int:
+        """_float_best on sums in closed form (numerics.spectral): the float estimate on a
+        grid of SCAN points over the window, then on finer grids around the best point so
+        far, to a step of 1 (the masses kept by threshold; a free parameter as above)."""
+        c = math.exp(min(float(eps), 700.0))
+        lo = min(self.s0, self.s1)
+        hi = max(self.s0 + len(self.P0) - 1, self.s1 + len(self.P1) - 1)
+
+        def value(t):
+            key = (ge, t)
+            if key not in self._floats:
+                self._floats[key] = self._event_floats(t, ge)
+            a, b = self._floats[key]
+            return a - c * b
+        a, b = lo, hi
+        while True:
+            step = max(1, (b - a) // SCAN)
+            best = max(list(range(a, b + 1, step)) + [b], key=value)
+            if step == 1:
+                return best
+            a, b = max(lo, best - step), min(hi, best + step)
+
+    def _event_floats(self, t: int, ge: bool) -> tuple:
+        """(P1, P0) of {S >= t} (ge) or (P0, P1) of {S <= t} in floats, each mass a ball
+        difference rounded once (a tail below 1e-16 is not read as 0)."""
+        if ge:
+            pair = (ends.mass_at_least(self.P1, self.s1, t),
+                    ends.mass_at_least(self.P0, self.s0, t))
+        else:
+            pair = (ends.mass_at_most(self.P0, self.s0, t), ends.mass_at_most(self.P1, self.s1, t))
+        return tuple(float(v.mid()) for v in pair)
 
     def _thresholds(self, eps: Fraction, t0: int, ge: bool):
         ts = set(range(t0 - 6, t0 + 7))

@@ -14,6 +14,7 @@ from flint import acb, arb, arb_poly, ctx
 from verifier.core.arith import InputError, to_arb
 from verifier.numerics.lattice import powers, two_dfts, two_inverse
 from verifier.numerics.memory import reserve
+from verifier.numerics import spectral
 
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
 
@@ -104,8 +105,46 @@ def compose_phases(phases: list, what: str, target: float, unit: str = "steps"):
     total = sum(n for _, n in phases)
     count = (f"{'E' if unit == 'epochs' else 'T'} = {total} {unit}" if len(phases) == 1
              else f"{total} steps of {len(phases)} kinds")
-    reserve(N, "compose", f"the {what} composition of {count}",
-            less="fewer steps per epoch" if unit == "epochs" else "fewer steps")
+    less = "fewer steps per epoch" if unit == "epochs" else "fewer steps"
+    sparse = None
+    if N >= spectral.MIN_N:
+        sparse = spectral.compose(phases, N, ctx.prec, lambda n: reserve(
+            n, "compose-sparse", f"the {what} composition of {count}", less=less))
+    if sparse is None:
+        reserve(N, "compose", f"the {what} composition of {count}", less=less)
+        y, off = _dense(phases, N)
+    else:
+        off = sum(n * min(min(sub) for sub in subs) for subs, n in phases)
+    out = []
+    for i, (parts, (n, start, best, centre)) in enumerate(zip(per_var, plans)):
+        if start is None:                      # the whole support fits (full <= n <= N)
+            start, p_out = sum(m * min(sub) for sub, m in parts), arb(0)
+        else:
+            start -= (N - n) // 2              # centred in the longer window
+            p_out = _outside(parts, start, N, best, centre)
+        r0 = (start - off) % N
+        if sparse is None:
+            part = [z.real if i == 0 else z.imag for z in y[r0:] + y[:r0]]
+        else:
+            part = spectral.SpectralLaw(N, sparse[0][i], sparse[1], r0, ctx.prec)
+        out.append((start, part, p_out))
+    return out
+
+
+def _outside(parts: list, start: int, N: int, best, centre) -> arb:
+    """The Chernoff bound of the sum's mass outside the window [start, start + N)."""
+    b_hi, b_lo = start + N, start - 1
+    _, th_up = best(1, b_hi - centre)
+    _, th_lo = best(-1, centre - b_lo)
+    if len(parts) == 1:
+        sub, m = parts[0]
+        return chernoff_mass(sub, m, th_up, b_hi) + chernoff_mass(sub, m, th_lo, b_lo)
+    return chernoff_mass_phases(parts, th_up, b_hi) + chernoff_mass_phases(parts, th_lo, b_lo)
+
+
+def _dense(phases: list, N: int):
+    """(y, off): the inverse DFT of the product of the phases' transforms (x1 + i x2 packed)
+    and the composed index off of its first point."""
     off = 0                            # y[i] holds the sums' index off + i (mod N)
     Y = None
     for subs, n in grouped(phases, N) if len(phases) > 1 else phases:
@@ -120,25 +159,7 @@ def compose_phases(phases: list, what: str, target: float, unit: str = "steps"):
         Y = Xn if Y is None else [[a * b for a, b in zip(Ya, Xa)] for Ya, Xa in zip(Y, Xn)]
         del X
     y = two_inverse(Y[0], Y[1] if len(Y) > 1 else [acb(0)] * len(Y[0]), N)
-    out = []
-    for i, (parts, (n, start, best, centre)) in enumerate(zip(per_var, plans)):
-        if start is None:                      # the whole support fits (full <= n <= N)
-            start, p_out = sum(m * min(sub) for sub, m in parts), arb(0)
-        else:
-            start -= (N - n) // 2              # centred in the longer window
-            b_hi, b_lo = start + N, start - 1
-            _, th_up = best(1, b_hi - centre)
-            _, th_lo = best(-1, centre - b_lo)
-            if len(parts) == 1:
-                sub, m = parts[0]
-                p_out = chernoff_mass(sub, m, th_up, b_hi) + chernoff_mass(sub, m, th_lo, b_lo)
-            else:
-                p_out = (chernoff_mass_phases(parts, th_up, b_hi)
-                         + chernoff_mass_phases(parts, th_lo, b_lo))
-        r0 = (start - off) % N
-        part = [z.real if i == 0 else z.imag for z in y[r0:] + y[:r0]]
-        out.append((start, part, p_out))
-    return out
+    return y, off
 
 
 def convolved(subs: list, counts: list | None = None) -> dict:

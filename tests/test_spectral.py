@@ -1,0 +1,142 @@
+"""The sparse composition (verifier/numerics/spectral.py; docs/THEORY.md section 16): the
+band edge's certificate against the full DFT, every closed-form sum against the exact
+aliased law (rational masses, exact polynomial powers), the left-out coefficients' charge,
+and the Poisson engine's brackets by both paths."""
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+
+import pytest
+from flint import acb, arb, ctx, fmpq, fmpq_poly
+
+from verifier.numerics import spectral
+
+
+def _law(seed: int, n: int, step: int = 1) -> list:
+    """A law of n points (spacing ``step``) with exact dyadic masses summing to 1."""
+    rng = random.Random(seed)
+    w = [rng.randint(1, 64) for _ in range(n)]
+    tot = sum(w)
+    return [(i * step, Fraction(v, tot)) for i, v in enumerate(w)]
+
+
+def _balls(law):
+    return [(p, arb(fmpq(m.numerator, m.denominator))) for p, m in law]
+
+
+def _dft(pts, N):
+    x = [acb(0)] * N
+    for p, v in pts:
+        x[p % N] += v
+    return acb.dft(x)
+
+
+@pytest.mark.parametrize("seed,n,N,T", [(1, 5, 4096, 300), (2, 9, 8192, 2000),
+                                        (3, 3, 4096, 2000), (4, 40, 8192, 100000)])
+def test_band_edge_certifies_every_left_out_frequency(seed, n, N, T):
+    """Every k in (K, N/2] has |X[k]| <= r: no index the certificate leaves out may have a
+    DFT value certified above r (the full DFT in Arb)."""
+    with ctx.workprec(128):
+        pts = _balls(_law(seed, n))
+        r = spectral.radius(128, T)
+        K = spectral.edge(pts, N, r)
+        X = _dft(pts, N)
+        above = [k for k in range(N // 2 + 1) if X[k].abs_lower() > r]
+        assert above, "the case must have frequencies above r"
+        assert K >= max(above)
+        assert K < N // 2                       # and it leaves some out
+
+
+def test_band_edge_keeps_the_curvature_term():
+    """x_0 = 3/4, x_1 = 1/4: |X(t)|^2 = 5/8 + (3/8) cos t has its minimum 1/4 at t = pi and
+    rises as 1/4 + (3/16) d^2 around it, while the first-order bound at pi grows only as
+    1/4 + d^2 / 16 (phi' is orthogonal to phi there).  With r^2 = 1/4 + h^2 / 8 the last
+    segment [N/2 - c/2, N/2] holds frequencies above r that the first-order bound alone
+    (no h^2 V / 2) would leave out."""
+    with ctx.workprec(128):
+        pts = [(0, arb(fmpq(3, 4))), (1, arb(fmpq(1, 4)))]
+        N = 4096
+        c = spectral.stride(N, 0.25, 0.5)
+        h = arb.pi() * c / N
+        r = arb((arb(1) / 4 + h * h / 8).sqrt().mid())
+        assert spectral.stride(N, 0.25, float(r.mid())) == c
+        K = spectral.edge(pts, N, r)
+        X = _dft(pts, N)
+        above = [k for k in range(N // 2 + 1) if X[k].abs_lower() > r]
+        assert N // 2 - c // 2 < max(above) < N // 2
+        assert K >= max(above)
+
+
+def _exact_window(law, T, N, r0):
+    """The T-fold sum's masses reduced mod N, read from r0 on (exact rationals)."""
+    top = max(p for p, _ in law)
+    P = fmpq_poly([0] * (top + 1))
+    for p, m in law:
+        P += fmpq_poly([0] * p + [fmpq(m.numerator, m.denominator)])
+    Q = P ** T
+    c = [fmpq(0)] * N
+    for i in range(Q.degree() + 1):
+        c[i % N] += Q[i]
+    return [c[(r0 + j) % N] for j in range(N)]
+
+
+@pytest.mark.parametrize("rho_num", [None, Fraction(1, 50), Fraction(-1, 50)])
+def test_sums_enclose_the_exact_aliased_law(rho_num):
+    """Prefix and suffix sums of law[j] rho^j from the kept spectrum contain the exact sums
+    of the exact composed law (aliased: its support is longer than the window), for rho 1,
+    e^{1/50}, e^{-1/50}."""
+    law, T, N, r0 = _law(7, 6), 400, 1024, 313
+    prec = 128
+    with ctx.workprec(prec):
+        spectra, out = spectral.compose([([dict(_balls(law))], T)], N, prec)
+        sl = spectral.SpectralLaw(N, spectra[0], out, r0, prec)
+        assert sl.K < N // 4                        # a sparse case
+        exact = _exact_window(law, T, N, r0)
+    with ctx.workprec(400):
+        rho = None if rho_num is None else arb(fmpq(rho_num.numerator,
+                                                    rho_num.denominator)).exp()
+        w = [arb(1) if rho is None else rho ** j for j in range(N)]
+        terms = [arb(v) * w[j] for j, v in enumerate(exact)]
+        pre = [arb(0)]
+        for t in terms:
+            pre.append(pre[-1] + t)
+    with ctx.workprec(prec):
+        rho_p = None if rho is None else +rho
+        for i in (0, 1, 17, 200, 511, 512, 900, 1023, 1024):
+            p = sl.prefix(i, rho_p)
+            s = sl.suffix(i, rho_p)
+            assert p.contains(pre[i]), (i, p, pre[i])
+            assert s.contains(pre[N] - pre[i]), (i, s, pre[N] - pre[i])
+            assert p.rad() < 1e-20 * (1 + abs(float(pre[i].mid())))
+
+
+def test_left_out_coefficients_are_charged():
+    """Each sum carries out x (its weights' total) for the at most N left-out coefficients
+    (here a bound out = 1e-6 given, far above the balls' own radii)."""
+    law, T, N = _law(5, 4), 300, 2048
+    with ctx.workprec(128):
+        spectra, _ = spectral.compose([([dict(_balls(law))], T)], N, 128)
+        out = arb("1e-6")
+        sl = spectral.SpectralLaw(N, spectra[0], out, 0, 128)
+        rho = arb(fmpq(1, 100)).exp()
+        for i in (10, 700, 2048):
+            assert sl.prefix(i).rad() >= 1e-6 * i
+            assert sl.suffix(N - i).rad() >= 1e-6 * i
+            assert sl.prefix(i, rho).rad() >= 1e-6 * i
+            assert sl.suffix(N - i, 1 / rho).rad() >= 0.99e-6 * i * float((1 / rho ** (N - 1)).mid())
+
+
+def test_poisson_brackets_agree_by_both_paths(monkeypatch):
+    """sigma 1, q 1e-3, T 1e5, delta 1e-5: the sparse path (38 kept indices of 32769) and the
+    full DFT path give the same bracket to 7 digits, each certified on its own."""
+    from verifier.bounds import poisson
+    args = (Fraction(1), Fraction(1, 1000), 100000, Fraction(1, 10 ** 5))
+    poisson.clear_cache()
+    sparse = poisson.epsilon_bracket(*args).epsilon
+    monkeypatch.setattr(spectral, "MIN_N", 1 << 40)
+    poisson.clear_cache()
+    full = poisson.epsilon_bracket(*args).epsilon
+    poisson.clear_cache()
+    for a, b in ((sparse.lower, full.lower), (sparse.upper, full.upper)):
+        assert abs(float(a) - float(b)) <= 1e-7 * float(b)

@@ -1,0 +1,246 @@
+"""The composed law of many steps read off its few surviving frequencies (docs/THEORY.md
+section 16, "Sparse composition"; the verifier's construction).
+
+The sum of T independent lattice steps on a DFT window of N points has the spectrum
+Y[k] = prod_i X_i[k]^{n_i}; for large T almost every |Y[k]| is below 2^-(prec + 10)
+(sigma 1, q 1e-3, T 1e5: 38 of 32769 indices survive).  Here no transform of length N is
+formed:
+
+* **Where Y survives** (``edge``): a second-order certificate.  With j0 the rounded mean and
+  phi(t) = sum_p x_p e^{-i t (p - j0)} (|phi| = |X|), Taylor's theorem with
+  |e^{-ia} - 1 + ia| <= a^2 / 2 gives, for |t - t_m| <= h,
+  |phi(t)| <= max(|phi(t_m) - i h phi1(t_m)|, |phi(t_m) + i h phi1(t_m)|) + h^2 V / 2,
+  phi1(t) = sum_p (p - j0) x_p e^{-i t (p - j0)}, V = sum_p (p - j0)^2 x_p (x_p >= 0; the
+  first-order part is affine in t - t_m, so its modulus is largest at an end).  At the
+  points t_m = 2 pi c m / N (c a power of 2 dividing N / 2) phi and phi1 are one DFT of
+  N / c points (x and (p - j0) x folded mod N / c, packed as x + i (p - j0) x); every k
+  within c / 2 of c m has |t - t_m| <= h = pi c / N.  K: the last index whose bound is not
+  certified <= r, with r^T <= 2^-(prec + 10) (checked in Arb): every |Y[k]|, K < k <= N/2,
+  is at most r^T (every phase's |X_i[k]| <= r there).
+* **The kept values** (``direct``): X_i[k] = P_i(e^{-2 pi i k / N}), k = 0 .. K, each the
+  step's polynomial evaluated in Arb (Horner, in C).
+* **Every sum the profile reads** (``SpectralLaw``): with a_k = Y[k] w^{-r0 k} / N (the
+  window's first point r0 of the composed index, w = e^{-2 pi i / N}) and t_k = rho w^{-k},
+  the window's masses law[j] = sum_k a_k w^{-j k} and
+      sum_{j < i} law[j] rho^j      = sum_k a_k (1 - t_k^i) / (1 - t_k),
+      sum_{i <= j < N} law[j] rho^j = sum_k a_k (t_k^i - t_k^N) / (1 - t_k)
+  (the k = 0 term a_0 i, a_0 (N - i) where rho = 1); the kept k pair with their mirrors
+  N - k (a real law: 2 Re), so a sum at i is one polynomial of degree K evaluated at
+  w^{-i}.  A left-out |Y[k]| <= out moves the prefix sum by at most out sum_{j < i} rho^j
+  (the suffix sum by out sum_{j >= i} rho^j; at most N of them, each times the 1/N).
+
+Cost: two coarse DFTs of N / c points and (K + 1) x points polynomial terms per law, where
+the full path takes two DFTs of N points, an inverse and N-point sums per pair of laws.
+"""
+from __future__ import annotations
+
+import math
+
+from flint import acb, acb_poly, arb, ctx
+
+COST = 0.5         # kept while points x (K + 1) <= this x N log2 N (else the full DFT path)
+MIN_N = 4096       # shorter windows: the full path (its transforms cost little)
+MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
+
+
+def radius(prec: int, T: int) -> arb:
+    """A float choice of r with r^T just below 2^-(prec + 10) (checked by the caller)."""
+    return arb(math.exp(-(prec + 10) * math.log(2) / T) * (1 - 1e-9))
+
+
+def _root(m: int, N: int) -> acb:
+    """e^{2 pi i m / N} (m reduced exactly mod N)."""
+    return acb(arb(2 * (m % N)) / N).exp_pi_i()
+
+
+def stride(N: int, V: float, r: float) -> int:
+    """The largest power of 2 c dividing N/2 with (pi c / N)^2 V / 2 <= (1 - r) / 4 and at
+    least 16 coarse points (a float choice: any c gives a valid certificate)."""
+    c = 1
+    while ((N // 2) % (2 * c) == 0 and N // (2 * c) >= 16
+           and (math.pi * 2 * c / N) ** 2 * V / 2 <= (1 - r) / 4):
+        c *= 2
+    return c
+
+
+def moments(pts: list) -> tuple:
+    """(j0, V): the rounded mean of the law ``pts`` and an upper bound of its second moment
+    about j0 (from the masses' upper ends)."""
+    tot = sum((v for _, v in pts), arb(0))
+    j0 = round(sum(p * float(v) for p, v in pts) / max(float(tot.mid()), 1e-300))
+    return j0, arb(sum(((p - j0) ** 2 * arb(v.upper()) for p, v in pts), arb(0)).upper())
+
+
+def edge(pts: list, N: int, r: arb, c: int | None = None) -> int:
+    """K <= N/2 with |X[k]| <= r certified for every k in (K, N/2] (the module docstring's
+    second-order certificate), for the law ``pts`` [(point, ball)] on a window of N (c:
+    the coarse stride, else ``stride``'s)."""
+    j0, V = moments(pts)
+    c = c or stride(N, float(V.upper()), float(r.mid()))
+    Lc = N // c
+    y = [acb(0)] * Lc
+    for p, v in pts:
+        y[(p - j0) % Lc] += acb(v, (p - j0) * v)
+    Z = acb.dft(y)
+    del y
+    h = arb.pi() * c / N
+    rest = curvature(h, V)
+    ih = acb(0, h)
+    bad = 0
+    for m in range(Lc // 2 + 1):
+        a, b = Z[m], Z[(Lc - m) % Lc].conjugate()
+        phi, phi1 = (a + b) / 2, (a - b) * acb(0, -0.5)
+        d = ih * phi1
+        if not (max((phi - d).abs_upper(), (phi + d).abs_upper()) + rest <= r):
+            bad = m + 1
+    if bad == 0:
+        return 0
+    return min(N // 2, c * (bad - 1) + c // 2)
+
+
+def curvature(h: arb, V: arb) -> arb:
+    """h^2 V / 2: how far |phi(t)| may exceed its first-order Taylor polynomial at t_m for
+    |t - t_m| <= h (|e^{-ia} - 1 + ia| <= a^2 / 2, V the law's second moment about j0)."""
+    return h * h * V / 2
+
+
+def direct(pts: list, N: int, K: int) -> list:
+    """[X[k] for k = 0 .. K], X[k] = sum_p x_p e^{-2 pi i p k / N}: the law's polynomial
+    (points >= 0) evaluated at the roots of unity in Arb."""
+    top = max(p for p, _ in pts)
+    co = [arb(0)] * (top + 1)
+    for p, v in pts:
+        co[p] += v
+    P = acb_poly(co)
+    return [P(_root(-k, N)) for k in range(K + 1)]
+
+
+def compose(phases: list, N: int, prec: int, hold=None):
+    """The kept spectra of the sums over ``phases`` [(subs, n)] (subs: one or two laws,
+    index -> ball; shifted to the phase's least index, as the full path):
+    ([{k: Y_j[k]} for each variable j], out) with every left-out |Y_j[k]| <= out, or None
+    where the coarse DFTs would be long (a stride below MIN_STRIDE) or the direct values
+    would cost more than the full DFTs.  ``hold(points)``: announces (or refuses) the
+    longest coarse DFT before it is formed (numerics.memory.reserve)."""
+    T = sum(n for _, n in phases)
+    out = arb(2) ** (-(prec + 10))
+    r = radius(prec, T)
+    if not r ** T <= out:          # cannot happen with the margin: take the full path
+        return None
+    nvar = len(phases[0][0])
+    shifted = []                   # each phase's laws from the phase's least index
+    for subs, _ in phases:
+        kmin = min(min(sub) for sub in subs)
+        shifted.append([[(k - kmin, v) for k, v in sub.items()] for sub in subs])
+    rf = float(r.mid())
+    cs = [[stride(N, float(moments(pts[j])[1].upper()), rf) for j in range(nvar)]
+          for pts in shifted]
+    if min(min(c) for c in cs) < MIN_STRIDE:
+        return None
+    if hold is not None:
+        hold(N // min(min(c) for c in cs))
+    Ks = [max(edge(pts[j], N, r, c[j]) for pts, c in zip(shifted, cs)) for j in range(nvar)]
+    cost = sum(len(pts[j]) * (Ks[j] + 1) for pts in shifted for j in range(nvar))
+    if cost > COST * N * math.log2(N) * nvar * len(phases):
+        return None
+    spectra = []
+    for j in range(nvar):
+        Y = None
+        for pts, (_, n) in zip(shifted, phases):
+            X = [z ** n for z in direct(pts[j], N, Ks[j])]
+            Y = X if Y is None else [a * b for a, b in zip(Y, X)]
+        spectra.append(dict(enumerate(Y)))
+    return spectra, out
+
+
+class SpectralLaw:
+    """The window [start, start + N) of a composed law given by its kept spectrum (module
+    docstring): prefix and suffix sums of law[j] rho^j at any i in O(K)."""
+
+    def __init__(self, N: int, Y: dict, out: arb, r0: int, prec: int):
+        self.N, self.out, self.prec = N, out, prec
+        self.K = max(Y)
+        with ctx.workprec(prec):
+            self.a = {k: y * _root(r0 * k, N) / N for k, y in Y.items()}
+        self._coef = {}
+
+    def __len__(self):             # the window's points (as the list of masses)
+        return self.N
+
+    def _coefs(self, rho: arb | None):
+        """(B_0, poly of B_k for 0 < k < N/2, B_{N/2} or 0, Sigma) for rho (None: 1)."""
+        key = None if rho is None else (rho.mid(), rho.rad())
+        if key not in self._coef:
+            N, a = self.N, self.a
+            one = acb(1) if rho is None else acb(rho)
+            B = {k: v / (1 - one * _root(k, N)) for k, v in a.items()
+                 if k > 0 or rho is not None}
+            inner = [B.get(k, acb(0)) if 0 < k < N - k else acb(0)
+                     for k in range(min(self.K, (N - 1) // 2) + 1)]
+            P = acb_poly(inner)
+            Bn = B.get(N // 2, acb(0)) if N % 2 == 0 else acb(0)
+            B0 = B.get(0, acb(0))
+            sigma = (2 * sum(inner, acb(0))).real + Bn.real + B0.real
+            self._coef[key] = (B0, P, Bn, sigma)
+        return self._coef[key]
+
+    def _omega(self, i: int, rho: arb | None):
+        B0, P, Bn, _ = self._coefs(rho)
+        z = _root(i, self.N)                     # w^{-i}
+        return (2 * P(z)).real + (Bn.real if i % 2 == 0 else -Bn.real) + B0.real
+
+    def prefix(self, i: int, rho: arb | None = None) -> arb:
+        """sum_{j < i} law[j] rho^j (rho None: 1), 0 <= i <= N."""
+        with ctx.workprec(self.prec):
+            sigma = self._coefs(rho)[3]
+            if rho is None:
+                v = self.a[0].real * i + sigma - self._omega(i, rho)
+                g = arb(i)
+            else:
+                v = sigma - rho ** i * self._omega(i, rho)
+                g = (rho ** i - 1) / (rho - 1)
+            return v + self.left_out(g)
+
+    def suffix(self, i: int, rho: arb | None = None) -> arb:
+        """sum_{i <= j < N} law[j] rho^j (rho None: 1), 0 <= i <= N."""
+        with ctx.workprec(self.prec):
+            N = self.N
+            sigma = self._coefs(rho)[3]
+            if rho is None:
+                v = self.a[0].real * (N - i) + self._omega(i, rho) - sigma
+                h = arb(N - i)
+            else:
+                v = rho ** i * self._omega(i, rho) - rho ** N * sigma
+                h = (rho ** i - rho ** N) / (1 - rho)
+            return v + self.left_out(h)
+
+    def left_out(self, weight: arb) -> arb:
+        """0 +- out x weight: what the left-out coefficients (at most N, each |Y[k]| <= out,
+        times the inverse DFT's 1/N) add to a sum whose weights rho^j total ``weight``."""
+        return arb(0, (self.out * abs(weight)).upper())
+
+
+class Sums:
+    """A lazy list of N + 1 sums of a SpectralLaw (``kind`` "prefix" or "suffix", weights
+    rho^j, times ``factor``), computed where read and kept: the composed profile reads the
+    prefix and suffix sums at a few indices per eps (numerics.ends)."""
+
+    def __init__(self, law: SpectralLaw, kind: str, rho: arb | None = None, factor=None):
+        self.law, self.kind, self.rho, self.factor = law, kind, rho, factor
+        self._done = {}
+
+    def __len__(self):
+        return self.law.N + 1
+
+    def __getitem__(self, i: int):
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        if i not in self._done:
+            v = getattr(self.law, self.kind)(i, self.rho)
+            if self.factor is not None:
+                with ctx.workprec(self.law.prec):
+                    v = v * self.factor
+            self._done[i] = v
+        return self._done[i]

@@ -1245,7 +1245,7 @@ def _spectral_mirror_not_doubled():
 
     def omega(self, i, rho):
         B0, P, Bn, _ = self._coefs(rho)
-        z = spectral._root(i, self.N)
+        z = spectral.root(i, self.N)
         return P(z).real + (Bn.real if i % 2 == 0 else -Bn.real) + B0.real
     spectral.SpectralLaw._omega = omega
 

@@ -103,7 +103,7 @@ def _kernels(N: int, G: int, k: int, moments: bool, prec: int):
     if k == 0:
         return acb(G), (acb(G * (G - 1) // 2) if moments else None)
     with ctx.workprec(prec + KERNEL_BITS):
-        z, zG = _root(k, N), _root(k * G, N)
+        z, zG = root(k, N), root(k * G, N)
         d = (zG - 1) / (z - 1)
         e = (z - G * zG + (G - 1) * zG * z) / (1 - z) ** 2 if moments else None
     with ctx.workprec(prec):                       # rounded to the working precision
@@ -235,13 +235,13 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
         for p, v in seq:
             col[at[p]] += v
         cols.append(col)
-    z = [_root(p, N).conjugate() for p in pts]
+    z = [root(p, N).conjugate() for p in pts]
     rows = [[acb(1)] * len(pts)]
     for _ in range(1, B):
         rows.append([w * u for w, u in zip(rows[-1], z)])
     U = []
     for i, p in enumerate(pts):
-        g = [_root(p * a * B, N).conjugate() for a in range(A)]
+        g = [root(p * a * B, N).conjugate() for a in range(A)]
         U.append([e * col[i] for e in g for col in cols])
     R = acb_mat(rows) * acb_mat(U)
     out = [dict() for _ in seqs]
@@ -254,6 +254,6 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
     return out
 
 
-def _root(m: int, N: int) -> acb:
+def root(m: int, N: int) -> acb:
     """e^{2 pi i m / N} (m reduced exactly mod N)."""
     return acb(arb(2 * (m % N)) / N).exp_pi_i()

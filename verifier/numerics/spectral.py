@@ -17,8 +17,9 @@ formed:
   within c / 2 of c m has |t - t_m| <= h = pi c / N.  K: the last index whose bound is not
   certified <= r, with r^T <= 2^-(prec + 10) (checked in Arb): every |Y[k]|, K < k <= N/2,
   is at most r^T (every phase's |X_i[k]| <= r there).
-* **The kept values** (``direct``): X_i[k] = P_i(e^{-2 pi i k / N}), k = 0 .. K, each the
-  step's polynomial evaluated in Arb (Horner, in C).
+* **The kept values** (numerics.band.direct_sums): X_i[k], k = 0 .. K, one ball matrix
+  product of baby-step powers of the points' roots and giant-step multiples of the masses
+  (Horner at a ball root of unity loses up to 30 digits at 1890 points; this does not).
 * **Every sum the profile reads** (``SpectralLaw``): with a_k = Y[k] w^{-r0 k} / N (the
   window's first point r0 of the composed index, w = e^{-2 pi i / N}) and t_k = rho w^{-k},
   the window's masses law[j] = sum_k a_k w^{-j k} and
@@ -29,14 +30,17 @@ formed:
   w^{-i}.  A left-out |Y[k]| <= out moves the prefix sum by at most out sum_{j < i} rho^j
   (the suffix sum by out sum_{j >= i} rho^j; at most N of them, each times the 1/N).
 
-Cost: two coarse DFTs of N / c points and (K + 1) x points polynomial terms per law, where
-the full path takes two DFTs of N points, an inverse and N-point sums per pair of laws.
+Cost: two coarse DFTs of N / c points and a (32 x P) by (P x K / 32) ball matrix product
+per law, where the full path takes two DFTs of N points, an inverse and N-point sums per
+pair of laws.
 """
 from __future__ import annotations
 
 import math
 
 from flint import acb, acb_poly, arb, ctx
+
+from verifier.numerics.band import direct_sums, root
 
 COST = 0.5         # kept while points x (K + 1) <= this x N log2 N (else the full DFT path)
 MIN_N = 4096       # shorter windows: the full path (its transforms cost little)
@@ -46,11 +50,6 @@ MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
 def radius(prec: int, T: int) -> arb:
     """A float choice of r with r^T just below 2^-(prec + 10) (checked by the caller)."""
     return arb(math.exp(-(prec + 10) * math.log(2) / T) * (1 - 1e-9))
-
-
-def _root(m: int, N: int) -> acb:
-    """e^{2 pi i m / N} (m reduced exactly mod N)."""
-    return acb(arb(2 * (m % N)) / N).exp_pi_i()
 
 
 def stride(N: int, V: float, r: float) -> int:
@@ -104,17 +103,6 @@ def curvature(h: arb, V: arb) -> arb:
     return h * h * V / 2
 
 
-def direct(pts: list, N: int, K: int) -> list:
-    """[X[k] for k = 0 .. K], X[k] = sum_p x_p e^{-2 pi i p k / N}: the law's polynomial
-    (points >= 0) evaluated at the roots of unity in Arb."""
-    top = max(p for p, _ in pts)
-    co = [arb(0)] * (top + 1)
-    for p, v in pts:
-        co[p] += v
-    P = acb_poly(co)
-    return [P(_root(-k, N)) for k in range(K + 1)]
-
-
 def compose(phases: list, N: int, prec: int, hold=None):
     """The kept spectra of the sums over ``phases`` [(subs, n)] (subs: one or two laws,
     index -> ball; shifted to the phase's least index, as the full path):
@@ -147,7 +135,7 @@ def compose(phases: list, N: int, prec: int, hold=None):
     for j in range(nvar):
         Y = None
         for pts, (_, n) in zip(shifted, phases):
-            X = [z ** n for z in direct(pts[j], N, Ks[j])]
+            X = [z ** n for z in direct_sums([pts[j]], N, Ks[j])[0].values()]
             Y = X if Y is None else [a * b for a, b in zip(Y, X)]
         spectra.append(dict(enumerate(Y)))
     return spectra, out
@@ -161,7 +149,7 @@ class SpectralLaw:
         self.N, self.out, self.prec = N, out, prec
         self.K = max(Y)
         with ctx.workprec(prec):
-            self.a = {k: y * _root(r0 * k, N) / N for k, y in Y.items()}
+            self.a = {k: y * root(r0 * k, N) / N for k, y in Y.items()}
         self._coef = {}
 
     def __len__(self):             # the window's points (as the list of masses)
@@ -173,7 +161,7 @@ class SpectralLaw:
         if key not in self._coef:
             N, a = self.N, self.a
             one = acb(1) if rho is None else acb(rho)
-            B = {k: v / (1 - one * _root(k, N)) for k, v in a.items()
+            B = {k: v / (1 - one * root(k, N)) for k, v in a.items()
                  if k > 0 or rho is not None}
             inner = [B.get(k, acb(0)) if 0 < k < N - k else acb(0)
                      for k in range(min(self.K, (N - 1) // 2) + 1)]
@@ -186,7 +174,7 @@ class SpectralLaw:
 
     def _omega(self, i: int, rho: arb | None):
         B0, P, Bn, _ = self._coefs(rho)
-        z = _root(i, self.N)                     # w^{-i}
+        z = root(i, self.N)                     # w^{-i}
         return (2 * P(z)).real + (Bn.real if i % 2 == 0 else -Bn.real) + B0.real
 
     def prefix(self, i: int, rho: arb | None = None) -> arb:

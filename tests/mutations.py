@@ -1239,6 +1239,13 @@ def _calibrate_phase_scales_all():
     return _set("verifier.deploy.run_sigma:scaled", lambda run, c, phase=None: orig(run, c))
 
 
+def _blocked_sums_short():
+    real = _get("verifier.numerics.band:blocked_sums")
+    _set("verifier.numerics.band:blocked_sums",
+         lambda seqs, N, K, lo, hi: real([[(p, v) for p, v in seq if p < hi] for seq in seqs],
+                                         N, K, lo, hi - 1))
+
+
 def _spectral_mirror_not_doubled():
     """SpectralLaw's sums with each kept k counted once, not with its mirror N - k."""
     from verifier.numerics import spectral
@@ -2235,6 +2242,16 @@ MUTATIONS = [
              "h^2 V / 2): frequencies beside a minimum of |X| are left out while above r",
              lambda: _set("verifier.numerics.spectral:curvature", lambda h, V: 0),
              ("tests/test_spectral.py::test_band_edge_keeps_the_curvature_term",)),
+    Mutation("spectral.quick-cap-without-curvature", "box",
+             "the band edge's quick filter compares (|a| + |b|)(1 + h) / 2 with r alone (no "
+             "h^2 V / 2): a frequency where phi and phi1 both vanish passes",
+             lambda: _set("verifier.numerics.spectral:quick_cap",
+                          lambda r, rest, h: float((r * 2 / (1 + h)).lower()) * (1 - 2.0 ** -40)),
+             ("tests/test_spectral.py::test_the_quick_filter_keeps_the_curvature_term",)),
+    Mutation("band.blocked-sums-short", "compose",
+             "the blocked direct sums stop one point short of the laws' span",
+             _blocked_sums_short,
+             ("tests/test_spectral.py::test_direct_sums_match_the_full_dft",)),
     Mutation("spectral.left-out-uncharged", "compose",
              "the sparse composition's sums carry nothing for the left-out coefficients",
              lambda: _set("verifier.numerics.spectral:SpectralLaw.left_out",

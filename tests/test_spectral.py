@@ -68,6 +68,44 @@ def test_band_edge_keeps_the_curvature_term():
         assert K >= max(above)
 
 
+def test_the_quick_filter_keeps_the_curvature_term():
+    """x = (1/4, 1/2, 1/4): phi(t) = cos^2(t / 2) about j0 = 1, so at t = pi phi and phi1
+    both vanish and |X| rises as sin^2(s / 2) beside it, which only h^2 V / 2 (V = 1/2)
+    accounts for.  With r = h^2 / 8 (below that term) the last segment holds frequencies
+    above r; a filter |a| + |b| <= 2 r / (1 + h) without the term would pass t = pi (a and
+    b are 0 there) and leave them out."""
+    with ctx.workprec(128):
+        pts = [(0, arb(fmpq(1, 4))), (1, arb(fmpq(1, 2))), (2, arb(fmpq(1, 4)))]
+        N, c = 4096, 64
+        h = arb.pi() * c / N
+        r = arb((h * h / 8).mid())
+        K = spectral.edge(pts, N, r, c)
+        X = _dft(pts, N)
+        above = [k for k in range(N // 2 + 1) if X[k].abs_lower() > r]
+        assert N // 2 - c // 2 < max(above)
+        assert K >= max(above)
+
+
+@pytest.mark.parametrize("step", [1, 7])
+def test_direct_sums_match_the_full_dft(step):
+    """The kept values X[k], k <= K, of two laws at once, by the blocked sums (points
+    filling their span: step 1, a span not a multiple of the block) and by the baby and
+    giant steps (points 7 apart): each ball overlaps the full Arb DFT's and is as narrow as
+    25 digits."""
+    from verifier.numerics import band
+    with ctx.workprec(128):
+        a = _balls([(p + 3, m) for p, m in _law(5, 1000, step)])
+        b = _balls([(p + 3, m) for p, m in _law(6, 997, step)])
+        N, K = 16384, 90
+        got = band.direct_sums([a, b], N, K)
+        for law, sums in ((a, got[0]), (b, got[1])):
+            X = _dft(law, N)
+            assert sorted(sums) == list(range(K + 1))
+            for k in range(K + 1):
+                assert sums[k].overlaps(X[k]), (k, sums[k], X[k])
+                assert sums[k].real.rad() < 1e-25 and sums[k].imag.rad() < 1e-25
+
+
 def _exact_window(law, T, N, r0):
     """The T-fold sum's masses reduced mod N, read from r0 on (exact rationals)."""
     top = max(p for p, _ in law)

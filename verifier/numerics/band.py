@@ -222,10 +222,13 @@ def _coarse_stride(N: int, L: float, rf: float) -> int:
 def direct_sums(seqs: list, N: int, K: int) -> list:
     """[{k: sum_p x_p e^{-2 pi i p k / N}}] for k = 0 .. K, each sequence a list of
     (p, ball): with k = a B + b (b < B = SPARSE_BLOCK), X[a B + b] = sum_p z_p^b (x_p z_p^{a B})
-    (z_p = e^{-2 pi i p / N}), one ball matrix product of the B x P matrix z_p^b (powers
-    multiplied up from z_p) and the P x (A S) matrix x_p z_p^{a B} (exact exponentials)."""
+    (z_p = e^{-2 pi i p / N}), one ball matrix product of the B x P matrix z_p^b and the
+    P x (A S) matrix x_p z_p^{a B} (both powers multiplied up from z_p: ball products, a
+    radius growing by a few ulp a factor)."""
     from flint import acb_mat
     pts = sorted({p for seq in seqs for p, _ in seq})
+    if pts[-1] - pts[0] + 1 <= 4 * len(pts):
+        return blocked_sums(seqs, N, K, pts[0], pts[-1])
     at = {p: i for i, p in enumerate(pts)}
     S, B = len(seqs), SPARSE_BLOCK
     A = K // B + 1
@@ -239,9 +242,13 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
     rows = [[acb(1)] * len(pts)]
     for _ in range(1, B):
         rows.append([w * u for w, u in zip(rows[-1], z)])
+    zB = [w * u for w, u in zip(rows[-1], z)]          # z_p^B
     U = []
-    for i, p in enumerate(pts):
-        g = [root(p * a * B, N).conjugate() for a in range(A)]
+    for i in range(len(pts)):
+        g, e = [], acb(1)
+        for _ in range(A):                                # z_p^{a B}, multiplied up
+            g.append(e)
+            e = e * zB[i]
         U.append([e * col[i] for e in g for col in cols])
     R = acb_mat(rows) * acb_mat(U)
     out = [dict() for _ in seqs]
@@ -251,6 +258,40 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
             if k <= K:
                 for s_ in range(S):
                     out[s_][k] = R[b, a * S + s_]
+    return out
+
+
+def blocked_sums(seqs: list, N: int, K: int, lo: int, hi: int) -> list:
+    """direct_sums for points filling most of [lo, hi]: with p = lo + u G + v (v < G about
+    the square root of the span), X[k] = sum_u w^{(lo + u G) k} C[u, k],
+    C[u, k] = sum_v x_{lo + u G + v} w^{v k} (w = e^{-2 pi i / N}): one ball matrix product
+    of the laws' masses laid out in blocks of G and the G x (K + 1) powers w^{v k}
+    (multiplied up from the exact roots w^k, m reduced mod N), then Horner's rule in
+    w^{G k} over the U blocks per k and law (a radius growing by a few ulp a step).  O((U + G) K) Python
+    ball operations where direct_sums' baby and giant steps take O(P (B + A))."""
+    from flint import acb_mat
+    span = hi - lo + 1
+    G = max(1, math.isqrt(span))
+    U = -(-span // G)
+    S = len(seqs)
+    X = [[acb(0)] * G for _ in range(S * U)]
+    for s_, seq in enumerate(seqs):
+        for p, v in seq:
+            u, v_ = divmod(p - lo, G)
+            X[s_ * U + u][v_] += v
+    V = [[acb(1)] * (K + 1)]
+    w = [root(-k, N) for k in range(K + 1)]
+    for _ in range(1, G):                                 # w^{v k}, multiplied up in v
+        V.append([a * b for a, b in zip(V[-1], w)])
+    C = acb_mat(X) * acb_mat(V)
+    out = [dict() for _ in seqs]
+    for k in range(K + 1):
+        t, first = root(-G * k, N), root(-lo * k, N)
+        for s_ in range(S):                               # Horner in t = w^{G k}
+            acc = acb(0)
+            for u in range(U - 1, -1, -1):
+                acc = acc * t + C[s_ * U + u, k]
+            out[s_][k] = first * acc
     return out
 
 

@@ -45,6 +45,7 @@ from verifier.numerics.band import direct_sums, root
 COST = 0.5         # kept while points x (K + 1) <= this x N log2 N (else the full DFT path)
 MIN_N = 4096       # shorter windows: the full path (its transforms cost little)
 MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
+EDGE_PREC = 64     # the coarse DFT's precision (any precision gives a valid certificate)
 
 
 def radius(prec: int, T: int) -> arb:
@@ -70,23 +71,30 @@ def moments(pts: list) -> tuple:
     return j0, arb(sum(((p - j0) ** 2 * arb(v.upper()) for p, v in pts), arb(0)).upper())
 
 
-def edge(pts: list, N: int, r: arb, c: int | None = None) -> int:
+def edge(pts: list, N: int, r: arb, c: int | None = None, mom: tuple | None = None) -> int:
     """K <= N/2 with |X[k]| <= r certified for every k in (K, N/2] (the module docstring's
     second-order certificate), for the law ``pts`` [(point, ball)] on a window of N (c:
-    the coarse stride, else ``stride``'s)."""
-    j0, V = moments(pts)
+    the coarse stride, else ``stride``'s; mom: ``moments(pts)`` if known).  With
+    phi +- i h phi1 = ((1 +- h) a + (1 -+ h) b) / 2 (a = Z[m], b = conj Z[-m]), each bound is
+    at most (1 + h)(|a| + |b|) / 2: tried first, the exact form where that fails."""
+    j0, V = mom or moments(pts)
     c = c or stride(N, float(V.upper()), float(r.mid()))
     Lc = N // c
     y = [acb(0)] * Lc
     for p, v in pts:
         y[(p - j0) % Lc] += acb(v, (p - j0) * v)
-    Z = acb.dft(y)
+    with ctx.workprec(EDGE_PREC):  # a bound against r: a few digits suffice
+        Z = acb.dft(y)
     del y
     h = arb.pi() * c / N
     rest = curvature(h, V)
     ih = acb(0, h)
+    ups = [float(z.abs_upper()) for z in Z]
+    cap = quick_cap(r, rest, h)
     bad = 0
     for m in range(Lc // 2 + 1):
+        if ups[m] + ups[(Lc - m) % Lc] <= cap:
+            continue
         a, b = Z[m], Z[(Lc - m) % Lc].conjugate()
         phi, phi1 = (a + b) / 2, (a - b) * acb(0, -0.5)
         d = ih * phi1
@@ -95,6 +103,16 @@ def edge(pts: list, N: int, r: arb, c: int | None = None) -> int:
     if bad == 0:
         return 0
     return min(N // 2, c * (bad - 1) + c // 2)
+
+
+def quick_cap(r: arb, rest: arb, h: arb) -> float:
+    """A float c with u_a + u_b <= c (in floats, u the floats of |a|, |b|'s upper ends)
+    certifying (|a| + |b|)(1 + h) / 2 + rest <= r: the lower end of (r - rest) / ((1 + h)/2)
+    less a relative 2^-40 (more than every rounding of the floats and their sum: each at
+    most a relative 2^-52, or 2^-1074 absolutely, far below the cap); -1 where that is
+    not positive or below 1e-250 (every m then takes the exact form)."""
+    lo = float(((r - rest) * 2 / (1 + h)).lower())
+    return lo * (1 - 2.0 ** -40) if lo > 1e-250 else -1.0
 
 
 def curvature(h: arb, V: arb) -> arb:
@@ -121,24 +139,24 @@ def compose(phases: list, N: int, prec: int, hold=None):
         kmin = min(min(sub) for sub in subs)
         shifted.append([[(k - kmin, v) for k, v in sub.items()] for sub in subs])
     rf = float(r.mid())
-    cs = [[stride(N, float(moments(pts[j])[1].upper()), rf) for j in range(nvar)]
-          for pts in shifted]
+    moms = [[moments(law) for law in pts] for pts in shifted]
+    cs = [[stride(N, float(mo[j][1].upper()), rf) for j in range(nvar)] for mo in moms]
     if min(min(c) for c in cs) < MIN_STRIDE:
         return None
     if hold is not None:
         hold(N // min(min(c) for c in cs))
-    Ks = [max(edge(pts[j], N, r, c[j]) for pts, c in zip(shifted, cs)) for j in range(nvar)]
+    Ks = [max(edge(pts[j], N, r, c[j], mo[j]) for pts, c, mo in zip(shifted, cs, moms))
+          for j in range(nvar)]
     cost = sum(len(pts[j]) * (Ks[j] + 1) for pts in shifted for j in range(nvar))
     if cost > COST * N * math.log2(N) * nvar * len(phases):
         return None
-    spectra = []
-    for j in range(nvar):
-        Y = None
-        for pts, (_, n) in zip(shifted, phases):
-            X = [z ** n for z in direct_sums([pts[j]], N, Ks[j])[0].values()]
-            Y = X if Y is None else [a * b for a, b in zip(Y, X)]
-        spectra.append(dict(enumerate(Y)))
-    return spectra, out
+    Ys = [None] * nvar
+    for pts, (_, n) in zip(shifted, phases):     # one matrix product for the phase's laws
+        sums = direct_sums(pts, N, max(Ks))
+        for j in range(nvar):
+            X = [sums[j][k] ** n for k in range(Ks[j] + 1)]
+            Ys[j] = X if Ys[j] is None else [a * b for a, b in zip(Ys[j], X)]
+    return [dict(enumerate(Y)) for Y in Ys], out
 
 
 class SpectralLaw:

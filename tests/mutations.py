@@ -1246,6 +1246,23 @@ def _blocked_sums_short():
                                          N, K, lo, hi - 1))
 
 
+def _spectral_radius_unchecked():
+    from flint import arb
+    from verifier.numerics import spectral
+    spectral.checked_radius = lambda prec, T: (spectral.radius(prec, T),
+                                               arb(2) ** (-(prec + 10)))
+
+
+def _spectral_nyquist_flipped():
+    from verifier.numerics import spectral
+
+    def omega(self, i, rho):
+        B0, P, Bn, _ = self._coefs(rho)
+        z = spectral.root(i, self.N)
+        return (2 * P(z)).real + (-Bn.real if i % 2 == 0 else Bn.real) + B0.real
+    spectral.SpectralLaw._omega = omega
+
+
 def _spectral_mirror_not_doubled():
     """SpectralLaw's sums with each kept k counted once, not with its mirror N - k."""
     from verifier.numerics import spectral
@@ -2252,6 +2269,14 @@ MUTATIONS = [
              "the blocked direct sums stop one point short of the laws' span",
              _blocked_sums_short,
              ("tests/test_spectral.py::test_direct_sums_match_the_full_dft",)),
+    Mutation("spectral.radius-unchecked", "box",
+             "the sparse composition takes its radius without checking r^T <= 2^-(prec + 10)",
+             _spectral_radius_unchecked,
+             ("tests/test_spectral.py::test_a_radius_not_certified_takes_the_full_path",)),
+    Mutation("spectral.nyquist-sign-flipped", "compose",
+             "the sparse sums' Nyquist term B_{N/2} taken with the sign of (-1)^(i+1)",
+             _spectral_nyquist_flipped,
+             ("tests/test_spectral.py::test_sums_with_the_nyquist_frequency_kept",)),
     Mutation("spectral.left-out-uncharged", "compose",
              "the sparse composition's sums carry nothing for the left-out coefficients",
              lambda: _set("verifier.numerics.spectral:SpectralLaw.left_out",

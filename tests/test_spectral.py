@@ -178,3 +178,37 @@ def test_poisson_brackets_agree_by_both_paths(monkeypatch):
     poisson.clear_cache()
     for a, b in ((sparse.lower, full.lower), (sparse.upper, full.upper)):
         assert abs(float(a) - float(b)) <= 1e-7 * float(b)
+
+
+def test_a_radius_not_certified_takes_the_full_path(monkeypatch):
+    """compose keeps the sparse path only where r^T <= 2^-(prec + 10) is certified in Arb:
+    with r = 0.999 (r^T far above it) it declines (None), so the full path is taken."""
+    law = _balls(_law(1, 5))
+    monkeypatch.setattr(spectral, "radius", lambda prec, T: arb("0.999"))
+    with ctx.workprec(128):
+        assert spectral.checked_radius(128, 300) is None
+        assert spectral.compose([([dict(law)], 300)], 4096, 128) is None
+
+
+@pytest.mark.parametrize("rho_num", [None, Fraction(1, 50)])
+def test_sums_with_the_nyquist_frequency_kept(rho_num):
+    """A full spectrum (K = N/2, the Nyquist term B_{N/2} (-1)^i kept): the prefix and
+    suffix sums of an exact law of N = 64 points, from its Arb DFT, contain the exact sums
+    at every i (odd and even)."""
+    N = 64
+    law = [(p, m) for p, m in _law(9, N)]
+    with ctx.workprec(128):
+        X = _dft(_balls(law), N)
+        sl = spectral.SpectralLaw(N, {k: X[k] for k in range(N // 2 + 1)}, arb(0), 0, 128)
+        assert sl.K == N // 2
+        rho = None if rho_num is None else arb(fmpq(rho_num.numerator,
+                                                    rho_num.denominator)).exp()
+        for i in range(N + 1):
+            with ctx.workprec(300):
+                w = [arb(1) if rho is None else rho ** j for j in range(N)]
+                pre = sum((arb(fmpq(m.numerator, m.denominator)) * w[j]
+                           for j, (_, m) in enumerate(law[:i])), arb(0))
+                suf = sum((arb(fmpq(m.numerator, m.denominator)) * w[j]
+                           for j, (_, m) in enumerate(law) if j >= i), arb(0))
+            assert sl.prefix(i, rho).contains(pre), (i, sl.prefix(i, rho), pre)
+            assert sl.suffix(i, rho).contains(suf), (i, sl.suffix(i, rho), suf)

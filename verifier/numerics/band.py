@@ -161,6 +161,7 @@ def values(Y: Spectrum) -> list:
 
 
 SPARSE_BLOCK = 32        # the direct sums' baby steps: z^b for b < this multiplied up
+BLOCKED_FILL = 4         # direct sums by blocks where the span is at most this x the points
 SPARSE_COST = 0.5        # the direct sums are used while points x (K + 1) <= this x N log2 N
 
 
@@ -227,7 +228,7 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
     radius growing by a few ulp a factor)."""
     from flint import acb_mat
     pts = sorted({p for seq in seqs for p, _ in seq})
-    if pts[-1] - pts[0] + 1 <= 4 * len(pts):
+    if pts[-1] - pts[0] + 1 <= BLOCKED_FILL * len(pts):
         return blocked_sums(seqs, N, K, pts[0], pts[-1])
     at = {p: i for i, p in enumerate(pts)}
     S, B = len(seqs), SPARSE_BLOCK
@@ -245,10 +246,10 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
     zB = [w * u for w, u in zip(rows[-1], z)]          # z_p^B
     U = []
     for i in range(len(pts)):
-        g, e = [], acb(1)
+        g, power = [], acb(1)
         for _ in range(A):                                # z_p^{a B}, multiplied up
-            g.append(e)
-            e = e * zB[i]
+            g.append(power)
+            power = power * zB[i]
         U.append([e * col[i] for e in g for col in cols])
     R = acb_mat(rows) * acb_mat(U)
     out = [dict() for _ in seqs]

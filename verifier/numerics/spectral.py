@@ -17,9 +17,9 @@ formed:
   within c / 2 of c m has |t - t_m| <= h = pi c / N.  K: the last index whose bound is not
   certified <= r, with r^T <= 2^-(prec + 10) (checked in Arb): every |Y[k]|, K < k <= N/2,
   is at most r^T (every phase's |X_i[k]| <= r there).
-* **The kept values** (numerics.band.direct_sums): X_i[k], k = 0 .. K, one ball matrix
-  product of baby-step powers of the points' roots and giant-step multiples of the masses
-  (Horner at a ball root of unity loses up to 30 digits at 1890 points; this does not).
+* **The kept values** (numerics.band.direct_sums, its blocked sums where the points fill
+  their span): X_i[k], k = 0 .. K, for both laws of a phase by one ball matrix product
+  (Horner over all points at a ball root of unity lost up to 30 digits at 1890 points).
 * **Every sum the profile reads** (``SpectralLaw``): with a_k = Y[k] w^{-r0 k} / N (the
   window's first point r0 of the composed index, w = e^{-2 pi i / N}) and t_k = rho w^{-k},
   the window's masses law[j] = sum_k a_k w^{-j k} and
@@ -30,9 +30,8 @@ formed:
   w^{-i}.  A left-out |Y[k]| <= out moves the prefix sum by at most out sum_{j < i} rho^j
   (the suffix sum by out sum_{j >= i} rho^j; at most N of them, each times the 1/N).
 
-Cost: two coarse DFTs of N / c points and a (32 x P) by (P x K / 32) ball matrix product
-per law, where the full path takes two DFTs of N points, an inverse and N-point sums per
-pair of laws.
+Cost: a coarse DFT of N / c points per law and one ball matrix product per phase, where the
+full path takes a DFT of N points per phase, an inverse and N-point sums.
 """
 from __future__ import annotations
 
@@ -51,6 +50,14 @@ EDGE_PREC = 64     # the coarse DFT's precision (any precision gives a valid cer
 def radius(prec: int, T: int) -> arb:
     """A float choice of r with r^T just below 2^-(prec + 10) (checked by the caller)."""
     return arb(math.exp(-(prec + 10) * math.log(2) / T) * (1 - 1e-9))
+
+
+def checked_radius(prec: int, T: int):
+    """(r, out): ``radius``'s r with r^T <= out = 2^-(prec + 10) certified in Arb (every
+    |Y[k]| past the edges is then at most out), or None."""
+    out = arb(2) ** (-(prec + 10))
+    r = radius(prec, T)
+    return (r, out) if r ** T <= out else None
 
 
 def stride(N: int, V: float, r: float) -> int:
@@ -129,10 +136,10 @@ def compose(phases: list, N: int, prec: int, hold=None):
     would cost more than the full DFTs.  ``hold(points)``: announces (or refuses) the
     longest coarse DFT before it is formed (numerics.memory.reserve)."""
     T = sum(n for _, n in phases)
-    out = arb(2) ** (-(prec + 10))
-    r = radius(prec, T)
-    if not r ** T <= out:          # cannot happen with the margin: take the full path
+    got = checked_radius(prec, T)
+    if got is None:                # cannot happen with radius's margin: the full path
         return None
+    r, out = got
     nvar = len(phases[0][0])
     shifted = []                   # each phase's laws from the phase's least index
     for subs, _ in phases:

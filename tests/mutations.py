@@ -1253,6 +1253,15 @@ def _spectral_radius_unchecked():
                                                arb(2) ** (-(prec + 10)))
 
 
+def _bisection_rel_fixed():
+    """The epsilon search's tolerance fixed at REL, whatever the request, where every
+    engine looks it up."""
+    from verifier.numerics import brackets
+    for mod in ("verifier.numerics.brackets", "verifier.bounds.poisson",
+                "verifier.bounds.runs", "verifier.bounds.profile"):
+        _set(mod + ":bisection_rel", lambda rel_width: brackets.REL)
+
+
 def _spectral_nyquist_flipped():
     from verifier.numerics import spectral
 
@@ -1916,8 +1925,14 @@ MUTATIONS = [
     Mutation("claims.accuracy-never-asked", "judge",
              "a judge undecided at the engines' default accuracy never asks for the width its "
              "printed digits need",
-             lambda: _set("verifier.claims.accuracy:accuracy_request", lambda claim, case: None),
+             lambda: _set("verifier.claims.accuracy:accuracy_request",
+                          lambda claim, case, printed=None: None),
              ("tests/test_claims_accuracy.py::test_dp_accounting_gaussian_rows_are_confirmed",)),
+    Mutation("claims.accuracy-asked-once", "judge",
+             "an undecided judge asks for the width its printed digits need once, not again "
+             "from the narrower bracket",
+             lambda: _set("verifier.claims.accuracy:ROUNDS", 1),
+             ("tests/test_claims_accuracy.py::test_the_request_is_renewed_from_each_narrower_bracket",)),
     Mutation("gaussian.closed-form-unused", "search",
              "a requested accuracy at M = 1 refines the lattice instead of using the Gaussian "
              "mechanism's closed form",
@@ -2292,6 +2307,18 @@ MUTATIONS = [
              "differences of floats (blind below 1e-16: the lower end at tiny delta is 0)",
              _lazy_scan_blind,
              ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails[sparse]",)),
+    Mutation("brackets.bisection-rel-fixed", "search",
+             "the epsilon search bisects to its default 1e-5 whatever width was requested",
+             _bisection_rel_fixed,
+             ("tests/test_poisson.py::test_a_narrow_request_narrows_the_bisection_and_the_charges",
+              "tests/test_runs.py::test_a_narrow_request_on_a_run_is_met")),
+    Mutation("poisson.charge-floor-unscaled", "search",
+             "the Poisson steps' cut-off and tail charges relative to delta whatever width "
+             "was requested",
+             lambda: _set("verifier.bounds.poisson:charge_floor",
+                          lambda delta, rel_width: float(delta)),
+             ("tests/test_poisson.py::test_a_narrow_request_narrows_the_bisection_and_the_charges",
+              "tests/test_runs.py::test_a_narrow_request_on_a_run_is_met")),
 ]
 
 BY_ID = {m.id: m for m in MUTATIONS}

@@ -537,6 +537,42 @@ def test_rel_width_on_demand(capsys):
     assert rc == 0 and err == "" and "epsilon   in [" in out
 
 
+def test_a_narrow_request_narrows_the_bisection_and_the_charges():
+    """A request below the default width reaches the epsilon search and the step's charges:
+    the bisection's tolerance is 1/BISECTION_SHARE of it (at its fixed 1e-5 the bracket held
+    at 1.5e-5 wide, "stopped narrowing", for any lattice step) and the cut-off's charge is
+    relative to delta times the request over REL_TARGET (PO.charge_floor; at delta it was
+    5.3e-10 summed over the steps, the request 1e-7 held at 2.4e-7).  Enclosure: the bracket
+    contains the default one's middle part, i.e. the two overlap."""
+    from verifier.bounds.poisson.pair import CHARGE
+    PO.clear_cache()
+    r = PO.epsilon_bracket(F("1.1"), F("0.05"), 20, F("1e-5"), F("2e-6"))
+    e = r.epsilon
+    assert e.upper - e.lower <= F("2e-6") * e.lower, e
+    assert "refinement_limit" not in r.info, r.info
+    assert 20 * r.info["charge_remove"] <= CHARGE * 1e-5 * F("2e-6") / PO.REL_TARGET
+    d = PO.epsilon_bracket(F("1.1"), F("0.05"), 20, F("1e-5")).epsilon
+    assert d.lower <= e.lower <= e.upper <= d.upper, (d, e)
+    assert PO.charge_floor(F("1e-5"), None) == PO.charge_floor(F("1e-5"), PO.REL_TARGET) == 1e-5
+
+
+def test_a_refused_finer_step_keeps_the_last_bracket():
+    """A finer lattice step that an engine refuses (one step's laws past pair.MAX_POINTS: an
+    InputError) ends the refinement with the last bracket and the reason, not an error that
+    loses it (sigma 1, q 1e-3, T 1e5, delta 1e-5 asked for 1e-8 exited 2)."""
+    calls = []
+
+    def compute(eta):
+        calls.append(eta)
+        if len(calls) > 1:
+            raise InputError("one step needs more than 400000 lattice points")
+        return Interval(F(1), F(2)), _Profile(1000)
+    note = {}
+    iv, _ = PO.refine(compute, F(1, 10), lambda iv: F(1, 10 ** 6), note)
+    assert iv == Interval(F(1), F(2)) and len(calls) == 2
+    assert "400000 lattice points" in note["refinement_limit"], note
+
+
 def test_precision_just_above_two_limbs_is_taken_down():
     """A precision the rule puts at most LIMB_SLACK bits above 128 runs at 128 (a free
     parameter: an Arb DFT there takes about 0.45 the time; numerics.lattice.two_limbs):
@@ -584,7 +620,8 @@ def test_refinement_says_why_it_stopped_short(engine):
     ``note``: a finer step that narrowed the bracket to more than STALL of its width (sigma
     0.3, q 1e-6, T 1e7, delta 1e-12 went 3.71 -> 3.61 from 27247 to 104937 points while its
     remove test's threshold scan was blind), or one step's laws past half of REFINE_POINTS; a bracket that narrows as it should goes on to the
-    target; the point limit is 131072 (sigma 0.8, q 1e-4, T 1e6, delta 1e-10 needs 57777)."""
+    target; the point limit is 524288 (sigma 0.8, q 1e-4, T 1e6, delta 1e-10 needs 57777 at the
+    default width; TensorFlow Privacy's T 120 row 322907 at 1e-8)."""
     from verifier.bounds.runs.lattice import refine as run_refine
     refine = PO.refine if engine == "poisson" else run_refine
     target = lambda iv: F(1, 1000)                                  # noqa: E731
@@ -607,7 +644,7 @@ def test_refinement_says_why_it_stopped_short(engine):
     refine(compute, F(1), lambda iv: F(1, 10 ** 12), note)
     assert "lattice points" in note["refinement_limit"] and str(PO.REFINE_POINTS) in \
         note["refinement_limit"]
-    assert PO.REFINE_POINTS // 2 < calls[-1] <= PO.REFINE_POINTS and PO.REFINE_POINTS == 1 << 17
+    assert PO.REFINE_POINTS // 2 < calls[-1] <= PO.REFINE_POINTS and PO.REFINE_POINTS == 1 << 19
     # met: no reason
     compute, calls = _fake([(10000, F(1, 10)), (10 ** 9, F(1, 2000))], 1000)
     note = {}

@@ -672,3 +672,18 @@ def test_the_lower_run_s_noise_is_rounded_up():
     from verifier.core.run import Phase, RandomAllocation, Gaussian
     up, lo = ENGINES["random_allocation"].reduced(Phase(Gaussian(1), RandomAllocation(7, 3), 7))
     assert lo[0].noise_multiplier == sqrt_up(7) / 3          # the lower run uses it
+
+
+def test_a_narrow_request_on_a_run_is_met():
+    """A run's epsilon at a request below the default width: the bisection's tolerance and
+    the steps' charges follow the request (numerics.brackets.bisection_rel,
+    bounds.poisson.charge_floor); at the fixed 1e-5 tolerance the bracket held at 7.6e-6
+    wide and at delta's charges at 5.0e-6, both "stopped narrowing", where 2e-6 was asked."""
+    run = Run((phase("1.2", sample_rate="0.05", steps=10),
+               phase("0.9", sample_rate="0.05", steps=10)))
+    PO.clear_cache(), runs.clear_cache()
+    r = runs.epsilon_bracket(run, F("1e-5"), F("2e-6"))
+    e = r.epsilon
+    assert e.upper - e.lower <= F("2e-6") * e.lower and "refinement_limit" not in r.info, r.info
+    d = runs.epsilon_bracket(run, F("1e-5")).epsilon
+    assert d.lower <= e.lower <= e.upper <= d.upper, (d, e)

@@ -97,6 +97,14 @@ def bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction)
 
 
 REL, ABS = Fraction(1, 10 ** 5), Fraction(1, 10 ** 8)
+BISECTION_SHARE = 100  # a requested width's share left to the bisection of epsilon(delta)
+
+
+def bisection_rel(rel_width: Fraction | None) -> Fraction:
+    """The bisection's relative tolerance for a requested relative width: REL, or
+    1/BISECTION_SHARE of a narrower request (a bisection step costs O(1) evaluations of the
+    composed profile: the width is left to the engine, whose lattice refines for it)."""
+    return REL if rel_width is None else min(REL, Fraction(rel_width) / BISECTION_SHARE)
 
 
 def epsilon_direction(P, which: str, delta: Fraction, eps_max: Fraction = EPS_MAX,

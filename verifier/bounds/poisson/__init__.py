@@ -15,14 +15,15 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.core.arith import Interval, frac_str
+from verifier.core.arith import InputError, Interval, frac_str
 from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.poisson import single
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.lattice import two_limbs
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
-                                        epsilon_search, larger_direction, mirrored)
+                                        epsilon_search, larger_direction, mirrored,
+                                        bisection_rel)
 
 RANGE = Range("Poisson (epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
               steps=(1, 10 ** 7), epochs=None,
@@ -35,9 +36,11 @@ EPS_GRID = 400           # ... and at least this many per unit of the guessed ep
 START_POINTS = 30_000    # ... but at most about this many points in one step's loss range
 REL_TARGET = Fraction(1, 1000)    # epsilon(delta): eta is halved while the bracket is wider
 ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.1) ...
-REFINE_POINTS = 1 << 17  # ... and one step's laws have fewer points than this (60,000 before:
+REFINE_POINTS = 1 << 19  # ... and one step's laws have fewer points than this (60,000 before:
                          # sigma 0.8, q 1e-4, T 1e6, delta 1e-10 stopped at 0.171% with 31414
-                         # points, past the 0.1% default; now 0.044% in 18 s at 882 MB)
+                         # points, past the 0.1% default; 131072 held TensorFlow Privacy's
+                         # sigma 0.7, q 0.01, T 120, delta 1e-5 at 5.4e-8 when 1e-8 was asked;
+                         # now 6.2e-9 at 322907 points in 65 s, 2.7 GB)
 STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at most this much (the
                          # width falls about as eta^2; sigma 0.3, q 1e-6, T 1e7, delta 1e-12 was
                          # 22% wide at 27247 and 104937 points while its remove test's threshold
@@ -96,6 +99,18 @@ def lattice_step(sigma: Fraction, q: Fraction, T: int, guess: float) -> Fraction
     want = max(want, 2.0 ** -40)
     e = math.floor(math.log2(want)) - 2
     return Fraction(math.floor(want / 2.0 ** e)) * Fraction(2) ** e
+
+
+def charge_floor(delta: Fraction, rel_width: Fraction | None) -> float:
+    """The floor the engine's charges are relative to (pair.points: the cut-off below
+    CHARGE floor, the doubling tail steps below TAIL_TOL floor) for epsilon(delta) at a
+    requested relative width: delta at the default REL_TARGET, and delta times the request
+    over REL_TARGET below it (a free parameter: any floor is valid, a smaller one only
+    tighter; the charges at the default floor held sigma 2, q 1e-4, T 1e5, delta 1e-10 at
+    2.6e-6 wide for any lattice step, the request 1e-6 refining to 163166 points in 26 s;
+    scaled, it was met at 37469 points in 7 s)."""
+    scale = 1 if rel_width is None else min(Fraction(1), Fraction(rel_width) / REL_TARGET)
+    return float(Fraction(delta) * scale)
 
 
 def precision(T: int, floor: float, eta: Fraction, eps_cap: float) -> int:
@@ -187,15 +202,17 @@ class PoissonEpsilon(_PoissonRun, EpsilonAnswer):
 def finer(compute, eta: Fraction, last: tuple, note: dict | None) -> tuple | None:
     """compute(eta) at a refined lattice step, or None (``last`` stands, the reason in
     ``note["refinement_limit"]``) where it would need more memory than the limit (at most
-    memory.REFINE_BYTES where none was set: memory.refining): any lattice step gives a
-    certified bracket, the finer one only a narrower one."""
+    memory.REFINE_BYTES where none was set: memory.refining) or an engine refuses it (one
+    step's laws past pair.MAX_POINTS: sigma 1, q 1e-3, T 1e5, delta 1e-5 asked for 1e-8
+    ended in that refusal, exit 2, its bracket lost): any lattice step gives a certified
+    bracket, the finer one only a narrower one."""
     from verifier.numerics.memory import MemoryLimitError, refining
     if last is None:
         return compute(eta)
     try:
         with refining():
             return compute(eta)
-    except MemoryLimitError as e:
+    except (MemoryLimitError, InputError) as e:     # memory; a step's points (pair.points)
         if note is not None:
             note["refinement_limit"] = f"the next lattice step (eta = {float(eta):.3g}): {e}"
         return None
@@ -325,11 +342,11 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
         return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
                               time.perf_counter() - t, {"closed_form": single.INFO})
     guess = guess_epsilon(sigma, q, T, float(delta))
-    out = {}
+    out, floor = {}, charge_floor(delta, rel_width)
 
     def compute(eta):
-        ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, float(delta), cap, eta),
-                                delta, guess)
+        ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, floor, cap, eta),
+                                delta, guess, rel=bisection_rel(rel_width))
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
     note = {}

@@ -19,8 +19,8 @@ from verifier.core.arith import Interval
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.lattice import two_limbs
-from verifier.numerics.brackets import (REL, both_directions, directions, epsilon_search,
-                                        larger_direction, mirrored)
+from verifier.numerics.brackets import (bisection_rel, both_directions, directions,
+                                        epsilon_search, larger_direction, mirrored)
 from verifier.bounds.profile.results import CERTIFIED, DeltaResult, EpsilonResult  # noqa: F401
 from verifier.bounds.profile.plan import (BAND_M, START_LEVEL, START_NARROWEST,  # noqa: F401
                                           START_WIDTH, start_level)
@@ -181,7 +181,6 @@ MARGIN = 1.25          # a level is picked for a width this much below the reque
 TIME_MARGIN = 1.25     # ... and its predicted time this much above the prediction (sigma 0.5,
                        # M 1000, E 10: level 8 -> 32 predicted 52 s from the order 1.5, took 64)
 STALLED = 0.5          # a measured order below this: the bracket stopped narrowing
-BISECTION_SHARE = 100  # a requested width's share left to the bisection of epsilon(delta)
 JUMP = 8               # a level at most this many times the last one (whose time may have
                        # been a cache's: its prediction is checked by a cold level first)
 
@@ -383,7 +382,7 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
     t = time.perf_counter()
     check_range(sigma, M, E, delta=delta)
     guess = guess_epsilon(sigma, M, E, float(delta))
-    rel = REL if rel_width is None else min(REL, rel_width / BISECTION_SHARE)
+    rel = bisection_rel(rel_width)
     out = {}
 
     def compute(fine):

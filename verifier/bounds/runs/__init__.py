@@ -33,7 +33,8 @@ from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
 from verifier.core.run import Run, check_size
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions,
-                                        directions, epsilon_search, larger_direction, mirrored)
+                                        directions, epsilon_search, larger_direction, mirrored,
+                                        bisection_rel)
 
 
 # ---- which engine: one dispatch over the samplers
@@ -256,11 +257,11 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
     if how == "mixed":
         ra = _ra(run)
         guess = guess_epsilon(steps, float(delta), ra_log_moments(ra))
-        outm = {}
+        outm, floor = {}, PO.charge_floor(delta, rel)
 
         def compute_mixed(fine):
-            ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, float(delta), cap, fine),
-                                    delta, guess, PR.EPS_CAPS, PR.CAP_SLACK)
+            ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, floor, cap, fine),
+                                    delta, guess, PR.EPS_CAPS, PR.CAP_SLACK, bisection_rel(rel))
             outm["ivs"] = ivs
             return both_directions(ivs)[0], P
         _, P = mixed_levels(compute_mixed, PO.eps_target(rel))
@@ -269,10 +270,11 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
                           time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
     guess = guess_epsilon(steps, float(delta))
-    out = {}
+    out, floor = {}, PO.charge_floor(delta, rel)
 
     def compute(eta):
-        ivs, P = epsilon_search(lambda cap: engine(steps, float(delta), cap, eta), delta, guess)
+        ivs, P = epsilon_search(lambda cap: engine(steps, floor, cap, eta), delta, guess,
+                                rel=bisection_rel(rel))
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
     note = {}

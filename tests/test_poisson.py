@@ -556,21 +556,28 @@ def test_a_narrow_request_narrows_the_bisection_and_the_charges():
     assert PO.charge_floor(F("1e-5"), None) == PO.charge_floor(F("1e-5"), PO.REL_TARGET) == 1e-5
 
 
-def test_a_refused_finer_step_keeps_the_last_bracket():
+@pytest.mark.parametrize("engine", ["poisson", "run"])
+def test_a_refused_finer_step_keeps_the_last_bracket(engine):
     """A finer lattice step that an engine refuses (one step's laws past pair.MAX_POINTS: an
     InputError) ends the refinement with the last bracket and the reason, not an error that
-    loses it (sigma 1, q 1e-3, T 1e5, delta 1e-5 asked for 1e-8 exited 2)."""
+    loses it (sigma 1, q 1e-3, T 1e5, delta 1e-5 asked for 1e-8 exited 2); a refused jump of
+    more than two is tried again at half the last step (finer_or_half: that case jumped 8
+    times from 63329 points past 400000 where a halving fitted)."""
+    from verifier.bounds.runs.lattice import refine as run_refine
+    refine = PO.refine if engine == "poisson" else run_refine
     calls = []
 
     def compute(eta):
         calls.append(eta)
-        if len(calls) > 1:
-            raise InputError("one step needs more than 400000 lattice points")
-        return Interval(F(1), F(2)), _Profile(1000)
+        if eta < F(1, 20):
+            raise InputError("one step needs more than 600000 lattice points")
+        return Interval(F(1), F(1) + eta), _Profile(1000)
     note = {}
-    iv, _ = PO.refine(compute, F(1, 10), lambda iv: F(1, 10 ** 6), note)
-    assert iv == Interval(F(1), F(2)) and len(calls) == 2
-    assert "400000 lattice points" in note["refinement_limit"], note
+    iv, _ = refine(compute, F(1, 10), lambda iv: F(1, 10 ** 6), note)
+    assert iv == Interval(F(1), F(21, 20)), (iv, calls)
+    assert calls[0] == F(1, 10) and calls[1] < F(1, 20) and calls[2] == F(1, 20), calls
+    assert calls[3] < F(1, 40) and calls[4] == F(1, 40) and len(calls) == 5, calls
+    assert "600000 lattice points" in note["refinement_limit"], note
 
 
 def test_precision_just_above_two_limbs_is_taken_down():

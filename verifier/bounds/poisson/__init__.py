@@ -218,6 +218,21 @@ def finer(compute, eta: Fraction, last: tuple, note: dict | None) -> tuple | Non
         return None
 
 
+def finer_or_half(compute, eta: Fraction, prev: Fraction | None, last: tuple,
+                  note: dict | None) -> tuple:
+    """(``finer``'s answer, the step it used): a step more than twice finer than ``prev``
+    (the last one computed) that a limit refuses is tried again at prev / 2 (a jump of 8
+    from 63329 points passed a step's points where a doubling would have fitted)."""
+    got = finer(compute, eta, last, note)
+    if got is None and prev is not None and eta < prev / 2:
+        got = finer(compute, prev / 2, last, note)
+        if got is not None:
+            eta = prev / 2
+            if note is not None:
+                note.pop("refinement_limit", None)
+    return got, eta
+
+
 def stopped(note: dict | None, n: int, width, before) -> bool:
     """Whether the refinement stops short of its target, the reason in ``note``: one step's
     laws at more than REFINE_POINTS / 2 points, or a finer step that narrowed the bracket
@@ -241,12 +256,13 @@ def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     finer step narrowed it (``stopped``), and while the finer step fits the memory limit
     (``finer``).  Every eta is valid, a finer one is tighter: the width falls about as
     eta^2, so the step is divided by about 1.2 sqrt(width / target), 2 to 8 times at once."""
-    last, before = None, None
+    last, before, prev = None, None, None
     while True:
-        got = finer(compute, eta, last, note)
+        got, eta = finer_or_half(compute, eta, prev, last, note)
         if got is None:
             return last
         iv, P = last = got
+        prev = eta
         if iv is None:
             return iv, P
         width, want = iv.upper - iv.lower, target(iv)

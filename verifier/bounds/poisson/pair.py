@@ -35,7 +35,8 @@ from verifier.numerics.dominating import cell_masses, connect_the_dots
 from verifier.numerics.lattice import normal_sf_float
 from verifier.symbolic import derived as D
 
-MAX_POINTS = 400_000     # lattice points of one step's laws (beyond: refused, one line)
+MAX_POINTS = 600_000     # lattice points of one step's laws (beyond: refused, one line; above
+                         # the refinement's REFINE_POINTS, so that a refined step stays below)
 TAIL_TOL = 1e-3          # tail steps double while T w eta P(x >= k eta) <= TAIL_TOL floor
 CHARGE = 1e-4            # the cut-off's charge T delta(c_n) is kept below CHARGE floor
 

@@ -161,13 +161,14 @@ def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     target(bracket), every phase's laws have fewer than bounds.poisson.REFINE_POINTS / 2
     points and the last finer step narrowed it (bounds.poisson.stopped), and while the finer
     step fits the memory limit (bounds.poisson.finer)."""
-    from verifier.bounds.poisson import REFINE_POINTS, finer, stopped
-    last, before = None, None
+    from verifier.bounds.poisson import REFINE_POINTS, finer_or_half, stopped
+    last, before, prev = None, None, None
     while True:
-        got = finer(compute, eta, last, note)       # a finer step past the memory: last
+        got, eta = finer_or_half(compute, eta, prev, last, note)   # past a limit: last
         if got is None:
             return last
         iv, P = last = got
+        prev = eta
         if iv is None:
             return iv, P
         width, want = iv.upper - iv.lower, target(iv)

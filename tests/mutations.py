@@ -1262,6 +1262,33 @@ def _bisection_rel_fixed():
         _set(mod + ":bisection_rel", lambda rel_width: brackets.REL)
 
 
+def _k_of_m_tests_unused():
+    from verifier.bounds.runs import k_of_m as KM
+    KM.epsilon_lower_ends = lambda run, delta, lo, up, rel: (lo.epsilon, lo.remove, lo.add)
+    KM.delta_lower_ends = lambda run, eps, lo: (lo.delta, lo.remove, lo.add)
+
+
+def _k_of_m_all_shifted():
+    from verifier.bounds.runs import k_of_m as KM
+    KM.epoch_laws = lambda q, m, M, k: KM.convolved(q, m, 0, M)
+
+
+def _k_of_m_shift_dropped():
+    from verifier.bounds.runs import k_of_m as KM
+    real = KM.coordinate_laws
+
+    def same(sigma, r, eta, J):
+        q, _ = real(sigma, r, eta, J)
+        return q, list(q)
+    KM.coordinate_laws = same
+
+
+def _k_of_m_unweighted():
+    from verifier.bounds.runs import k_of_m as KM
+    from verifier.core.arith import to_arb
+    KM.weight = lambda eps: to_arb(eps)
+
+
 def _spectral_nyquist_flipped():
     from verifier.numerics import spectral
 
@@ -2307,6 +2334,26 @@ MUTATIONS = [
              "differences of floats (blind below 1e-16: the lower end at tiny delta is 0)",
              _lazy_scan_blind,
              ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails[sparse]",)),
+    Mutation("runs.k-of-m-tests-unused", "test",
+             "k of M's lower end by the Gaussian pair of the steps' sum alone, the tests on "
+             "the likelihood-ratio cells dropped",
+             _k_of_m_tests_unused,
+             ("tests/test_runs.py::test_k_of_m_brackets_a_gauss_hermite_reference",
+              "tests/test_runs.py::test_k_of_m_lower_end_is_near_pld_accounting_s")),
+    Mutation("runs.k-of-m-tests-all-shifted", "test",
+             "the k-of-M tests' law under P shifts all M steps, not k of them",
+             _k_of_m_all_shifted,
+             ("tests/test_runs.py::test_k_of_m_brackets_a_gauss_hermite_reference",
+              "tests/test_runs.py::test_k_of_m_tests_laws_are_the_exact_convolutions")),
+    Mutation("runs.k-of-m-tests-shift-dropped", "test",
+             "the k-of-M tests' shifted steps take the unshifted cell masses (m = q)",
+             _k_of_m_shift_dropped,
+             ("tests/test_runs.py::test_k_of_m_brackets_a_gauss_hermite_reference",
+              "tests/test_runs.py::test_k_of_m_lower_end_is_near_pld_accounting_s")),
+    Mutation("runs.k-of-m-tests-unweighted", "test",
+             "the k-of-M tests weigh the other hypothesis' mass by eps, not e^eps",
+             _k_of_m_unweighted,
+             ("tests/test_runs.py::test_k_of_m_brackets_a_gauss_hermite_reference",)),
     Mutation("brackets.bisection-rel-fixed", "search",
              "the epsilon search bisects to its default 1e-5 whatever width was requested",
              _bisection_rel_fixed,

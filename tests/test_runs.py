@@ -613,8 +613,10 @@ def test_a_run_s_json_is_a_run_file():
 def test_k_of_m_brackets_a_gauss_hermite_reference():
     """2 of 3 steps per record (sigma 1, one epoch): the likelihood ratio is the mean of the
     three products Y_i Y_j; both directions' brackets (upper end by the reduction to a block
-    of 2 and a block of 1, lower end by the steps' sum) contain a Gauss-Hermite reference
-    (90 nodes per axis; about 1e-3 relative for this kinked integrand)."""
+    of 2 and a block of 1, lower end by the tests on the steps' likelihood-ratio cells,
+    runs/k_of_m.py) contain a Gauss-Hermite reference (90 nodes per axis; about 1e-3
+    relative for this kinked integrand), the lower ends within 4% of it (the steps' sum
+    alone gave 0.1840 in both, of 0.2004 and 0.1973)."""
     import itertools
     import math
     import numpy as np
@@ -634,6 +636,45 @@ def test_k_of_m_brackets_a_gauss_hermite_reference():
     for d in ("remove", "add"):
         iv = getattr(r, d)
         assert float(iv.lower) <= ref[d] * 0.998 and ref[d] * 1.002 <= float(iv.upper), (d, iv)
+        assert float(iv.lower) >= 0.96 * ref[d], (d, iv)
+
+
+def test_k_of_m_tests_laws_are_the_exact_convolutions():
+    """The tests' laws of an epoch's T (runs/k_of_m.py): q^{*M} and m^{*k} * q^{*(M-k)},
+    and of E epochs' sum, by DFT powers in balls, contain the exact rational convolutions
+    (M 3, k 2; and E 3 of the labels)."""
+    from verifier.bounds.runs import k_of_m as KM
+    from verifier.core.arith import ball_bounds, to_arb
+    from flint import ctx as fctx
+
+    def conv(a, b):
+        out = [F(0)] * (len(a) + len(b) - 1)
+        for i, x in enumerate(a):
+            for j, y in enumerate(b):
+                out[i + j] += x * y
+        return out
+    q = [F(1, 2), F(1, 3), F(1, 6)]
+    m = [F(1, 10), F(3, 10), F(6, 10)]
+    with fctx.workprec(128):              # ball_bounds at 128 bits: 53 would round the ends
+        p0, p1 = KM.epoch_laws([to_arb(x) for x in q], [to_arb(x) for x in m], 3, 2)
+        c0, c1 = KM.convolved([to_arb(x) for x in q], [to_arb(x) for x in m], 0, 3)
+        for got, want in ((p0, conv(conv(q, q), q)), (p1, conv(conv(m, m), q)),
+                          (c0, conv(conv(q, q), q)), (c1, conv(conv(m, m), m))):
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                lo, hi = ball_bounds(g)
+                assert lo <= w <= hi and hi - lo < F(1, 10 ** 30), (g, w)
+
+
+def test_k_of_m_lower_end_is_near_pld_accounting_s():
+    """10 of M = 100 (sigma 1.5, one epoch, delta 1e-5): the tests' lower end lies within 1%
+    of PLD_accounting 2.0's lower estimate 3.114210 (the steps' sum alone gave 2.7532),
+    below the certified upper end 3.15891; the info says which ends were used."""
+    run = Run((Phase(Gaussian(F(3, 2)), RandomAllocation(100, 10), 100),))
+    r = runs.epsilon_bracket(run, D5)
+    assert F("3.09") <= r.epsilon.lower <= r.epsilon.upper <= F("3.159"), r.epsilon
+    assert r.remove.lower >= F("3.09") and r.add.lower >= F("2.98"), (r.remove, r.add)
+    assert "likelihood-ratio cells" in r.info["k_of_m"]
 
 
 def test_k_of_m_with_k_equal_to_m_is_the_gaussian_mechanism():

@@ -25,8 +25,9 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 
-from verifier.bounds.runs.lattice import (clear_cache,  # noqa: F401 (re-exported)
-                                          engine, guess_epsilon, lattice_step, mixed_engine,
+from verifier.bounds.runs import k_of_m as KM
+from verifier.bounds.runs import lattice as _lattice
+from verifier.bounds.runs.lattice import (engine, guess_epsilon, lattice_step, mixed_engine,
                                           mixed_levels, points, ra_log_moments, refine)
 from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.runs.samplers import engine_of
@@ -115,6 +116,12 @@ def check(run: Run, delta: Fraction | None = None, eps: Fraction | None = None):
     return how
 
 
+def clear_cache():
+    """Drop the run engines' cached laws (the lattice's and the k-of-M tests')."""
+    _lattice.clear_cache()
+    KM.clear_cache()
+
+
 # ---- the multi-phase Poisson lattice
 
 def _steps(run: Run) -> tuple:
@@ -142,10 +149,14 @@ CERTIFIED_GAUSSIAN = ("the Gaussian mechanism in closed form at mu^2 = sum_i n_i
 
 
 CERTIFIED_K_OF_M = ("k of M random allocation: the upper end by its reduction to 1 of "
-                    "floor(M/k) or ceil(M/k) allocations, composed exactly; the lower end by the "
-                    "Gaussian pair of the steps' sum (docs/THEORY.md section 15, 'k of M')")
+                    "floor(M/k) or ceil(M/k) allocations, composed exactly; the lower end by "
+                    "explicit tests on the sum of the steps' likelihood-ratio cells (one k-of-M "
+                    "phase) and the Gaussian pair of the steps' sum (docs/THEORY.md section 15, "
+                    "'k of M')")
 K_OF_M_INFO = ("upper: k of M reduced to k blocks of 1-of-m allocations (a random partition "
-               "revealed: post-processing); lower: the sum of an epoch's outputs")
+               "revealed: post-processing); lower: tests on the sum of the steps' "
+               "likelihood-ratio cells (a run of one k-of-M phase) and the sum of an epoch's "
+               "outputs")
 
 
 def _larger(rem: Interval, add: Interval) -> Interval:
@@ -233,8 +244,8 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
     t = time.perf_counter()
     if how == "k-of-m":
         up, lo = (epsilon_bracket(r, delta, rel_width) for r in k_of_m_runs(run))
-        ends = [_joined(a, b) for a, b in ((lo.epsilon, up.epsilon), (lo.remove, up.remove),
-                                            (lo.add, up.add))]
+        lows = KM.epsilon_lower_ends(run, delta, lo, up, bisection_rel(rel_width))
+        ends = [_joined(a, b) for a, b in zip(lows, (up.epsilon, up.remove, up.add))]
         both, rem, add = ends
         return RunEpsilon(run, delta, both, rem, add,
                           larger_direction(rem, add) if rem and add else "undecided",
@@ -299,8 +310,8 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
     t = time.perf_counter()
     if how == "k-of-m":
         up, lo = (delta_bracket(r, eps, floor, rel_width) for r in k_of_m_runs(run))
-        both, rem, add = (_joined(a, b) for a, b in ((lo.delta, up.delta), (lo.remove, up.remove),
-                                                      (lo.add, up.add)))
+        lows = KM.delta_lower_ends(run, eps, lo)
+        both, rem, add = (_joined(a, b) for a, b in zip(lows, (up.delta, up.remove, up.add)))
         return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
                         time.perf_counter() - t, {"k_of_m": K_OF_M_INFO, "upper": up.info},
                         CERTIFIED_K_OF_M)

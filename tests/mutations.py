@@ -1247,10 +1247,15 @@ def _blocked_sums_short():
 
 
 def _spectral_radius_unchecked():
+    import math
     from flint import arb
     from verifier.numerics import spectral
-    spectral.checked_radius = lambda prec, T: (spectral.radius(prec, T),
-                                               arb(2) ** (-(prec + 10)))
+
+    def unchecked(prec, ns, Vs):
+        S = sum(n * V for n, V in zip(ns, Vs))
+        return ([spectral.radius(prec, S / V if V > 0 else math.inf) for V in Vs],
+                arb(2) ** (-(prec + 10)))
+    spectral.checked_radii = unchecked
 
 
 def _bisection_rel_fixed():
@@ -2312,7 +2317,8 @@ MUTATIONS = [
              _blocked_sums_short,
              ("tests/test_spectral.py::test_direct_sums_match_the_full_dft",)),
     Mutation("spectral.radius-unchecked", "box",
-             "the sparse composition takes its radius without checking r^T <= 2^-(prec + 10)",
+             "the sparse composition takes its radii without checking prod r_i^{n_i} <= "
+             "2^-(prec + 10)",
              _spectral_radius_unchecked,
              ("tests/test_spectral.py::test_a_radius_not_certified_takes_the_full_path",)),
     Mutation("spectral.nyquist-sign-flipped", "compose",

@@ -181,12 +181,19 @@ def test_poisson_brackets_agree_by_both_paths(monkeypatch):
 
 
 def test_a_radius_not_certified_takes_the_full_path(monkeypatch):
-    """compose keeps the sparse path only where r^T <= 2^-(prec + 10) is certified in Arb:
-    with r = 0.999 (r^T far above it) it declines (None), so the full path is taken."""
+    """compose keeps the sparse path only where prod_i r_i^{n_i} <= 2^-(prec + 10) is
+    certified in Arb: with every r_i = 0.999 (the product far above it) it declines
+    (None), so the full path is taken; the float choice itself is certified (one phase and
+    two phases of different spreads)."""
+    with ctx.workprec(128):
+        rs, out = spectral.checked_radii(128, [300], [7.0])
+        assert rs[0] ** 300 <= out and rs[0] == spectral.radius(128, 300)
+        rs, out = spectral.checked_radii(128, [500, 5000], [0.16, 1.0])
+        assert rs[0] ** 500 * rs[1] ** 5000 <= out and rs[0] > rs[1]
     law = _balls(_law(1, 5))
     monkeypatch.setattr(spectral, "radius", lambda prec, T: arb("0.999"))
     with ctx.workprec(128):
-        assert spectral.checked_radius(128, 300) is None
+        assert spectral.checked_radii(128, [300], [1.0]) is None
         assert spectral.compose([([dict(law)], 300)], 4096, 128) is None
 
 

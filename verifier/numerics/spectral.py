@@ -15,8 +15,9 @@ formed:
   points t_m = 2 pi c m / N (c a power of 2 dividing N / 2) phi and phi1 are one DFT of
   N / c points (x and (p - j0) x folded mod N / c, packed as x + i (p - j0) x); every k
   within c / 2 of c m has |t - t_m| <= h = pi c / N.  K: the last index whose bound is not
-  certified <= r, with r^T <= 2^-(prec + 10) (checked in Arb): every |Y[k]|, K < k <= N/2,
-  is at most r^T (every phase's |X_i[k]| <= r there).
+  certified <= r_i for some phase i, with prod_i r_i^{n_i} <= 2^-(prec + 10) (checked in
+  Arb, ``checked_radii``): every |Y[k]|, K < k <= N/2, is at most that product (every
+  phase's |X_i[k]| <= r_i there).
 * **The kept values** (numerics.band.direct_sums, its blocked sums where the points fill
   their span): X_i[k], k = 0 .. K, for both laws of a phase by one ball matrix product
   (Horner over all points at a ball root of unity lost up to 30 digits at 1890 points).
@@ -47,17 +48,30 @@ MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
 EDGE_PREC = 64     # the coarse DFT's precision (any precision gives a valid certificate)
 
 
-def radius(prec: int, T: int) -> arb:
-    """A float choice of r with r^T just below 2^-(prec + 10) (checked by the caller)."""
+def radius(prec: int, T: float) -> arb:
+    """A float choice of r with r^T just below 2^-(prec + 10) (T may be an effective count,
+    inf: r just below 1; checked by the caller)."""
     return arb(math.exp(-(prec + 10) * math.log(2) / T) * (1 - 1e-9))
 
 
-def checked_radius(prec: int, T: int):
-    """(r, out): ``radius``'s r with r^T <= out = 2^-(prec + 10) certified in Arb (every
-    |Y[k]| past the edges is then at most out), or None."""
+def checked_radii(prec: int, ns: list, Vs: list):
+    """(rs, out): a radius r_i for each phase (of n_i steps, its law's second moment V_i)
+    with prod_i r_i^{n_i} <= out = 2^-(prec + 10) certified in Arb (every |Y[k]| past the
+    phases' edges is then at most out: |X_i[k]| <= r_i there), or None.  A float choice
+    (any radii whose product is certified are valid): each phase's Gaussian decay
+    e^{-V_i t^2 / 2} at the t where their product reaches out, so that every phase's edge
+    lies near the composed law's and a phase of narrow steps does not set it alone (one
+    radius for all, r^T = out, put it where the narrowest phase alone reaches r: 500 steps
+    at sigma 2 before 5000 at sigma 1, q 0.01, took the full path).  One phase: r^T = out."""
     out = arb(2) ** (-(prec + 10))
-    r = radius(prec, T)
-    return (r, out) if r ** T <= out else None
+    S = sum(n * V for n, V in zip(ns, Vs))
+    if not S > 0:
+        return None
+    rs = [radius(prec, S / V if V > 0 else math.inf) for V in Vs]   # r_i^{S / V_i} ~ out
+    prod = arb(1)
+    for r, n in zip(rs, ns):
+        prod *= r ** n
+    return (rs, out) if prod <= out else None
 
 
 def stride(N: int, V: float, r: float) -> int:
@@ -135,24 +149,28 @@ def compose(phases: list, N: int, prec: int, hold=None):
     where the coarse DFTs would be long (a stride below MIN_STRIDE) or the direct values
     would cost more than the full DFTs.  ``hold(points)``: announces (or refuses) the
     longest coarse DFT before it is formed (numerics.memory.reserve)."""
-    T = sum(n for _, n in phases)
-    got = checked_radius(prec, T)
-    if got is None:                # cannot happen with radius's margin: the full path
-        return None
-    r, out = got
     nvar = len(phases[0][0])
     shifted = []                   # each phase's laws from the phase's least index
     for subs, _ in phases:
         kmin = min(min(sub) for sub in subs)
         shifted.append([[(k - kmin, v) for k, v in sub.items()] for sub in subs])
-    rf = float(r.mid())
     moms = [[moments(law) for law in pts] for pts in shifted]
-    cs = [[stride(N, float(mo[j][1].upper()), rf) for j in range(nvar)] for mo in moms]
+    rs = []                        # rs[j][i]: phase i's radius for variable j
+    for j in range(nvar):
+        got = checked_radii(prec, [n for _, n in phases], [float(mo[j][1].upper())
+                                                          for mo in moms])
+        if got is None:            # cannot happen with the radii's margin: the full path
+            return None
+        rs.append(got[0])
+    out = got[1]
+    cs = [[stride(N, float(mo[j][1].upper()), float(rs[j][i].mid())) for j in range(nvar)]
+          for i, mo in enumerate(moms)]
     if min(min(c) for c in cs) < MIN_STRIDE:
         return None
     if hold is not None:
         hold(N // min(min(c) for c in cs))
-    Ks = [max(edge(pts[j], N, r, c[j], mo[j]) for pts, c, mo in zip(shifted, cs, moms))
+    Ks = [max(edge(pts[j], N, rs[j][i], c[j], mo[j])
+              for i, (pts, c, mo) in enumerate(zip(shifted, cs, moms)))
           for j in range(nvar)]
     cost = sum(len(pts[j]) * (Ks[j] + 1) for pts in shifted for j in range(nvar))
     if cost > COST * N * math.log2(N) * nvar * len(phases):

@@ -46,22 +46,26 @@ RUN_FINER = 0.8    # a run of several phases: its first lattice step this much f
 
 def lattice_step(steps: tuple, guess: float) -> Fraction:
     """The run's first lattice step (a free parameter; bounds.poisson.lattice_step's rules
-    for every phase at once): at most 1/STEP_GRID of each step's loss standard deviation
-    and 1/EPS_GRID of the guessed epsilon or of the composed loss's standard deviation, at
-    least 1/START_POINTS of the widest step's loss range; times RUN_FINER for several
-    phases."""
+    for all the steps at once): at most 1/STEP_GRID of the steps' root-mean-square loss
+    standard deviation (one phase: its step's) and 1/EPS_GRID of the guessed epsilon or of
+    the composed loss's standard deviation, at least 1/START_POINTS of the widest step's
+    loss range; times RUN_FINER for several phases.  The mean square, not the smallest
+    phase's: each step's rounding to the lattice costs about eta^2 against the composed
+    variance, whatever that step's own spread (500 steps at sigma 2 before 5000 at sigma 1,
+    q 0.01: its smallest-phase rule took a lattice 3.2 times finer than the 5000 steps
+    alone, 4498 points a step, 0.008% wide; now 2037 points, 0.044%; 1000 steps at sigma 4,
+    q 0.1 and 10000 at sigma 0.8, q 1e-3: 2.4 s -> 0.66 s, 0.005% -> 0.054%)."""
     from verifier.bounds import poisson as PO
-    wants, var, widest = [], 0.0, 0.0
+    var, widest, T = 0.0, 0.0, 0
     for sigma, q, n in steps:
         sf, qf = float(sigma), float(q)
         u = sf ** -2
         sd_x = math.sqrt(math.log1p(qf * qf * math.expm1(min(u, 700.0))))
-        wants.append(sd_x / PO.STEP_GRID)
-        var += n * sd_x ** 2
+        var, T = var + n * sd_x ** 2, T + n
         x_hi = math.log1p(qf * math.expm1(min(9 / sf + u / 2, 700.0)))
         x_lo = math.log1p(-qf) if qf < 1 else -(9 / sf + u / 2)
         widest = max(widest, x_hi - x_lo)
-    want = min(min(wants), max(guess, math.sqrt(var)) / PO.EPS_GRID)
+    want = min(math.sqrt(var / T) / PO.STEP_GRID, max(guess, math.sqrt(var)) / PO.EPS_GRID)
     want = max(want, widest / PO.START_POINTS, 2.0 ** -40)
     if len(steps) > 1:             # the phases' discretization errors add up: a first step
         want *= RUN_FINER          # finer than one phase's, so that one step is enough

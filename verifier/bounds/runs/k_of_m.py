@@ -4,24 +4,26 @@ the verifier's own, reconstructed there).
 
 One epoch: M Gaussian outputs, in units of the noise Z_i = X_i / sigma; without the record
 (Q) every Z_i ~ N(0, 1), with it (P) a uniformly random k-set S of the steps has
-Z_i ~ N(1/sigma, 1), independent of the noise.  Each step's cell c(Z_i) = min(J,
-floor(Y_i / h)) of its likelihood ratio Y_i = e^{Z_i / sigma - u/2} (u = 1/sigma^2): cell j
-is z_j <= Z_i < z_{j+1} with z_j = sigma (ln(j h) + u/2) (z_0 = -inf, z_{J+1} = +inf), of
-mass q_j = Phi(z_j, z_{j+1}) under N(0, 1) and m_j = Phi(z_j - 1/sigma, z_{j+1} - 1/sigma)
+Z_i ~ N(1/sigma, 1), independent of the noise.  Each step's cell c(Z_i) of
+g(Y_i) = ln(1 - r + r Y_i), Y_i = e^{Z_i / sigma - u/2} its likelihood ratio (u =
+1/sigma^2, r = rate(M, k)): cell j >= 1 is z_j <= Z_i < z_{j+1} with z_j = sigma (ln Y_j +
+u/2), Y_j = (1 - r)(e^{j eta} - 1)/r (z_0 = -inf, z_{J+1} = +inf), of mass
+q_j = Phi(z_j, z_{j+1}) under N(0, 1) and m_j = Phi(z_j - 1/sigma, z_{j+1} - 1/sigma)
 under N(1/sigma, 1).  The epoch's statistic T = sum_i c(Z_i) is symmetric in the steps, so
 given S it has the law m^{*k} * q^{*(M-k)} whatever S is: T ~ q^{*M} under Q and
 m^{*k} * q^{*(M-k)} under P, exactly.  Each epoch's T is mapped to a lattice label
 lambda(T) (a rounded float log-ratio of T's two laws: any function of the outcome is valid)
 and the run's statistic is the sum of the E epochs' labels, its laws the E-fold
-convolutions.  For every threshold s (Neyman-Pearson's inequality read as a test):
+convolutions.  For every threshold s (the hockey-stick divergence is a supremum over events):
     delta_R(eps) >= P(sum >= s) - e^eps Q(sum >= s),
     delta_A(eps) >= Q(sum < s) - e^eps P(sum < s).
-At k = 1 the sum of the Y_i is the likelihood ratio itself, so the test is near-optimal for
-k of M with k small against M; it replaces the Gaussian pair of the steps' sum, whose lower
-end lay far below (sigma 1, M 100, k 5, E 5, delta 1e-5: 4.98 against PLD_accounting's
-6.89; this test 6.48).
+g is the log-likelihood ratio of a Poisson step at rate r (at k = 1 about r (Y - 1) in the
+bulk: the sum of the Y_i, the epoch's likelihood ratio itself), so the test is near-optimal
+for k small against M; it lifts the Gaussian pair of the steps' sum, whose lower end lay far
+below (sigma 1, M 100, k 5, E 5, delta 1e-5: 4.98 against PLD_accounting's 6.89; this test
+6.77).
 
-Floats choose free parameters only (h, J, the labels, the thresholds); every law is Arb
+Floats choose free parameters only (r, eta, J, the labels, the thresholds); every law is Arb
 balls (the convolutions by DFT powers in ball arithmetic, numerics.lattice, with the whole
 support inside the DFT's length: nothing aliased, nothing charged)."""
 from __future__ import annotations
@@ -43,10 +45,15 @@ MIN_CELLS = 8            # ... with at least this many cells a step (beyond M = 
 LABELS = 1 << 15         # at most about this many label values of the E epochs' sum
 BULK_CELLS = 8           # at least this many cells per standard deviation of one Y_i ...
 MAX_H = Fraction(1, 2)   # ... and at most this cell width in Y (the bulk of Y sits near 1)
+RATE_SHARE = Fraction(1, 2)     # the cells' rate r = RATE_SHARE k / M (free; M 100, delta
+                         # 1e-5, the lower ends at 1/2 and at 1: sigma 0.7, k 2, E 1 3.1865
+                         # and 2.9852; sigma 1, k 2, E 2 1.6070 and 1.5857; sigma 1, k 5,
+                         # E 5 6.7655 and 6.7604; sigma 1.5, k 10, E 1 3.0989 and 3.0994)
 TAIL_SHARE = Fraction(1, 100)   # the top cell starts where P's shifted steps pass it
                          # with probability below this times delta / (k E) (free; M 100,
-                         # delta 1e-5: sigma 0.7, k 2, E 1 2.9852 at 1/100, 2.9566 at 10;
-                         # sigma 1, k 2, E 2 1.5857 and 1.5809; 1.5 to 1.7 times the time)
+                         # delta 1e-5, at the rate k/M: sigma 0.7, k 2, E 1 2.9852 at 1/100,
+                         # 2.9566 at 10; sigma 1, k 2, E 2 1.5857 and 1.5809; 1.5 to 1.7
+                         # times the time)
 
 
 def _smooth(n: int) -> int:
@@ -55,19 +62,25 @@ def _smooth(n: int) -> int:
     return 3 * p // 4 if 3 * p // 4 >= n else p
 
 
+def rate(M: int, k: int) -> Fraction:
+    """The statistic's rate r = RATE_SHARE k / M (< 1: a free choice, any r in (0, 1) gives
+    valid tests)."""
+    return RATE_SHARE * Fraction(k, M)
+
+
 def cells(sigma: Fraction, M: int, k: int, E: int, delta: float) -> tuple[Fraction, int]:
-    """(eta, J): the cells' step in g = ln(1 - r + r Y) (r = k/M) and the top cell (a float
-    choice: any eta > 0, J >= 1 valid): at least BULK_CELLS cells per standard deviation of Y
-    in its bulk, the top cell where a shifted step passes it with probability below
-    TAIL_SHARE delta / (k E), and at most SUM_CELLS values of T."""
-    sf, r = float(sigma), k / M
+    """(eta, J): the cells' step in g = ln(1 - r + r Y) (r = rate(M, k)) and the top cell (a
+    float choice: any eta > 0, J >= 1 valid): at least BULK_CELLS cells per standard
+    deviation of Y in its bulk, the top cell where a shifted step passes it with probability
+    below TAIL_SHARE delta / (k E), and at most SUM_CELLS values of T."""
+    sf, r = float(sigma), float(rate(M, k))
     u = 1 / sf ** 2
     sd = math.sqrt(math.expm1(min(u, 700.0)))
     tail = min(0.1, max(delta, 1e-300) * float(TAIL_SHARE) / (k * E))
     z = 1 / sf + min(9.0, max(3.0, math.sqrt(2 * math.log(1 / tail))))
     y_top = math.exp(min(z / sf - u / 2, 700.0))
-    g_top = math.log1p(r * y_top / (1 - r)) if r < 1 else math.log(y_top) + 40
-    eta = r * min(float(MAX_H), sd / BULK_CELLS) / (1 - r) if r < 1 else g_top / 64
+    g_top = math.log1p(r * y_top / (1 - r))
+    eta = r * min(float(MAX_H), sd / BULK_CELLS) / (1 - r)
     eta = max(eta, g_top * M / SUM_CELLS)
     J = max(1, min(math.ceil(g_top / eta), SUM_CELLS // M))
     e = math.floor(math.log2(eta)) - 8
@@ -77,7 +90,7 @@ def cells(sigma: Fraction, M: int, k: int, E: int, delta: float) -> tuple[Fracti
 def coordinate_laws(sigma: Fraction, r: Fraction, eta: Fraction, J: int) -> tuple[list, list]:
     """(q, m): the masses of cells 0 .. J of one step under N(0, 1) and N(1/sigma, 1); cell
     j >= 1 starts at Y_j = (1 - r) (e^{j eta} - 1) / r (g = ln(1 - r + r Y) = ln(1 - r) +
-    j eta), i.e. at z_j = sigma (ln Y_j + u/2); at r = 1 (k = M), Y_j = e^{j eta - 40}."""
+    j eta), i.e. at z_j = sigma (ln Y_j + u/2); 0 < r < 1."""
     s, ea = to_arb(sigma), to_arb(eta)
     u, sh = 1 / (s * s), 1 / s
     ra = to_arb(r)
@@ -86,7 +99,7 @@ def coordinate_laws(sigma: Fraction, r: Fraction, eta: Fraction, J: int) -> tupl
         return (z / arb(2).sqrt()).erfc() / 2
 
     def y(j):
-        return (1 - ra) * (j * ea).expm1() / ra if r < 1 else (j * ea - 40).exp()
+        return (1 - ra) * (j * ea).expm1() / ra
     ups = [(arb(1), arb(1))] + [(sf(z), sf(z - sh)) for z in
                                 (s * (y(j).log() + u / 2) for j in range(1, J + 1))]
     ups.append((arb(0), arb(0)))
@@ -146,7 +159,7 @@ class KofMTests:
     def __init__(self, sigma: Fraction, M: int, k: int, E: int, delta: float):
         with ctx.workprec(PREC):
             h, J = cells(sigma, M, k, E, delta)
-            q, m = coordinate_laws(sigma, Fraction(k, M), h, J)
+            q, m = coordinate_laws(sigma, rate(M, k), h, J)
             p0, p1 = epoch_laws(q, m, M, k)
             l0, l1 = labels(p0, p1, E)
             c0, c1 = convolved(l0, l1, 0, E) if E > 1 else (l0, l1)

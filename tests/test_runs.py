@@ -677,6 +677,21 @@ def test_k_of_m_lower_end_is_near_pld_accounting_s():
     assert "likelihood-ratio cells" in r.info["k_of_m"]
 
 
+def test_k_of_m_tests_bound_a_run_with_other_phases():
+    """A k-of-M phase (sigma 1.5, M 100, k 10, one epoch) and 20 Poisson steps: the kind's
+    tests bound the run from below (the other steps' outputs dropped: post-processing), so
+    the lower end stays at the phase's own (3.0988), far above the Gaussian lower run's
+    (2.755); the upper end at least the phase's alone (3.15891: more steps, no less
+    epsilon)."""
+    run = Run((Phase(Gaussian(F(3, 2)), RandomAllocation(100, 10), 100),
+               phase("2", sample_rate="0.01", steps=20)))
+    assert runs.plan(run) == "k-of-m"
+    r = runs.epsilon_bracket(run, D5)
+    assert F("3.09") <= r.epsilon.lower and F("3.15891") <= r.epsilon.upper, r.epsilon
+    up, lo = runs.k_of_m_runs(run)
+    assert runs.epsilon_bracket(lo, D5).epsilon.lower < F("2.76")
+
+
 def test_k_of_m_with_k_equal_to_m_is_the_gaussian_mechanism():
     """k = M: every record in every step; the reduction's blocks are single steps and the sum
     statistic is sufficient, so both ends are the Gaussian pair at mu^2 = E M / sigma^2."""

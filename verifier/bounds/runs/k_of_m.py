@@ -210,18 +210,19 @@ def epsilon_lower(tests: KofMTests, which: str, delta: Fraction, upper: Fraction
     return bisect(lambda e: not above(e), Fraction(0), upper, rel, Fraction(1, 10 ** 8))[0]
 
 
-def single_k_of_m(run) -> tuple | None:
-    """(sigma, M, k, E) where the run is one k-of-M phase (k > 1, M J within SUM_CELLS at
-    MIN_CELLS cells a step) and nothing else; None otherwise."""
+def k_of_m_kinds(run) -> list:
+    """[(sigma, M, k, E)] of the run's kinds of k-of-M epoch (k > 1, M J within SUM_CELLS at
+    MIN_CELLS cells a step).  Each kind's tests bound the run's profile from below: the other
+    steps' outputs dropped are a post-processing of the run's (data processing, both
+    directions), so delta_run(eps) >= delta_kind(eps) >= the kind's tests."""
     from verifier.core.run import RandomAllocation
-    merged = run.merged()
-    if len(merged) != 1:
-        return None
-    mech, s, n = merged[0]
-    if not isinstance(s, RandomAllocation) or s.steps_per_record == 1 or \
-            s.steps_per_epoch * MIN_CELLS > SUM_CELLS:
-        return None
-    return mech.noise_multiplier, s.steps_per_epoch, s.steps_per_record, n // s.steps_per_epoch
+    out = []
+    for mech, s, n in run.merged():
+        if isinstance(s, RandomAllocation) and s.steps_per_record > 1 and \
+                s.steps_per_epoch * MIN_CELLS <= SUM_CELLS:
+            out.append((mech.noise_multiplier, s.steps_per_epoch, s.steps_per_record,
+                        n // s.steps_per_epoch))
+    return out
 
 
 _CACHE = EngineCache(4)            # KofMTests by (sigma, M, k, E, delta float)
@@ -231,12 +232,10 @@ def clear_cache():
     _CACHE.clear()
 
 
-def tests_for(run, delta: float) -> KofMTests | None:
-    """The run's tests (cached), or None where the run is not one k-of-M phase."""
-    key = single_k_of_m(run)
-    if key is None:
-        return None
-    return _CACHE.get(key + (delta,), lambda: KofMTests(*key, delta))
+def tests_for(run, delta: float) -> list:
+    """The tests of each of the run's k-of-M kinds (cached)."""
+    return [_CACHE.get(key + (delta,), lambda key=key: KofMTests(*key, delta))
+            for key in k_of_m_kinds(run)]
 
 
 def _point(x: Fraction) -> Interval:
@@ -245,23 +244,25 @@ def _point(x: Fraction) -> Interval:
 
 def epsilon_lower_ends(run, delta: Fraction, lo, up, rel: Fraction) -> tuple:
     """(epsilon, remove, add): the lower run's brackets (the Gaussian pair of the steps'
-    sum, runs.k_of_m_runs), their lower ends raised to the tests' where the run is one
-    k-of-M phase, as point intervals for runs._joined (which takes their lower ends)."""
+    sum, runs.k_of_m_runs), their lower ends raised to the best of the k-of-M kinds' tests,
+    as point intervals for runs._joined (which takes their lower ends)."""
     ivs = (lo.epsilon, lo.remove, lo.add)
-    T = None if None in ivs + (up.remove, up.add) else tests_for(run, float(delta))
-    if T is None:
+    Ts = [] if None in ivs + (up.remove, up.add) else tests_for(run, float(delta))
+    if not Ts:
         return ivs
-    rem = max(lo.remove.lower, epsilon_lower(T, "remove", delta, up.remove.upper, rel))
-    add = max(lo.add.lower, epsilon_lower(T, "add", delta, up.add.upper, rel))
+    rem = max([lo.remove.lower] + [epsilon_lower(T, "remove", delta, up.remove.upper, rel)
+                                   for T in Ts])
+    add = max([lo.add.lower] + [epsilon_lower(T, "add", delta, up.add.upper, rel)
+                                for T in Ts])
     return _point(max(lo.epsilon.lower, rem, add)), _point(rem), _point(add)
 
 
 def delta_lower_ends(run, eps: Fraction, lo) -> tuple:
     """(delta, remove, add) as epsilon_lower_ends, for delta(eps)."""
     ivs = (lo.delta, lo.remove, lo.add)
-    T = tests_for(run, 1e-12)
-    if T is None:
+    Ts = tests_for(run, 1e-12)
+    if not Ts:
         return ivs
-    rem = max(lo.remove.lower, ball_bounds(T.lower("remove", eps))[0])
-    add = max(lo.add.lower, ball_bounds(T.lower("add", eps))[0])
+    rem = max([lo.remove.lower] + [ball_bounds(T.lower("remove", eps))[0] for T in Ts])
+    add = max([lo.add.lower] + [ball_bounds(T.lower("add", eps))[0] for T in Ts])
     return _point(max(lo.delta.lower, rem, add)), _point(rem), _point(add)

@@ -692,6 +692,22 @@ def test_k_of_m_tests_bound_a_run_with_other_phases():
     assert runs.epsilon_bracket(lo, D5).epsilon.lower < F("2.76")
 
 
+def test_k_of_m_tests_above_the_upper_end_invert_the_bracket(monkeypatch):
+    """Tests certified above delta past the certified upper end (a bug on one side) are not
+    clipped to it: the search goes on, the bracket inverts and is refused (InvertedBracket),
+    for epsilon and for delta."""
+    from flint import arb
+    from verifier.bounds.runs import k_of_m as KM
+    from verifier.core.arith import InvertedBracket
+    monkeypatch.setattr(KM.KofMTests, "lower", lambda self, which, eps: arb("0.9"))
+    run = Run((Phase(Gaussian(2), RandomAllocation(4, 2), 4),))
+    KM.clear_cache()
+    with pytest.raises(InvertedBracket):
+        runs.epsilon_bracket(run, D5)
+    with pytest.raises(InvertedBracket):
+        runs.delta_bracket(run, F(1))
+
+
 def test_k_of_m_with_k_equal_to_m_is_the_gaussian_mechanism():
     """k = M: every record in every step; the reduction's blocks are single steps and the sum
     statistic is sufficient, so both ends are the Gaussian pair at mu^2 = E M / sigma^2."""

@@ -196,18 +196,24 @@ def _suffix(c: list) -> list:
 
 def epsilon_lower(tests: KofMTests, which: str, delta: Fraction, upper: Fraction,
                   rel: Fraction) -> Fraction:
-    """The largest eps found in [0, upper] with delta_which(eps) > delta certified (0 when
-    not even eps = 0 is): epsilon_which(delta) >= it (delta_which is nonincreasing)."""
-    from verifier.numerics.brackets import bisect
+    """The largest eps found with delta_which(eps) > delta certified (0 when not even
+    eps = 0 is): epsilon_which(delta) >= it (delta_which is nonincreasing).  Searched below
+    the certified ``upper`` end; were the tests above delta there (a bug on one side), the
+    search goes on past it, so that the bracket inverts and is refused (never a silent
+    point at the upper end)."""
+    from verifier.numerics.brackets import EPS_MAX, bisect
     d = to_arb(delta)
 
     def above(e):
         return bool(tests.lower(which, e) > d)
     if not above(Fraction(0)):
         return Fraction(0)
-    if above(upper):
-        return upper
-    return bisect(lambda e: not above(e), Fraction(0), upper, rel, Fraction(1, 10 ** 8))[0]
+    lo, hi = Fraction(0), upper
+    while above(hi):
+        if hi >= EPS_MAX:
+            return hi
+        lo, hi = hi, min(2 * hi + 1, EPS_MAX)
+    return bisect(lambda e: not above(e), lo, hi, rel, Fraction(1, 10 ** 8))[0]
 
 
 def k_of_m_kinds(run) -> list:

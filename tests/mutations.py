@@ -1247,15 +1247,10 @@ def _blocked_sums_short():
 
 
 def _spectral_radius_unchecked():
-    import math
     from flint import arb
     from verifier.numerics import spectral
-
-    def unchecked(prec, ns, Vs):
-        S = sum(n * V for n, V in zip(ns, Vs))
-        return ([spectral.radius(prec, S / V if V > 0 else math.inf) for V in Vs],
-                arb(2) ** (-(prec + 10)))
-    spectral.checked_radii = unchecked
+    spectral.checked_radii = lambda prec, ns, Vs: (spectral.radii(prec, ns, Vs),
+                                                   arb(2) ** (-(prec + 10)))
 
 
 def _bisection_rel_fixed():
@@ -2357,6 +2352,12 @@ MUTATIONS = [
              _k_of_m_shift_dropped,
              ("tests/test_runs.py::test_k_of_m_brackets_a_gauss_hermite_reference",
               "tests/test_runs.py::test_k_of_m_lower_end_is_near_pld_accounting_s")),
+    Mutation("runs.k-of-m-tests-dft-short", "test",
+             "the k-of-M tests' convolutions on a DFT shorter than their support (wrapped "
+             "around, nothing charged)",
+             lambda: _set("verifier.bounds.runs.k_of_m:smooth_length",
+                          lambda n: 2 * max(2, n // 4)),
+             ("tests/test_runs.py::test_k_of_m_tests_laws_are_the_exact_convolutions",)),
     Mutation("runs.k-of-m-tests-unweighted", "test",
              "the k-of-M tests weigh the other hypothesis' mass by eps, not e^eps",
              _k_of_m_unweighted,

@@ -652,6 +652,8 @@ def test_refinement_says_why_it_stopped_short(engine):
     assert "lattice points" in note["refinement_limit"] and str(PO.REFINE_POINTS) in \
         note["refinement_limit"]
     assert PO.REFINE_POINTS // 2 < calls[-1] <= PO.REFINE_POINTS and PO.REFINE_POINTS == 1 << 19
+    from verifier.bounds.poisson.pair import MAX_POINTS     # a refined step stays below it
+    assert MAX_POINTS > PO.REFINE_POINTS
     # met: no reason
     compute, calls = _fake([(10000, F(1, 10)), (10 ** 9, F(1, 2000))], 1000)
     note = {}

@@ -32,6 +32,21 @@ def normal_sf_float(x: float) -> float:
     return math.erfc(x / math.sqrt(2)) / 2
 
 
+def normal_sf(z: arb) -> arb:
+    """1 - Phi(z) = P(N(0, 1) >= z), a ball."""
+    return (z / arb(2).sqrt()).erfc() / 2
+
+
+# DFT lengths 2^k, 5 2^(k-2), 3 2^(k-1): Arb's DFT handles these smooth lengths as fast per
+# element, and the finer ladder saves up to a third of the work over powers of two
+LADDER = sorted({c << k for k in range(2, 24) for c in (4, 5, 6)})
+
+
+def smooth_length(n: int) -> int:
+    """The shortest DFT length on LADDER (at least 16) holding n points."""
+    return next(N for N in LADDER if N >= max(16, n))
+
+
 def suffix_sums(vals, zero=None) -> list:
     """S[i] = sum_{j >= i} vals[j] (len + 1 entries, S[len] = 0), in ball arithmetic (on
     other numbers with ``zero`` their 0: the proof check compose.upper-ends)."""
@@ -142,11 +157,8 @@ def centred_window(pts, n: int, eps_target: float, span: int):
     pr = np.array([float(v) for _, v in pts])
     mu = float(np.dot(pos, pr))
     sd = math.sqrt(max(float(np.dot((pos - mu) ** 2, pr)) * n, 1.0))
-    # lengths 2^k, 5 2^(k-2), 3 2^(k-1): Arb's DFT handles these smooth lengths as fast per
-    # element, and the finer ladder saves up to a third of the work over powers of two
-    ladder = sorted({c << k for k in range(2, 24) for c in (4, 5, 6)})
     log_eps = math.log(eps_target)
-    for N in ladder:
+    for N in LADDER:
         if N < 16 or N < 4 * sd:
             continue
         if N > n * span or N > MAX_N:
@@ -154,7 +166,7 @@ def centred_window(pts, n: int, eps_target: float, span: int):
         _, _, llo, lup = chernoff_choose(pts, n, N / 2 - 2, N / 2 - 2)
         if max(llo, lup) < log_eps:
             return N
-    return ladder[-1]
+    return LADDER[-1]
 
 
 def window(pts, n: int, eps_target: float, span: int,
@@ -203,16 +215,15 @@ def window(pts, n: int, eps_target: float, span: int,
                 lo = mid
         return hi
     t_lo, t_up = need(-1), need(1)
-    ladder = sorted({c << k for k in range(2, 24) for c in (4, 5, 6)})
     want = t_lo + t_up + 6
-    for N in ladder:
+    for N in LADDER:
         if N < 16 or N < 4 * sd:
             continue
         if N > full or N > limit:
             return N, None
         if N >= want:
             return N, int(math.ceil(t_lo)) + 3 + int(N - want) // 2
-    return ladder[-1], None
+    return LADDER[-1], None
 
 
 class LatticeLaw:

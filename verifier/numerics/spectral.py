@@ -54,21 +54,29 @@ def radius(prec: int, T: float) -> arb:
     return arb(math.exp(-(prec + 10) * math.log(2) / T) * (1 - 1e-9))
 
 
-def checked_radii(prec: int, ns: list, Vs: list):
-    """(rs, out): a radius r_i for each phase (of n_i steps, its law's second moment V_i)
-    with prod_i r_i^{n_i} <= out = 2^-(prec + 10) certified in Arb (every |Y[k]| past the
-    phases' edges is then at most out: |X_i[k]| <= r_i there), or None.  A float choice
-    (any radii whose product is certified are valid): each phase's Gaussian decay
-    e^{-V_i t^2 / 2} at the t where their product reaches out, so that every phase's edge
-    lies near the composed law's and a phase of narrow steps does not set it alone (one
-    radius for all, r^T = out, put it where the narrowest phase alone reaches r: 500 steps
-    at sigma 2 before 5000 at sigma 1, q 0.01, took the full path).  One phase: r^T = out."""
-    out = arb(2) ** (-(prec + 10))
+def radii(prec: int, ns: list, Vs: list) -> list | None:
+    """A float choice of a radius r_i for each phase (of n_i steps, its law's second moment
+    V_i; checked by ``checked_radii``; any radii whose product is certified are valid):
+    each phase's Gaussian decay e^{-V_i t^2 / 2} at the t where their product reaches
+    2^-(prec + 10), i.e. r_i^{S / V_i} just below it (S = sum_i n_i V_i), so that every
+    phase's edge lies near the composed law's and a phase of narrow steps does not set it
+    alone (one radius for all, r^T, put it where the narrowest phase alone reaches r: 500
+    steps at sigma 2 before 5000 at sigma 1, q 0.01, took the full path).  One phase:
+    r^T just below it.  None where no phase spreads (S = 0)."""
     S = sum(n * V for n, V in zip(ns, Vs))
     if not S > 0:
         return None
-    rs = [radius(prec, S / V if V > 0 else math.inf) for V in Vs]   # r_i^{S / V_i} ~ out
-    prod = arb(1)
+    return [radius(prec, S / V if V > 0 else math.inf) for V in Vs]
+
+
+def checked_radii(prec: int, ns: list, Vs: list):
+    """(rs, out): ``radii`` with prod_i r_i^{n_i} <= out = 2^-(prec + 10) certified in Arb
+    (every |Y[k]| past the phases' edges is then at most out: |X_i[k]| <= r_i there), or
+    None."""
+    rs = radii(prec, ns, Vs)
+    if rs is None:
+        return None
+    out, prod = arb(2) ** (-(prec + 10)), arb(1)
     for r, n in zip(rs, ns):
         prod *= r ** n
     return (rs, out) if prod <= out else None

@@ -36,6 +36,7 @@ from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError, Interval, frac_str, to_arb
 from verifier.core.arith import ball_bounds
+from verifier.numerics.lattice import normal_sf
 from verifier.views.conversions import Converts
 from verifier.views.renyi import MAX_ORDER, RenyiOrder
 
@@ -44,7 +45,7 @@ Z_MARGIN = 14            # the integration window: 14 standard deviations beyond
 
 
 def _phi_cdf(x: arb) -> arb:
-    return (-x / arb(2).sqrt()).erfc() / 2
+    return normal_sf(-x)
 
 
 def _integer_remove(sigma: Fraction, q: Fraction, a: int) -> arb:

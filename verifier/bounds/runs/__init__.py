@@ -151,13 +151,12 @@ CERTIFIED_GAUSSIAN = ("the Gaussian mechanism in closed form at mu^2 = sum_i n_i
 CERTIFIED_K_OF_M = ("k of M random allocation: the upper end by its reduction to 1 of "
                     "floor(M/k) or ceil(M/k) allocations, composed exactly; the lower end by "
                     "explicit tests on the sum of the steps' likelihood-ratio cells (each kind "
-                    "of k-of-M epoch) and the Gaussian pair of the steps' sum (docs/THEORY.md section 15, "
-                    "'k of M')")
+                    "of k-of-M epoch) and the Gaussian pair of the steps' sum (docs/THEORY.md "
+                    "section 15, 'k of M')")
 K_OF_M_INFO = ("upper: k of M reduced to k blocks of 1-of-m allocations (a random partition "
                "revealed: post-processing); lower: tests on the sum of the steps' "
                "likelihood-ratio cells (each kind of k-of-M epoch, the other steps dropped) and "
-               "the sum of an epoch's "
-               "outputs")
+               "the sum of an epoch's outputs")
 
 
 def _larger(rem: Interval, add: Interval) -> Interval:

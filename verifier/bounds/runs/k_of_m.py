@@ -35,8 +35,10 @@ import numpy as np
 from flint import arb, ctx
 
 from verifier.core.arith import Interval, ball_bounds, to_arb
+from verifier.numerics.brackets import EPS_MAX, bisect
 from verifier.numerics.cache import EngineCache
-from verifier.numerics.lattice import powers, two_dfts, two_inverse
+from verifier.numerics.lattice import (normal_sf, powers, smooth_length, suffix_sums, two_dfts,
+                                       two_inverse)
 
 PREC = 128               # working precision (the tests' masses are needed to far below 1e-12)
 SUM_CELLS = 1 << 17      # at most about this many values of an epoch's T (M J) ...
@@ -54,12 +56,6 @@ TAIL_SHARE = Fraction(1, 100)   # the top cell starts where P's shifted steps pa
                          # delta 1e-5, at the rate k/M: sigma 0.7, k 2, E 1 2.9852 at 1/100,
                          # 2.9566 at 10; sigma 1, k 2, E 2 1.5857 and 1.5809; 1.5 to 1.7
                          # times the time)
-
-
-def _smooth(n: int) -> int:
-    """The smallest 2^a or 3 2^a (at least 8) at least n: a DFT length."""
-    p = 1 << max(3, (n - 1).bit_length())
-    return 3 * p // 4 if 3 * p // 4 >= n else p
 
 
 def rate(M: int, k: int) -> Fraction:
@@ -95,12 +91,9 @@ def coordinate_laws(sigma: Fraction, r: Fraction, eta: Fraction, J: int) -> tupl
     u, sh = 1 / (s * s), 1 / s
     ra = to_arb(r)
 
-    def sf(z):                                     # P(N(0, 1) >= z)
-        return (z / arb(2).sqrt()).erfc() / 2
-
     def y(j):
         return (1 - ra) * (j * ea).expm1() / ra
-    ups = [(arb(1), arb(1))] + [(sf(z), sf(z - sh)) for z in
+    ups = [(arb(1), arb(1))] + [(normal_sf(z), normal_sf(z - sh)) for z in
                                 (s * (y(j).log() + u / 2) for j in range(1, J + 1))]
     ups.append((arb(0), arb(0)))
     q = [ups[j][0] - ups[j + 1][0] for j in range(J + 1)]
@@ -113,7 +106,7 @@ def convolved(a: list, b: list, na: int, nb: int) -> tuple[list, list]:
     DFT powers in ball arithmetic (the DFT at least as long as the support: nothing wraps
     around; numerics.lattice.powers' tiny terms are balls holding them)."""
     L = (len(a) - 1) * (na + nb) + 1
-    N = _smooth(L)
+    N = smooth_length(L)
     A, B = two_dfts(list(enumerate(a)), list(enumerate(b)), N)
     P1 = powers(B, nb, ctx.prec)
     if na:
@@ -163,10 +156,9 @@ class KofMTests:
             p0, p1 = epoch_laws(q, m, M, k)
             l0, l1 = labels(p0, p1, E)
             c0, c1 = convolved(l0, l1, 0, E) if E > 1 else (l0, l1)
-            self.S0, self.S1 = _suffix(c0), _suffix(c1)   # S[s] = mass of sum >= s
+            self.S0, self.S1 = suffix_sums(c0), suffix_sums(c1)   # S[s]: mass of sum >= s
         self.f0 = np.array([float(x.mid()) for x in self.S0])
         self.f1 = np.array([float(x.mid()) for x in self.S1])
-        self.info = {"cell_width": h, "cells": J + 1, "values": len(p0), "labels": len(l0)}
 
     def lower(self, which: str, eps: Fraction) -> arb:
         """A certified lower bound of delta_which(eps): the best threshold by floats, its test
@@ -186,14 +178,6 @@ class KofMTests:
         return v if v > 0 else arb(0)
 
 
-def _suffix(c: list) -> list:
-    out, acc = [arb(0)] * (len(c) + 1), arb(0)
-    for i in range(len(c) - 1, -1, -1):
-        acc += c[i]
-        out[i] = acc
-    return out
-
-
 def epsilon_lower(tests: KofMTests, which: str, delta: Fraction, upper: Fraction,
                   rel: Fraction) -> Fraction:
     """The largest eps found with delta_which(eps) > delta certified (0 when not even
@@ -201,7 +185,6 @@ def epsilon_lower(tests: KofMTests, which: str, delta: Fraction, upper: Fraction
     the certified ``upper`` end; were the tests above delta there (a bug on one side), the
     search goes on past it, so that the bracket inverts and is refused (never a silent
     point at the upper end)."""
-    from verifier.numerics.brackets import EPS_MAX, bisect
     d = to_arb(delta)
 
     def above(e):

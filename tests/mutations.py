@@ -1253,6 +1253,25 @@ def _spectral_radius_unchecked():
                                                    arb(2) ** (-(prec + 10)))
 
 
+def _float_twiddles_uncertified():
+    from verifier.numerics import float_dft
+    real = float_dft.twiddles
+    float_dft._TWIDDLES.clear()
+    float_dft.twiddles = lambda L: (real(L)[0], 0.0)
+
+
+def _float_law_radii_dropped():
+    from verifier.numerics import spectral
+    real = spectral.float_law
+    spectral.float_law = lambda pts: real(pts)[:2] + (0.0,)
+
+
+def _float_l1_real_part_only():
+    import numpy as np
+    from verifier.numerics import float_dft
+    float_dft.l1_upper = lambda x: float(np.abs(x.real).sum())
+
+
 def _bisection_rel_fixed():
     """The epsilon search's tolerance fixed at REL, whatever the request, where every
     engine looks it up."""
@@ -2316,6 +2335,24 @@ MUTATIONS = [
              "2^-(prec + 10)",
              _spectral_radius_unchecked,
              ("tests/test_spectral.py::test_a_radius_not_certified_takes_the_full_path",)),
+    Mutation("float-dft.error-bound-zero", "box",
+             "the float DFT's certified error bound taken as 0 (the butterflies' roundings "
+             "uncharged)",
+             lambda: _set("verifier.numerics.float_dft:error_bound", lambda L, S: 0.0),
+             ("tests/test_float_dft.py::test_the_bound_is_not_loose_by_more_than_its_design",)),
+    Mutation("float-dft.twiddles-uncertified", "box",
+             "the float DFT's twiddles taken as exact (mu = 0)",
+             _float_twiddles_uncertified,
+             ("tests/test_float_dft.py::test_twiddles_error_is_certified",)),
+    Mutation("float-dft.l1-real-part-only", "box",
+             "the float DFT's input norm S from the real parts alone",
+             _float_l1_real_part_only,
+             ("tests/test_float_dft.py::test_l1_and_abs_bounds_are_upper_bounds",)),
+    Mutation("spectral.edge-radii-uncharged", "box",
+             "the band edge's float coarse DFT of the masses' midpoints without their "
+             "radii (dx = 0)",
+             _float_law_radii_dropped,
+             ("tests/test_float_dft.py::test_edge_charges_the_masses_radii",)),
     Mutation("spectral.nyquist-sign-flipped", "compose",
              "the sparse sums' Nyquist term B_{N/2} taken with the sign of (-1)^(i+1)",
              _spectral_nyquist_flipped,

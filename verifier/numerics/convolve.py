@@ -17,6 +17,7 @@ from verifier.numerics.memory import reserve
 from verifier.numerics import spectral
 
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
+CHERNOFF_PREC = 64   # the steps' mgf sums (a bound at any precision; a few digits matter)
 
 
 def window_plan(sub, E: int, what: str, target: float):
@@ -226,7 +227,8 @@ def chernoff_mass_phases(parts: list, theta: float, b: int) -> arb:
     th = to_arb(Fraction(theta).limit_denominator(10 ** 12))
     expo, total, zero = None, None, False
     for sub, E in parts:
-        mg = sum((v * (th * k).exp() for k, v in sub.items()), arb(0))
+        with ctx.workprec(CHERNOFF_PREC):
+            mg = sum((v * (th * k).exp() for k, v in sub.items()), arb(0))
         mg = arb(mg.upper())    # the true (nonnegative) sum is at most the upper end
         if mg > 0:
             expo = E * mg.log() if expo is None else expo + E * mg.log()

@@ -12,12 +12,13 @@ formed:
   |phi(t)| <= max(|phi(t_m) - i h phi1(t_m)|, |phi(t_m) + i h phi1(t_m)|) + h^2 V / 2,
   phi1(t) = sum_p (p - j0) x_p e^{-i t (p - j0)}, V = sum_p (p - j0)^2 x_p (x_p >= 0; the
   first-order part is affine in t - t_m, so its modulus is largest at an end).  At the
-  points t_m = 2 pi c m / N (c a power of 2 dividing N / 2) phi and phi1 are one DFT of
-  N / c points (x and (p - j0) x folded mod N / c, packed as x + i (p - j0) x); every k
-  within c / 2 of c m has |t - t_m| <= h = pi c / N.  K: the last index whose bound is not
-  certified <= r_i for some phase i, with prod_i r_i^{n_i} <= 2^-(prec + 10) (checked in
-  Arb, ``checked_radii``): every |Y[k]|, K < k <= N/2, is at most that product (every
-  phase's |X_i[k]| <= r_i there).
+  points t_m = 2 pi m / L (L the power of 2 at least N / c, c a power of 2 dividing N / 2)
+  phi and phi1 are one DFT of L points (x and (p - j0) x folded mod L, packed as
+  x + i (p - j0) x), taken in floats with a certified error bound (numerics.float_dft,
+  docs/THEORY.md section 17); every t within h = pi / L of some t_m.  K: the last index
+  whose bound is not certified <= r_i for some phase i, with
+  prod_i r_i^{n_i} <= 2^-(prec + 10) (checked in Arb, ``checked_radii``): every |Y[k]|,
+  K < k <= N/2, is at most that product (every phase's |X_i[k]| <= r_i there).
 * **The kept values** (numerics.band.direct_sums, its blocked sums where the points fill
   their span): X_i[k], k = 0 .. K, for both laws of a phase by one ball matrix product
   (Horner over all points at a ball root of unity lost up to 30 digits at 1890 points).
@@ -31,13 +32,14 @@ formed:
   w^{-i}.  A left-out |Y[k]| <= out moves the prefix sum by at most out sum_{j < i} rho^j
   (the suffix sum by out sum_{j >= i} rho^j; at most N of them, each times the 1/N).
 
-Cost: a coarse DFT of N / c points per law and one ball matrix product per phase, where the
+Cost: a float coarse DFT of about N / c points per law and one ball matrix product per phase, where the
 full path takes a DFT of N points per phase, an inverse and N-point sums.
 """
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from flint import acb, acb_poly, arb, ctx
 
 from verifier.numerics.band import direct_sums, root
@@ -45,7 +47,6 @@ from verifier.numerics.band import direct_sums, root
 COST = 0.5         # kept while points x (K + 1) <= this x N log2 N (else the full DFT path)
 MIN_N = 4096       # shorter windows: the full path (its transforms cost little)
 MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
-EDGE_PREC = 64     # the coarse DFT's precision (any precision gives a valid certificate)
 
 
 def radius(prec: int, T: float) -> arb:
@@ -92,46 +93,79 @@ def stride(N: int, V: float, r: float) -> int:
     return c
 
 
-def moments(pts: list) -> tuple:
-    """(j0, V): the rounded mean of the law ``pts`` and an upper bound of its second moment
-    about j0 (from the masses' upper ends)."""
+def float_law(pts: list) -> tuple:
+    """(points, masses, dx): the law ``pts`` [(point, ball)] as an int64 array of points, a
+    float64 array of masses (each ball's midpoint, rounded) and a float dx at least
+    sum_p |x_p - mass_p| for every law x in the balls: the radius of the balls' Arb sum (at
+    least the sum of their radii) plus 2^-51 of the masses' sum (each midpoint within 2^-52
+    of its float relatively, 2^-1074 absolutely)."""
+    ps = np.fromiter((p for p, _ in pts), dtype=np.int64, count=len(pts))
+    xs = np.fromiter((float(v) for _, v in pts), dtype=np.float64, count=len(pts))
     tot = sum((v for _, v in pts), arb(0))
-    j0 = round(sum(p * float(v) for p, v in pts) / max(float(tot.mid()), 1e-300))
-    return j0, arb(sum(((p - j0) ** 2 * arb(v.upper()) for p, v in pts), arb(0)).upper())
+    n = len(pts)
+    dx = (float(tot.rad()) * (1 + 2.0 ** -50) + float(np.abs(xs).sum()) * 2.0 ** -51
+          * (1 + (n + 4) * 2.0 ** -51) + n * 2.0 ** -1070) * (1 + 2.0 ** -40)
+    return ps, xs, dx
 
 
-def edge(pts: list, N: int, r: arb, c: int | None = None, mom: tuple | None = None) -> int:
+def moments(law: tuple) -> tuple:
+    """(j0, V): the rounded mean of the float law ``law`` (``float_law``; a free choice) and
+    an upper bound of its second moment about j0 for every law in its balls (x_p >= 0):
+    sum (p - j0)^2 |mass_p| in floats (squares of integers below 2^26 exact; products and
+    sum within (n + 1) u relatively), plus D^2 dx (D the farthest point from j0)."""
+    ps, xs, dx = law
+    tot = float(xs.sum())
+    j0 = round(float((ps * xs).sum()) / max(tot, 1e-300)) if len(ps) else 0
+    d = (ps - j0).astype(np.float64)
+    D = float(np.abs(d).max()) if len(ps) else 0.0
+    n = len(ps)
+    V = float((d * d * np.abs(xs)).sum()) * (1 + (n + 4) * 2.0 ** -51) + D * D * dx
+    return j0, arb(V * (1 + 2.0 ** -40))
+
+
+def edge(pts: list, N: int, r: arb, c: int | None = None, law: tuple | None = None) -> int:
     """K <= N/2 with |X[k]| <= r certified for every k in (K, N/2] (the module docstring's
     second-order certificate), for the law ``pts`` [(point, ball)] on a window of N (c:
-    the coarse stride, else ``stride``'s; mom: ``moments(pts)`` if known).  With
-    phi +- i h phi1 = ((1 +- h) a + (1 -+ h) b) / 2 (a = Z[m], b = conj Z[-m]), each bound is
-    at most (1 + h)(|a| + |b|) / 2: tried first, the exact form where that fails."""
-    j0, V = mom or moments(pts)
+    the coarse stride, else ``stride``'s; law: ``float_law(pts)`` if known).  The coarse
+    DFT: L points (the power of 2 at least N / c; h = pi / L), in floats with a certified
+    error bound (numerics.float_dft: its butterflies' rounding, the masses' radii and
+    roundings, the fold's sums).  With phi +- i h phi1 = ((1 +- h) a + (1 -+ h) b) / 2
+    (a = Z[m], b = conj Z[-m]), each bound is at most (1 + h)(|a| + |b|) / 2: tried first,
+    the exact form where that fails."""
+    from verifier.numerics import float_dft as FD
+    ps, xs, dx = law = law or float_law(pts)
+    j0, V = moments(law)
     c = c or stride(N, float(V.upper()), float(r.mid()))
-    Lc = N // c
-    y = [acb(0)] * Lc
-    for p, v in pts:
-        y[(p - j0) % Lc] += acb(v, (p - j0) * v)
-    with ctx.workprec(EDGE_PREC):  # a bound against r: a few digits suffice
-        Z = acb.dft(y)
-    del y
-    h = arb.pi() * c / N
+    L = 1 << max(4, (-(-N // c) - 1).bit_length())
+    d = ps - j0
+    D = float(np.abs(d).max())
+    idx = d % L
+    y = (np.bincount(idx, weights=xs, minlength=L)
+         + 1j * np.bincount(idx, weights=d.astype(np.float64) * xs, minlength=L))
+    n = len(ps)        # the input's error: the masses' (dx), products and fold sums (n u)
+    x1 = float(np.abs(xs).sum()) * (1 + (n + 4) * 2.0 ** -51)
+    err = (((1 + D) * dx + (n + 4) * 2.0 ** -51 * (1 + D) * x1) * (1 + 2.0 ** -40)
+           + FD.error_bound(L, FD.l1_upper(y)))
+    Z = FD.fft(y)
+    ups = FD.abs_upper(Z) + err
+    hf = math.pi / L * (1 + 2.0 ** -50)      # at least pi / L (math.pi within 2^-53)
+    h = arb(hf)
     rest = curvature(h, V)
-    ih = acb(0, h)
-    ups = [float(z.abs_upper()) for z in Z]
-    cap = quick_cap(r, rest, h)
+    m = np.arange(L // 2 + 1)
+    mirror = (L - m) % L
+    cand = m[ups[m] + ups[mirror] > quick_cap(r, rest, h)]
     bad = 0
-    for m in range(Lc // 2 + 1):
-        if ups[m] + ups[(Lc - m) % Lc] <= cap:
-            continue
-        a, b = Z[m], Z[(Lc - m) % Lc].conjugate()
-        phi, phi1 = (a + b) / 2, (a - b) * acb(0, -0.5)
-        d = ih * phi1
-        if not (max((phi - d).abs_upper(), (phi + d).abs_upper()) + rest <= r):
-            bad = m + 1
+    if len(cand):
+        cap1 = float((r - rest).lower()) * (1 - 2.0 ** -40)
+        a, b = Z[cand], np.conj(Z[mirror[cand]])
+        v = np.maximum(FD.abs_upper(((1 + hf) * a + (1 - hf) * b) / 2),
+                       FD.abs_upper(((1 - hf) * a + (1 + hf) * b) / 2))
+        slack = 2.0 ** -45 * (FD.abs_upper(a) + FD.abs_upper(b) + 1)
+        failed = cand[~(v + err + slack <= cap1)]
+        bad = int(failed.max()) + 1 if len(failed) else 0
     if bad == 0:
         return 0
-    return min(N // 2, c * (bad - 1) + c // 2)
+    return min(N // 2, (2 * bad - 1) * N // (2 * L))
 
 
 def quick_cap(r: arb, rest: arb, h: arb) -> float:
@@ -162,7 +196,8 @@ def compose(phases: list, N: int, prec: int, hold=None):
     for subs, _ in phases:
         kmin = min(min(sub) for sub in subs)
         shifted.append([[(k - kmin, v) for k, v in sub.items()] for sub in subs])
-    moms = [[moments(law) for law in pts] for pts in shifted]
+    fls = [[float_law(law) for law in pts] for pts in shifted]
+    moms = [[moments(fl) for fl in laws] for laws in fls]
     rs = []                        # rs[j][i]: phase i's radius for variable j
     for j in range(nvar):
         got = checked_radii(prec, [n for _, n in phases], [float(mo[j][1].upper())
@@ -177,8 +212,8 @@ def compose(phases: list, N: int, prec: int, hold=None):
         return None
     if hold is not None:
         hold(N // min(min(c) for c in cs))
-    Ks = [max(edge(pts[j], N, rs[j][i], c[j], mo[j])
-              for i, (pts, c, mo) in enumerate(zip(shifted, cs, moms)))
+    Ks = [max(edge(pts[j], N, rs[j][i], c[j], fl[j])
+              for i, (pts, c, fl) in enumerate(zip(shifted, cs, fls)))
           for j in range(nvar)]
     cost = sum(len(pts[j]) * (Ks[j] + 1) for pts in shifted for j in range(nvar))
     if cost > COST * N * math.log2(N) * nvar * len(phases):

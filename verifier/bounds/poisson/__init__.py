@@ -23,7 +23,7 @@ from verifier.numerics.cache import EngineCache
 from verifier.numerics.lattice import two_limbs
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions, directions,
                                         epsilon_search, larger_direction, mirrored,
-                                        bisection_rel)
+                                        bisection_rel, next_guess)
 
 RANGE = Range("Poisson (epsilon, delta) engine", sigma=(Fraction(3, 10), Fraction(50)),
               steps=(1, 10 ** 7), epochs=None,
@@ -362,7 +362,8 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
 
     def compute(eta):
         ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, floor, cap, eta),
-                                delta, guess, rel=bisection_rel(rel_width))
+                                delta, next_guess(guess, out.get("ivs")),
+                                rel=bisection_rel(rel_width))
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
     note = {}

@@ -20,7 +20,8 @@ from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.lattice import two_limbs
 from verifier.numerics.brackets import (bisection_rel, both_directions, directions,
-                                        epsilon_search, larger_direction, mirrored)
+                                        epsilon_search, larger_direction, mirrored,
+                                        next_guess)
 from verifier.bounds.profile.results import CERTIFIED, DeltaResult, EpsilonResult  # noqa: F401
 from verifier.bounds.profile.plan import (BAND_M, START_LEVEL, START_NARROWEST,  # noqa: F401
                                           START_WIDTH, start_level)
@@ -386,9 +387,9 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
     out = {}
 
     def compute(fine):
+        g = next_guess(guess, out.get("ivs"))
         ivs, P = epsilon_search(lambda cap: engine(sigma, M, E, float(delta), eps_cap=cap,
-                                                   fine=fine),
-                                delta, guess, EPS_CAPS, CAP_SLACK, rel)
+                                                   fine=fine), delta, g, EPS_CAPS, CAP_SLACK, rel)
         out.update(ivs=ivs)
         return both_directions(ivs)[0], P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))),

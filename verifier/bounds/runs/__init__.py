@@ -35,7 +35,7 @@ from verifier.core.arith import InputError, Interval, frac_str
 from verifier.core.run import Run, check_size
 from verifier.numerics.brackets import (DeltaAnswer, EpsilonAnswer, both_directions,
                                         directions, epsilon_search, larger_direction, mirrored,
-                                        bisection_rel)
+                                        bisection_rel, next_guess)
 
 
 # ---- which engine: one dispatch over the samplers
@@ -272,7 +272,8 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
 
         def compute_mixed(fine):
             ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, floor, cap, fine),
-                                    delta, guess, PR.EPS_CAPS, PR.CAP_SLACK, bisection_rel(rel))
+                                    delta, next_guess(guess, outm.get("ivs")), PR.EPS_CAPS,
+                                    PR.CAP_SLACK, bisection_rel(rel))
             outm["ivs"] = ivs
             return both_directions(ivs)[0], P
         _, P = mixed_levels(compute_mixed, PO.eps_target(rel))
@@ -284,8 +285,8 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
     out, floor = {}, PO.charge_floor(delta, rel)
 
     def compute(eta):
-        ivs, P = epsilon_search(lambda cap: engine(steps, floor, cap, eta), delta, guess,
-                                rel=bisection_rel(rel))
+        ivs, P = epsilon_search(lambda cap: engine(steps, floor, cap, eta), delta,
+                                next_guess(guess, out.get("ivs")), rel=bisection_rel(rel))
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
     note = {}

@@ -86,16 +86,29 @@ def test_the_quick_filter_keeps_the_curvature_term():
         assert K >= max(above)
 
 
-@pytest.mark.parametrize("step", [1, 7])
-def test_direct_sums_match_the_full_dft(step):
+def _with_tails(law, n):
+    """The law's masses on its points followed by n points doubling their gaps (a Poisson
+    step's tails), the last masses moved there."""
+    top = law[-1][0]
+    tail = [top + (1 << (i + 1)) for i in range(n)]
+    return law[:-n] + [(p, m) for p, (_, m) in zip(tail, law[-n:])]
+
+
+@pytest.mark.parametrize("step,tails", [(1, 0), (7, 0), (1, 12)])
+def test_direct_sums_match_the_full_dft(step, tails):
     """The kept values X[k], k <= K, of two laws at once, by the blocked sums (points
-    filling their span: step 1, a span not a multiple of the block) and by the baby and
-    giant steps (points 7 apart): each ball overlaps the full Arb DFT's and is as narrow as
-    25 digits."""
+    filling their span: step 1, a span not a multiple of the block), by the baby and
+    giant steps (points 7 apart), and by both (a dense run and tails doubling their gaps
+    to 2^12 past it: the run blocked, the tails by the baby and giant steps, the sums
+    added): each ball overlaps the full Arb DFT's and is as narrow as 25 digits."""
     from verifier.numerics import band
     with ctx.workprec(128):
-        a = _balls([(p + 3, m) for p, m in _law(5, 1000, step)])
+        a = _balls([(p + 3, m) for p, m in _with_tails(_law(5, 1000, step), tails)]
+                   if tails else [(p + 3, m) for p, m in _law(5, 1000, step)])
         b = _balls([(p + 3, m) for p, m in _law(6, 997, step)])
+        if tails:
+            pts = sorted({p for p, _ in a + b})
+            assert band.dense_run(pts) == (3, 3 + 996)    # the tails left to the sparse sums
         N, K = 16384, 90
         got = band.direct_sums([a, b], N, K)
         for law, sums in ((a, got[0]), (b, got[1])):

@@ -162,6 +162,7 @@ def values(Y: Spectrum) -> list:
 
 SPARSE_BLOCK = 32        # the direct sums' baby steps: z^b for b < this multiplied up
 BLOCKED_FILL = 4         # direct sums by blocks where the span is at most this x the points
+DENSE_GAP = 2            # ... over the points' longest run with gaps at most this
 SPARSE_COST = 0.5        # the direct sums are used while points x (K + 1) <= this x N log2 N
 
 
@@ -222,14 +223,49 @@ def _coarse_stride(N: int, L: float, rf: float) -> int:
 
 def direct_sums(seqs: list, N: int, K: int) -> list:
     """[{k: sum_p x_p e^{-2 pi i p k / N}}] for k = 0 .. K, each sequence a list of
-    (p, ball): with k = a B + b (b < B = SPARSE_BLOCK), X[a B + b] = sum_p z_p^b (x_p z_p^{a B})
-    (z_p = e^{-2 pi i p / N}), one ball matrix product of the B x P matrix z_p^b and the
+    (p, ball): the points' longest run with gaps of at most DENSE_GAP by ``blocked_sums``
+    where it holds at least half the points, the others (a law's sparse tails, where its
+    lattice points double their steps) by ``sparse_sums``, the two sums added; else all
+    points by ``blocked_sums`` where they fill their span (BLOCKED_FILL), by
+    ``sparse_sums`` where not."""
+    pts = sorted({p for seq in seqs for p, _ in seq})
+    lo, hi = dense_run(pts)
+    if 2 * sum(1 for p in pts if lo <= p <= hi) < len(pts):
+        if pts[-1] - pts[0] + 1 <= BLOCKED_FILL * len(pts):
+            return blocked_sums(seqs, N, K, pts[0], pts[-1])
+        return sparse_sums(seqs, N, K)
+    inside = [[(p, v) for p, v in seq if lo <= p <= hi] for seq in seqs]
+    outside = [[(p, v) for p, v in seq if not lo <= p <= hi] for seq in seqs]
+    out = blocked_sums(inside, N, K, lo, hi)
+    if any(outside):
+        for mine, more in zip(out, sparse_sums(outside, N, K)):
+            for k in mine:
+                mine[k] += more[k]
+    return out
+
+
+def dense_run(pts: list) -> tuple:
+    """(lo, hi): the sorted points' longest stretch (by count) whose gaps are at most
+    DENSE_GAP (a free choice: any split of the points gives the same sums)."""
+    best, start = (pts[0], pts[0], 1), 0
+    for i in range(1, len(pts) + 1):
+        if i == len(pts) or pts[i] - pts[i - 1] > DENSE_GAP:
+            if i - start > best[2]:
+                best = (pts[start], pts[i - 1], i - start)
+            start = i
+    return best[0], best[1]
+
+
+def sparse_sums(seqs: list, N: int, K: int) -> list:
+    """``direct_sums`` by baby and giant steps over any points: with k = a B + b
+    (b < B = SPARSE_BLOCK), X[a B + b] = sum_p z_p^b (x_p z_p^{a B}) (z_p =
+    e^{-2 pi i p / N}), one ball matrix product of the B x P matrix z_p^b and the
     P x (A S) matrix x_p z_p^{a B} (both powers multiplied up from z_p: ball products, a
     radius growing by a few ulp a factor)."""
     from flint import acb_mat
     pts = sorted({p for seq in seqs for p, _ in seq})
-    if pts[-1] - pts[0] + 1 <= BLOCKED_FILL * len(pts):
-        return blocked_sums(seqs, N, K, pts[0], pts[-1])
+    if not pts:
+        return [{k: acb(0) for k in range(K + 1)} for _ in seqs]
     at = {p: i for i, p in enumerate(pts)}
     S, B = len(seqs), SPARSE_BLOCK
     A = K // B + 1

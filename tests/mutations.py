@@ -1288,6 +1288,13 @@ def _bisection_rel_fixed():
         _set(mod + ":bisection_rel", lambda rel_width: brackets.REL)
 
 
+def _next_guess_ignored():
+    """Every engine's refined search starts from its first guess."""
+    for mod in ("verifier.numerics.brackets", "verifier.bounds.poisson",
+                "verifier.bounds.runs", "verifier.bounds.profile"):
+        _set(mod + ":next_guess", lambda guess, ivs: guess)
+
+
 def _k_of_m_tests_unused():
     from verifier.bounds.runs import k_of_m as KM
     KM.epsilon_lower_ends = lambda run, delta, lo, up, rel: (lo.epsilon, lo.remove, lo.add)
@@ -2364,6 +2371,11 @@ MUTATIONS = [
              "the direct sums of a law's dense run leave out its sparse tails' sums",
              _sparse_tails_dropped,
              ("tests/test_spectral.py::test_direct_sums_match_the_full_dft",)),
+    Mutation("brackets.next-guess-ignored", "compose",
+             "a refined lattice step's epsilon search starts from the first (Renyi) guess, not "
+             "the last bracket (a free parameter: the cap, and so the precision and memory)",
+             _next_guess_ignored,
+             ("tests/test_poisson.py::test_a_refined_search_starts_at_the_last_brackets_cap",)),
     Mutation("spectral.nyquist-sign-flipped", "compose",
              "the sparse sums' Nyquist term B_{N/2} taken with the sign of (-1)^(i+1)",
              _spectral_nyquist_flipped,

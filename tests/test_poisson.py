@@ -678,3 +678,30 @@ def test_remove_tests_find_their_threshold_at_tiny_tails(path, monkeypatch):
     for eps in (F(20), F(21)):
         rem, _ = directions(P, eps)
         assert rem.lower > 0 and rem.upper < F(3, 2) * rem.lower, (eps, rem)
+
+
+def test_a_refined_search_starts_at_the_last_brackets_cap():
+    """next_guess: the last search's upper end where both directions found one, else the
+    first guess; the Poisson engine at sigma 0.35, q 0.01, 120 steps (the Renyi guess 47.6
+    for epsilon 18.70) composes its refined lattice steps at cap 16, not 61."""
+    from verifier.core.arith import Interval
+    from verifier.numerics.brackets import next_guess
+    both = {"remove": Interval(F(18), F(19)), "add": Interval(F(1), F(2))}
+    assert next_guess(47.6, both) == 19.0
+    assert next_guess(47.6, {"remove": None, "add": Interval(F(1), F(2))}) == 47.6
+    assert next_guess(47.6, None) == 47.6
+    caps, real = [], PO.engine
+
+    def engine(sigma, q, T, floor, cap, eta=None):
+        caps.append((eta, cap))
+        return real(sigma, q, T, floor, cap, eta)
+    PO.clear_cache()
+    try:
+        PO.engine = engine
+        r = PO.epsilon_bracket(F(35, 100), F(1, 100), 120, F(1, 10 ** 5), F(1, 10 ** 4))
+    finally:
+        PO.engine = real
+    etas = sorted({e for e, _ in caps}, reverse=True)
+    assert len(etas) >= 2 and 18 < r.epsilon.lower < r.epsilon.upper < 19
+    assert {c for e, c in caps if e == etas[0]} == {61}
+    assert {c for e, c in caps if e != etas[0]} == {16}

@@ -52,7 +52,8 @@ def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
         pts = [(SM.start + i * G + G / 2, S) for i, S in enumerate(SM.blocks(G)[0])]
     else:
         pts = [(SM.start + i, SM.c[i]) for i in range(0, SM.N, stride)]
-    pairs = [(math.log(max(v * float(h) / M, 1e-300)), max(float(c.mid()), 0.0))
+    hf = float(h) / M                                # float(Fraction) once, not per point
+    pairs = [(math.log(max(v * hf, 1e-300)), max(float(c.mid()), 0.0))
              for v, c in pts if v > 0]
     mx, sx = float_moments(pairs)
     eta = Fraction(sx / (GRID_X * grid_refinement(P.fine, P.band))).limit_denominator(10 ** 12)

@@ -38,6 +38,7 @@ from verifier.symbolic import derived as D
 MAX_POINTS = 600_000     # lattice points of one step's laws (beyond: refused, one line; above
                          # the refinement's REFINE_POINTS, so that a refined step stays below)
 TAIL_TOL = 1e-3          # tail steps double while T w eta P(x >= k eta) <= TAIL_TOL floor
+TAILS_DROP = 32          # the tails' erfc at this many bits below the composition's precision
 CHARGE = 1e-4            # the cut-off's charge T delta(c_n) is kept below CHARGE floor
 
 
@@ -60,11 +61,16 @@ def tails(sigma: Fraction, q: Fraction, a: arb) -> tuple[arb, arb]:
     tails at b (D.poisson_step_tails), the evaluators printed from verifier.symbolic.poisson
     (proof checks poisson.loss-threshold, poisson.mixture-tails).  Requires e^a - 1 + q > 0
     certified when q < 1 (the caller's points are placed so)."""
-    s, qa = to_arb(sigma), to_arb(q)
-    if q == 1:
+    return _tails(to_arb(sigma), to_arb(q), q == 1, a, True)
+
+
+def _tails(s: arb, qa: arb, q_one: bool, a: arb, check: bool) -> tuple[arb, arb]:
+    """``tails`` with sigma and q as balls; ``check``: certify e^a - 1 + q > 0 here (else
+    the caller has: it holds at a larger a' <= a, and e^a is increasing)."""
+    if q_one:
         b = s * (a + 1 / (2 * s * s))          # b(a) at q = 1 (log(e^a) = a)
     else:
-        if not a.expm1() + qa > 0:
+        if check and not a.expm1() + qa > 0:
             raise ValueError("tails: e^a - 1 + q not certified positive")
         b = D.poisson_loss_threshold(s, qa, a)
     return D.poisson_step_tails(s, qa, b)
@@ -123,13 +129,18 @@ def points(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction) ->
 
 
 def _tails_at(sigma: Fraction, q: Fraction, ks: list, ea: arb) -> tuple[list, list]:
-    """(Q(x >= k eta), P(x >= k eta)) at the points ks (the first exactly 1 for q < 1)."""
+    """(Q(x >= k eta), P(x >= k eta)) at the increasing points ks (the first exactly 1 for
+    q < 1): e^a - 1 + q > 0 certified at the first point taken by ``tails`` (the rest lie
+    above it)."""
+    if any(b <= a for a, b in zip(ks, ks[1:])):
+        raise ValueError("_tails_at: the points must increase")
+    s, qa = to_arb(sigma), to_arb(q)
     G, Pt = [], []
     for i, k in enumerate(ks):
         if q < 1 and i == 0:                   # e^{k0 eta} <= 1 - q: x >= a always
             g, p = arb(1), arb(1)
         else:
-            g, p = tails(sigma, q, k * ea)
+            g, p = _tails(s, qa, q == 1, k * ea, i <= 1)
         G.append(g)
         Pt.append(p)
     return G, Pt
@@ -144,7 +155,8 @@ def step_laws(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
     ks = points(sigma, q, T, floor, eta)
     with ctx.workprec(prec):
         ea = to_arb(eta)
-        G, Pt = _tails_at(sigma, q, ks, ea)
+        with ctx.workprec(prec - TAILS_DROP):
+            G, Pt = _tails_at(sigma, q, ks, ea)
         cs = [(k * ea).exp() for k in ks]
         rem, atom_R = connect_the_dots([(k, c, p - c * g) for k, c, g, p in zip(ks, cs, G, Pt)])
         pts_A = [(k, 1 / c, (1 - g) - (1 - p) / c)
@@ -155,7 +167,8 @@ def step_laws(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
         kl = ks
         if eta_l is not None and eta_l != eta:
             kl = points(sigma, q, T, floor, eta_l)
-            G, Pt = _tails_at(sigma, q, kl, to_arb(eta_l))
+            with ctx.workprec(prec - TAILS_DROP):
+                G, Pt = _tails_at(sigma, q, kl, to_arb(eta_l))
         below = None if q < 1 else (1 - G[0], 1 - Pt[0])
         test0 = cell_masses(list(zip(kl, G)), below and below[0])
         test1 = cell_masses(list(zip(kl, Pt)), below and below[1])

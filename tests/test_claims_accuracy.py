@@ -77,6 +77,30 @@ def test_the_request_is_renewed_from_each_narrower_bracket():
     assert "undecided even at" in r.note
 
 
+def test_an_undecided_claim_names_what_stopped_the_engine():
+    """An engine answer under a request carries info["refinement_limit"] (the memory limit,
+    a step's points): the undecided note quotes it; without one, the generic note."""
+    from verifier.claims.values import record_limit
+    c = CF.load(EXAMPLE).claims[3]
+    acc = A.rounding_interval(c.printed)
+    why = "the next lattice step (eta = 7.63e-05): more than the limit 4.0 GiB"
+    seen = []
+
+    def judge_once(limit=True):
+        from verifier.claims.values import requested_width
+        if requested_width() is not None and limit:
+            record_limit(type("Answer", (), {"info": {"refinement_limit": why}})())
+        seen.append(1)
+        v = A.Interval(F("0.12690"), F("0.12700"))
+        return A.CaseResult({}, A.INCONCLUSIVE, v, None, acc, 64, False)
+    r = AC.with_accuracy(c, judge_once)
+    assert r.verdict == A.INCONCLUSIVE
+    assert r.note.endswith("the engine stopped short: " + why), r.note
+    r = AC.with_accuracy(c, lambda: judge_once(False))
+    assert r.note.endswith("the engine could not narrow the bracket enough (see --rel-width)")
+    assert record_limit(None) is None                   # outside a request: nothing kept
+
+
 FLOAT_ROWS = os.path.join(ROOT, "examples", "claims", "float_accountants_poisson.toml")
 
 

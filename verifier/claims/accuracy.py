@@ -73,10 +73,10 @@ def with_accuracy(claim: Claim, judge_once, printed: str | None = None):
     w = accuracy_request(claim, again, printed)
     if w is None:
         return explained(claim, again, printed)
-    t, asked, rounds = time.perf_counter(), None, 0
+    t, asked, rounds, limits = time.perf_counter(), None, 0, []
     while w is not None and (asked is None or w < asked) and rounds < ROUNDS:
         asked, rounds = w, rounds + 1
-        with requested(w):
+        with requested(w) as limits:
             again = judge_once()
         w = accuracy_request(claim, again, printed)
     w = asked
@@ -85,9 +85,10 @@ def with_accuracy(claim: Claim, judge_once, printed: str | None = None):
         return explained(claim, replace(
             again, note=f"decided at a requested relative width {decimal_str(w, 2, 'down')} "
                         f"(the default bracket straddled the printed value; {cost})"), printed)
+    why = (f"the engine stopped short: {limits[-1]}" if limits else
+           "the engine could not narrow the bracket enough (see --rel-width)")
     return replace(again, note=f"undecided even at a requested relative width "
-                               f"{decimal_str(w, 2, 'down')} ({cost}): the engine could not narrow "
-                               "the bracket enough (see --rel-width)")
+                               f"{decimal_str(w, 2, 'down')} ({cost}): {why}")
 
 
 def explained(claim: Claim, case, printed: str | None = None):

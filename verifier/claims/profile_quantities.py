@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from verifier.claims.values import Evaluation, final, requested_width
+from verifier.claims.values import Evaluation, final, record_limit, requested_width
 from verifier.core.arith import Interval
 
 
@@ -27,16 +27,16 @@ def engine_answer(engine: str, what: str, sigma, shape, at, rel_width):
 
 
 def epsilon(a, prec, max_prec=None):
-    r = engine_answer("random-allocation", "epsilon", a["sigma"], (a["steps"], a["epochs"]),
-                       a["delta"], requested_width())
+    r = record_limit(engine_answer("random-allocation", "epsilon", a["sigma"],
+                                   (a["steps"], a["epochs"]), a["delta"], requested_width()))
     return final(r.epsilon, "ok" if r.epsilon is not None else "inconclusive",
                   "no epsilon <= 60 certified")
 
 
 def delta_at(a, prec, max_prec=None):
-    return Evaluation(engine_answer("random-allocation", "delta", a["sigma"],
-                                     (a["steps"], a["epochs"]), a["epsilon"],
-                                     requested_width()).delta)
+    return Evaluation(record_limit(engine_answer("random-allocation", "delta", a["sigma"],
+                                                  (a["steps"], a["epochs"]), a["epsilon"],
+                                                  requested_width())).delta)
 
 
 def per_arguments(f):
@@ -72,16 +72,17 @@ def _laplace_width():
 
 
 def poisson_epsilon(a, prec, max_prec=None):
-    r = engine_answer("poisson", "epsilon", a["sigma"], (a["sample_rate"], a["total_steps"]),
-                       a["delta"], requested_width())
+    r = record_limit(engine_answer("poisson", "epsilon", a["sigma"],
+                                   (a["sample_rate"], a["total_steps"]), a["delta"],
+                                   requested_width()))
     return final(r.epsilon, "ok" if r.epsilon is not None else "inconclusive",
                   "no epsilon <= 60 certified")
 
 
 def poisson_delta_at(a, prec, max_prec=None):
-    return Evaluation(engine_answer("poisson", "delta", a["sigma"],
-                                     (a["sample_rate"], a["total_steps"]), a["epsilon"],
-                                     requested_width()).delta)
+    return Evaluation(record_limit(engine_answer("poisson", "delta", a["sigma"],
+                                                  (a["sample_rate"], a["total_steps"]),
+                                                  a["epsilon"], requested_width())).delta)
 
 
 @per_arguments

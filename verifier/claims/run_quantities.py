@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from verifier.claims.values import ARG_PARSERS, Evaluation, Quantity, final, requested_width
+from verifier.claims.values import (ARG_PARSERS, Evaluation, Quantity, final, record_limit,
+                                    requested_width)
 from verifier.core.arith import InputError, Interval
 
 
@@ -50,13 +51,14 @@ def _answer(what: str, run, at, width):
 
 
 def run_epsilon(a, prec, max_prec=None):
-    r = _answer("epsilon", a["run"], a["delta"], requested_width())
+    r = record_limit(_answer("epsilon", a["run"], a["delta"], requested_width()))
     return final(r.epsilon, "ok" if r.epsilon is not None else "inconclusive",
                  "no epsilon <= 60 certified")
 
 
 def run_delta_at(a, prec, max_prec=None):
-    return Evaluation(_answer("delta", a["run"], a["epsilon"], requested_width()).delta)
+    return Evaluation(record_limit(_answer("delta", a["run"], a["epsilon"],
+                                           requested_width())).delta)
 
 
 @lru_cache(maxsize=64)

@@ -160,6 +160,7 @@ def final(value: Interval | None, status: str, why: str, integer=False) -> Evalu
 # The accuracy a judge asks of the (epsilon, delta) engines when their default bracket cannot
 # decide a printed value (claims/audit.py); None: the engines' defaults.
 _REQUESTED = ContextVar("requested_rel_width", default=None)
+_LIMITS = ContextVar("refinement_limits", default=None)
 REFINABLE = ("epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at", "noise_multiplier",
              "poisson_noise_multiplier", "renyi", "rdp_epsilon", "run_epsilon", "run_delta_at")
 
@@ -171,12 +172,25 @@ def requested_width():
 
 @contextmanager
 def requested(width):
-    """Within the block, the refinable quantities ask their engines for ``width``."""
-    token = _REQUESTED.set(width)
+    """Within the block, the refinable quantities ask their engines for ``width``; yields
+    the list of what stopped an engine's refinement short of it (``record_limit``)."""
+    token, limits = _REQUESTED.set(width), _LIMITS.set([])
     try:
-        yield
+        yield _LIMITS.get()
     finally:
+        _LIMITS.reset(limits)
         _REQUESTED.reset(token)
+
+
+def record_limit(answer):
+    """Under a judge's request: note what stopped the engine answer's refinement short of it
+    (its info["refinement_limit"]: memory, a step's points, a bracket that stopped
+    narrowing), for the claim's note."""
+    limits = _LIMITS.get()
+    why = (getattr(answer, "info", None) or {}).get("refinement_limit")
+    if limits is not None and why and why not in limits:
+        limits.append(why)
+    return answer
 
 
 @dataclass(frozen=True)

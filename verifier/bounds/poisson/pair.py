@@ -38,7 +38,6 @@ from verifier.symbolic import derived as D
 MAX_POINTS = 600_000     # lattice points of one step's laws (beyond: refused, one line; above
                          # the refinement's REFINE_POINTS, so that a refined step stays below)
 TAIL_TOL = 1e-3          # tail steps double while T w eta P(x >= k eta) <= TAIL_TOL floor
-TAILS_DROP = 32          # the tails' erfc at this many bits below the composition's precision
 CHARGE = 1e-4            # the cut-off's charge T delta(c_n) is kept below CHARGE floor
 
 
@@ -155,8 +154,7 @@ def step_laws(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
     ks = points(sigma, q, T, floor, eta)
     with ctx.workprec(prec):
         ea = to_arb(eta)
-        with ctx.workprec(prec - TAILS_DROP):
-            G, Pt = _tails_at(sigma, q, ks, ea)
+        G, Pt = _tails_at(sigma, q, ks, ea)
         cs = [(k * ea).exp() for k in ks]
         rem, atom_R = connect_the_dots([(k, c, p - c * g) for k, c, g, p in zip(ks, cs, G, Pt)])
         pts_A = [(k, 1 / c, (1 - g) - (1 - p) / c)
@@ -167,8 +165,7 @@ def step_laws(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
         kl = ks
         if eta_l is not None and eta_l != eta:
             kl = points(sigma, q, T, floor, eta_l)
-            with ctx.workprec(prec - TAILS_DROP):
-                G, Pt = _tails_at(sigma, q, kl, to_arb(eta_l))
+            G, Pt = _tails_at(sigma, q, kl, to_arb(eta_l))
         below = None if q < 1 else (1 - G[0], 1 - Pt[0])
         test0 = cell_masses(list(zip(kl, G)), below and below[0])
         test1 = cell_masses(list(zip(kl, Pt)), below and below[1])

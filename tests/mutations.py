@@ -719,14 +719,13 @@ def _poisson_chord_from_origin_dropped():
 
 def _poisson_mixture_weights_swapped():
     import verifier.bounds.poisson.pair as PP
-    real = PP.tails
+    real = PP._tails             # what tails and the step laws' _tails_at both call
 
-    def swapped(sigma, q, a):
-        g, p = real(sigma, q, a)
-        from verifier.core.arith import to_arb
-        m = (p - (1 - to_arb(q)) * g) / to_arb(q)      # E[Y 1{Z >= b}]
-        return g, to_arb(q) * g + (1 - to_arb(q)) * m
-    PP.tails = swapped
+    def swapped(s, qa, q_one, a, check):
+        g, p = real(s, qa, q_one, a, check)
+        m = (p - (1 - qa) * g) / qa      # E[Y 1{Z >= b}]
+        return g, qa * g + (1 - qa) * m
+    PP._tails = swapped
 
 
 def _poisson_cells_cumulative():

@@ -1135,6 +1135,16 @@ def _ra_history_at_largest():
     RandomAllocationAccountant.run = run
 
 
+def _dp_event_k_dropped():
+    import verifier.dp_accountant as DA
+    real = DA._allocation_leaf
+
+    def leaf(event, count):          # num_selected read as 1: k of M accounted as one of M
+        r = real(event, count)
+        return r if isinstance(r, str) else [(s, M, 1, n) for s, M, _k, n in r]
+    DA._allocation_leaf = leaf
+
+
 def _kofm_block_dropped():
     from verifier.bounds import runs as RU
     from verifier.core.run import Run
@@ -2196,6 +2206,11 @@ MUTATIONS = [
              "at the largest noise multiplier",
              _ra_history_at_largest,
              ("tests/test_accountant.py::test_noise_change_at_an_epoch_boundary_composes_the_epochs_exactly",)),
+    Mutation("runs.dp-event-num-selected-dropped", "input",
+             "the dp_accounting run accountant reads RandomAllocationDpEvent's num_selected "
+             "= k as 1 (k of M accounted as one of M)",
+             _dp_event_k_dropped,
+             ("tests/test_dp_accounting.py::test_k_of_m_epochs_are_a_run_with_k_per_record",)),
     Mutation("runs.k-of-m-block-dropped", "compose",
              "k of M reduced to one block fewer than k (an epoch's last block left out)",
              _kofm_block_dropped,

@@ -168,4 +168,38 @@ def test_a_mixed_run_is_the_same_from_a_run_file_the_api_and_a_dp_event_tree(tmp
     e = acc.get_epsilon(1e-5)
     assert F(e) >= api.epsilon.upper and e - float(api.epsilon.upper) < 1e-12
     assert not CertifiedPoissonAccountant().supports(tree)
-    assert not acc.supports(RandomAllocationDpEvent(G(1.1), num_selected=2, num_steps=20))
+
+
+def test_k_of_m_epochs_are_a_run_with_k_per_record():
+    """RandomAllocationDpEvent(..., num_selected=k, num_steps=M) is an epoch of k of M
+    (RandomAllocation(M, k)): the tree's bracket is the API's on that run, bit for bit; the
+    one-phase accountant refuses it naming the run accountant; k outside [1, M] refused."""
+    from verifier.core.run import Gaussian, Phase, Poisson, RandomAllocation, Run
+    from verifier.dp_accountant import CertifiedRunAccountant
+    epoch = RandomAllocationDpEvent(G(1.1), num_selected=2, num_steps=20)
+    tree = dp_accounting.ComposedDpEvent([
+        dp_accounting.SelfComposedDpEvent(epoch, 2),
+        dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(0.05, G(1.3)), 40)])
+    acc = CertifiedRunAccountant().compose(tree)
+    run = Run((Phase(Gaussian(F(11, 10)), RandomAllocation(20, 2), 40),
+               Phase(Gaussian(F(13, 10)), Poisson(F(1, 20)), 40)))
+    assert acc.run() == run
+    r = acc.get_epsilon_bracket(1e-5).epsilon
+    assert r == verifier.epsilon(run, delta="1e-5").epsilon
+    # k of M leaks more than one of M (the same epochs at k = 1 are below its lower end)
+    one = CertifiedRunAccountant().compose(dp_accounting.ComposedDpEvent([
+        dp_accounting.SelfComposedDpEvent(_epoch(), 2),
+        dp_accounting.SelfComposedDpEvent(dp_accounting.PoissonSampledDpEvent(0.05, G(1.3)), 40)]))
+    assert one.get_epsilon(1e-5) < r.lower
+    e = acc.get_epsilon(1e-5)
+    assert F(e) >= r.upper and e - float(r.upper) < 1e-12
+    refused = CertifiedRandomAllocationAccountant()
+    assert not refused.supports(epoch)
+    with pytest.raises(dp_accounting.UnsupportedEventError, match="CertifiedRunAccountant"):
+        refused.compose(epoch)
+    for k in (0, 21, 2.0, True, None):
+        bad = RandomAllocationDpEvent(G(1.1), num_selected=k, num_steps=20)
+        assert not CertifiedRunAccountant().supports(bad), k
+    with pytest.raises(dp_accounting.UnsupportedEventError, match="num_selected = 21"):
+        CertifiedRunAccountant().compose(RandomAllocationDpEvent(G(1.1), num_selected=21,
+                                                                 num_steps=20))

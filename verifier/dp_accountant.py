@@ -12,8 +12,9 @@
     acc.get_delta(1.0)               # certified upper end of delta(1)
     acc.get_epsilon_bracket(1e-5)    # the whole bracket (an EpsilonResult)
 
-``CertifiedRunAccountant`` takes any tree of random-allocation epochs, Poisson-sampled and
-plain Gaussian steps and composes it exactly as a run (docs/RUNS.md);
+``CertifiedRunAccountant`` takes any tree of random-allocation epochs (``num_selected`` = k
+of M steps, k >= 1), Poisson-sampled and plain Gaussian steps and composes it as a run
+(docs/RUNS.md);
 ``CertifiedPoissonAccountant`` the Poisson and Gaussian leaves only.
 
 What ``CertifiedRandomAllocationAccountant`` certifies: ``RandomAllocationDpEvent(event, num_selected=1, num_steps=M)`` with a
@@ -24,7 +25,8 @@ changes nothing and ``NonPrivateDpEvent`` makes epsilon and delta infinite (dp_a
 convention).  Add/remove adjacency only (the engine bounds both directions).  Every other
 event is unsupported (``supports`` is False, ``compose`` raises dp_accounting's
 ``UnsupportedEventError``): Poisson-sampled events are ``CertifiedPoissonAccountant``'s
-(below); epochs with different M or ``num_selected`` > 1 are not composed by the engine.  Epochs with different noise multipliers are accounted at the smallest one (a valid
+(below); epochs with different M or ``num_selected`` > 1 are ``CertifiedRunAccountant``'s.
+Epochs with different noise multipliers are accounted at the smallest one (a valid
 upper bound: the pair at a larger sigma is a post-processing of the pair at a smaller one,
 docs/THEORY.md section 9).  Floats are read as the decimals they print as.
 """
@@ -81,23 +83,38 @@ def _epochs_of(event, count: int):
 
 
 def _epoch_leaf(event, count: int):
+    """[(sigma, M, epochs)] of one epoch leaf (num_selected = 1), or an error message."""
+    r = _allocation_leaf(event, count)
+    if isinstance(r, str):
+        return r
+    (sigma, M, k, n), = r
+    if k != 1:
+        return (f"num_selected = {k}: CertifiedRandomAllocationAccountant certifies one "
+                "selection per record per epoch; k of M is CertifiedRunAccountant's")
+    return [(sigma, M, n)]
+
+
+def _allocation_leaf(event, count: int):
+    """[(sigma, M, k, epochs)] of a ``RandomAllocationDpEvent(GaussianDpEvent(sigma),
+    num_selected=k, num_steps=M)`` leaf composed ``count`` times (1 <= k <= M), or an error
+    message (str) naming what cannot be certified."""
     if type(event).__name__ == "RandomAllocationDpEvent":     # ours, or the port's
         inner = getattr(event, "event", None)
         if not isinstance(inner, _ev.GaussianDpEvent):
             return f"random allocation of a {type(inner).__name__}: only the Gaussian mechanism"
-        if getattr(event, "num_selected", None) != 1:
-            return (f"num_selected = {getattr(event, 'num_selected', None)}: the engine "
-                    "certifies one selection per record per epoch (num_selected = 1)")
         M = getattr(event, "num_steps", None)
         if isinstance(M, bool) or not isinstance(M, int) or not 1 <= M <= 10 ** 7:
             return f"num_steps = {M!r}: an integer in [1, 1e7]"
+        k = getattr(event, "num_selected", None)
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= M:
+            return f"num_selected = {k!r}: an integer in [1, num_steps = {M}]"
         try:
             sigma = parse_exact(inner.noise_multiplier, "noise_multiplier")
         except InputError as e:
             return str(e)
         if sigma <= 0:
             return f"noise_multiplier must be > 0, got {inner.noise_multiplier}"
-        return [(sigma, M, count)]
+        return [(sigma, M, k, count)]
     if isinstance(event, _ev.PoissonSampledDpEvent):
         return ("Poisson subsampling: use verifier.dp_accountant.CertifiedPoissonAccountant "
                 "(not random allocation)")
@@ -201,10 +218,10 @@ def _run_leaf(event, count: int):
     or plain Gaussian steps; an error message (str) for anything else."""
     from verifier.core.run import Gaussian, Phase, Poisson, RandomAllocation
     if type(event).__name__ == "RandomAllocationDpEvent":
-        r = _epoch_leaf(event, count)
+        r = _allocation_leaf(event, count)
         if isinstance(r, str):
             return r
-        return [Phase(Gaussian(s), RandomAllocation(M), n * M) for s, M, n in r if n]
+        return [Phase(Gaussian(s), RandomAllocation(M, k), n * M) for s, M, k, n in r if n]
     r = _poisson_leaf(event, count)
     if isinstance(r, str):
         return r
@@ -220,8 +237,9 @@ def _poisson_only_leaf(event, count: int):
 
 class CertifiedRunAccountant(dp_accounting.PrivacyAccountant):
     """dp_accounting's ``PrivacyAccountant`` for any tree (``compose``, ``SelfComposedDpEvent``,
-    ``ComposedDpEvent``) of ``RandomAllocationDpEvent(GaussianDpEvent(sigma), num_selected=1,
-    num_steps=M)`` epochs, ``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))`` steps and
+    ``ComposedDpEvent``) of ``RandomAllocationDpEvent(GaussianDpEvent(sigma), num_selected=k,
+    num_steps=M)`` epochs (each record in k of the M steps; k = 1 the paper's setting, k > 1
+    the run engine's k of M), ``PoissonSampledDpEvent(q, GaussianDpEvent(sigma))`` steps and
     ``GaussianDpEvent`` steps (q = 1): a run of phases (``run()``), composed exactly
     (bounds/runs.py; docs/THEORY.md section 15); any other event refused in one line naming
     it.  Add/remove adjacency only."""

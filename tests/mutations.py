@@ -1145,6 +1145,17 @@ def _dp_event_k_dropped():
     DA._allocation_leaf = leaf
 
 
+def _ra_bind_k_dropped():
+    from verifier.accountants import RandomAllocationAccountant
+    real = RandomAllocationAccountant.bind
+
+    def bind(self, data_loader):     # the loader's k of M read as one of M
+        out = real(self, data_loader)
+        self.steps_per_record = 1
+        return out
+    RandomAllocationAccountant.bind = bind
+
+
 def _kofm_block_dropped():
     from verifier.bounds import runs as RU
     from verifier.core.run import Run
@@ -2211,6 +2222,16 @@ MUTATIONS = [
              "= k as 1 (k of M accounted as one of M)",
              _dp_event_k_dropped,
              ("tests/test_dp_accounting.py::test_k_of_m_epochs_are_a_run_with_k_per_record",)),
+    Mutation("runs.accountant-k-of-m-read-as-one", "input",
+             "the random-allocation accountant bound to a k-of-M loader accounts its epochs "
+             "as one of M",
+             _ra_bind_k_dropped,
+             ("tests/test_accountant.py::test_a_k_of_m_loader_makes_the_accountant_certify_k_of_m",)),
+    Mutation("runs.planned-k-of-m-read-as-one", "input",
+             "make_private_with_epsilon with a k-of-M loader calibrates sigma for one of M "
+             "(the planned run's k not read from the loader)",
+             lambda: _set("verifier.accountants:planned_steps_per_record", lambda k: k),
+             ("tests/test_opacus.py::test_a_k_of_m_loader_trains_and_is_certified_as_k_of_m",)),
     Mutation("runs.k-of-m-block-dropped", "compose",
              "k of M reduced to one block fewer than k (an epoch's last block left out)",
              _kofm_block_dropped,

@@ -321,7 +321,7 @@ def test_get_noise_multiplier_hostile_values(eps, delta, rate, tol):
         assert work.counts["reserve"] == 0, (str(e), work.counts)   # no engine ran first
 
 
-def test_k_of_m_sampler_puts_each_record_in_k_distinct_steps_and_the_accountant_refuses_it():
+def test_k_of_m_sampler_puts_each_record_in_k_distinct_steps():
     from collections import Counter
     s = RandomAllocationBatchSampler(2000, 5, seed=2, steps_per_record=2)
     assert s.sample_rate == 2 / 5
@@ -332,9 +332,43 @@ def test_k_of_m_sampler_puts_each_record_in_k_distinct_steps_and_the_accountant_
     assert set(seen.values()) == {2} and len(seen) == 2000
     with pytest.raises(InputError, match="more than"):
         RandomAllocationBatchSampler(10, 3, steps_per_record=4)
-    with pytest.raises(UncertifiedSampler, match="k of M"):
-        RandomAllocationAccountant().bind(_Loader(RandomAllocationBatchSampler(
-            10, 5, seed=0, steps_per_record=2)))
+
+
+def test_a_k_of_m_loader_makes_the_accountant_certify_k_of_m():
+    """Bound to a sampler with steps_per_record = 2 (M = 5), the steps are epochs of 2 of 5:
+    the accountant's run and bracket are the API's on that run, above one of M; a step's
+    rate 1/M (Opacus's) or k/M (the sampler's) both read as M; the state keeps k."""
+    from verifier.core.run import Gaussian, Phase, RandomAllocation, Run
+    acc = RandomAllocationAccountant()
+    acc.bind(_Loader(RandomAllocationBatchSampler(40, 5, seed=0, steps_per_record=2)))
+    loader, done = _Loader(acc.sampler), 0
+    for epoch in range(2):
+        for _ in loader:
+            acc.step(noise_multiplier=2.0, sample_rate=1 / 5 if epoch == 0 else 2 / 5)
+    run = Run((Phase(Gaussian(F(2)), RandomAllocation(5, 2), 10),))
+    assert acc.steps_per_record == 2 and acc.run().merged() == run.merged() and acc.epochs() == 2
+    r = verifier.epsilon(run, delta="1e-5").epsilon
+    assert acc.get_epsilon_bracket(1e-5).epsilon == r
+    e = acc.get_epsilon(1e-5)
+    assert F(e) >= r.upper and e - float(r.upper) < 1e-12
+    assert r.lower > verifier.epsilon(F(2), 5, 2, delta="1e-5").epsilon.upper   # one of M
+    st = acc.state_dict()
+    assert st["steps_per_record"] == 2
+    again = RandomAllocationAccountant()
+    again.load_state_dict(st)
+    assert again.steps_per_record == 2 and again.get_epsilon(1e-5) == e
+    for k in (0, 6, "2", True):
+        with pytest.raises(InputError, match="steps_per_record"):
+            RandomAllocationAccountant().load_state_dict({**st, "steps_per_record": k})
+    with pytest.raises(InputError, match="steps_per_record = 3"):
+        RandomAllocationAccountant(steps_per_record=3).bind(
+            _Loader(RandomAllocationBatchSampler(40, 5, seed=0, steps_per_record=2)))
+    with pytest.raises(InputError, match="steps_per_record = 1"):
+        acc1 = RandomAllocationAccountant()       # steps at one of M, then a k-of-M loader
+        _run(acc1, 2.0, 5, 5)
+        acc1.bind(_Loader(RandomAllocationBatchSampler(40, 5, seed=0, steps_per_record=2)))
+    with pytest.raises(InputError, match="more than"):
+        RandomAllocationAccountant(steps_per_epoch=2, steps_per_record=3)
 
 
 def test_a_batch_drawn_without_its_noisy_step_is_refused_at_get_epsilon():

@@ -35,11 +35,12 @@ def _run(mid: str, nodes) -> subprocess.CompletedProcess:
 
 def _missing(node: str):
     """The optional module a killer's file needs and this install lacks (its module-level
-    ``pytest.importorskip``: the sweep's files need Dask), or None."""
+    ``pytest.importorskip``, bare or assigned: the sweep's files need Dask, Opacus's torch),
+    or None."""
     import importlib.util
     import re
     with open(os.path.join(ROOT, node.split("::")[0])) as f:
-        mods = re.findall(r'^pytest\.importorskip\("([^"]+)"\)', f.read(), re.M)
+        mods = re.findall(r'^(?:\w+ = )?pytest\.importorskip\("([^"]+)"\)', f.read(), re.M)
     return next((m for m in mods if importlib.util.find_spec(m) is None), None)
 
 

@@ -115,6 +115,32 @@ def test_make_private_with_epsilon_meets_the_target_certified():
                poisson_sampling=True)
 
 
+def test_a_k_of_m_loader_trains_and_is_certified_as_k_of_m():
+    """A loader with steps_per_record = 2 (each record in 2 of the M = 10 steps of an epoch):
+    make_private binds it and the epochs are certified as 2 of 10 (the API's run, bit for
+    bit); make_private_with_epsilon calibrates sigma for the k of M that will run (larger
+    than one of M's), certified below the target."""
+    from verifier.core.run import Gaussian, Phase, RandomAllocation, Run
+
+    def run(sigma):
+        return Run((Phase(Gaussian(sigma), RandomAllocation(10, 2), 20),))
+    engine, opt, steps, _ = _train(random_allocation_loader(_data(), 10, seed=1,
+                                                            steps_per_record=2), epochs=2)
+    assert steps == 20 and engine.accountant.steps_per_record == 2
+    assert engine.accountant.run() == run(F("1.1"))
+    r = verifier.epsilon(run(F("1.1")), delta="1e-5").epsilon
+    e = engine.get_epsilon(1e-5)
+    assert F(e) >= r.upper and e - float(r.upper) < 1e-12
+    engine, opt, _, _ = _train(random_allocation_loader(_data(), 10, seed=1, steps_per_record=2),
+                               epochs=2, target_epsilon=3.0)
+    sigma = F(repr(opt.noise_multiplier))
+    assert verifier.epsilon(run(sigma), delta="1e-5").epsilon.upper <= 3
+    assert engine.get_epsilon(1e-5) <= 3.0
+    _, one, _, _ = _train(random_allocation_loader(_data(), 10, seed=1), epochs=2,
+                          target_epsilon=3.0)
+    assert F(repr(one.noise_multiplier)) < sigma       # one of M needs less noise
+
+
 def test_an_epoch_with_empty_batches_trains():
     # N = 400 records over M = 100 steps: Binomial(400, 1/100) batch sizes, ~2 empty a epoch
     engine, opt, steps, empty = _train(random_allocation_loader(_data(), 100, seed=3), epochs=2)

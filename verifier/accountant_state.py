@@ -32,3 +32,13 @@ def random_allocation_state(state) -> tuple:
         raise InputError(f"state_dict['epochs'] = {E!r:.40} contradicts its {steps} steps of "
                          f"{M} per epoch (at least {begun} epochs)")
     return M, hist, E
+
+
+def steps_per_record_state(state: dict, M: int | None) -> int:
+    """k of a random-allocation accountant's state (each record in k of the M steps of an
+    epoch): an integer in [1, M]; 1 in a state written before k was kept."""
+    k = state.get("steps_per_record", 1)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1 or (M is not None and k > M):
+        raise InputError(f"state_dict['steps_per_record'] must be an integer in [1, "
+                         f"steps_per_epoch = {M}], got {k!r:.40}")
+    return k

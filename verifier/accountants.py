@@ -3,8 +3,10 @@ without torch or Opacus; with Opacus installed, importing it registers the accou
 ``PrivacyEngine(accountant="random_allocation")``.
 
 It certifies only the sampler that ran: ``make_private`` binds it to the data loader Opacus
-prepared; any other batch sampler than verifier's ``RandomAllocationBatchSampler`` (k = 1) is
-refused in one line (``UncertifiedSampler``, a ValueError), as are steps from a loader unseen.
+prepared; any other batch sampler than verifier's ``RandomAllocationBatchSampler`` is refused
+in one line (``UncertifiedSampler``, a ValueError), as are steps from a loader unseen.  A
+sampler with ``steps_per_record = k > 1`` (each record in k of the M steps of an epoch) makes
+the epochs k of M, certified as a run (docs/RUNS.md, "k of M").
 
 ``RandomAllocationAccountant(steps_per_epoch=M)``: ``step(noise_multiplier=, sample_rate=)``
 once per optimizer step, ``get_epsilon(delta)`` the certified upper end of epsilon(delta) of
@@ -112,13 +114,17 @@ class RandomAllocationAccountant(_Base):
     ``steps_per_epoch`` may be left out (Opacus's ``create_accountant`` passes nothing):
     it is then the bound sampler's, or 1/sample_rate at the first step."""
 
-    def __init__(self, steps_per_epoch: int | None = None):
-        if steps_per_epoch is not None and (
-                isinstance(steps_per_epoch, bool) or not isinstance(steps_per_epoch, int)
-                or not 1 <= steps_per_epoch <= 10 ** 7):
-            raise InputError(f"steps_per_epoch must be an integer in [1, 1e7], got "
-                             f"{steps_per_epoch!r:.40}")
+    def __init__(self, steps_per_epoch: int | None = None, steps_per_record: int | None = None):
+        for name, v in (("steps_per_epoch", steps_per_epoch), ("steps_per_record", steps_per_record)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int)
+                                  or not 1 <= v <= 10 ** 7):
+                raise InputError(f"{name} must be an integer in [1, 1e7], got {v!r:.40}")
+        if steps_per_record and steps_per_epoch and steps_per_record > steps_per_epoch:
+            raise InputError(f"steps_per_record = {steps_per_record} is more than "
+                             f"steps_per_epoch = {steps_per_epoch}")
         self.steps_per_epoch = steps_per_epoch
+        self.steps_per_record = steps_per_record or 1    # k: each record in k of M steps
+        self._k_given = steps_per_record is not None
         self.history: list = []                   # [(noise_multiplier, sample_rate, steps)]
         self.sampler = None                       # the bound RandomAllocationBatchSampler
         self._refused: str | None = None          # why the bound loader cannot be certified
@@ -135,14 +141,14 @@ class RandomAllocationAccountant(_Base):
         if kind != "random_allocation":
             self._refused = refusal(kind, detail)
             raise UncertifiedSampler(self._refused)
-        if getattr(detail, "steps_per_record", 1) != 1:     # k of M: verifier.epsilon(Run)
-            self._refused = (f"each record in {detail.steps_per_record} of {detail.steps_per_epoch}"
-                             " steps (k of M): use verifier.epsilon(verifier.Run(...))")
-            raise UncertifiedSampler(self._refused)
         if self.steps_per_epoch is not None and detail.steps_per_epoch != self.steps_per_epoch:
             raise InputError(f"the accountant has steps_per_epoch = {self.steps_per_epoch}, the "
                              f"loader's sampler {detail.steps_per_epoch}")
-        self.steps_per_epoch = detail.steps_per_epoch
+        k = detail.steps_per_record                          # k of M: what the sampler draws
+        if k != self.steps_per_record and (self._k_given or self.history):
+            raise InputError(f"the accountant has steps_per_record = {self.steps_per_record}, "
+                             f"the loader's sampler {k}")
+        self.steps_per_epoch, self.steps_per_record = detail.steps_per_epoch, k
         self.sampler, self._refused = detail, None
         workers = getattr(data_loader, "num_workers", 0) or 0     # batches a loader prefetches
         self._ahead = workers * (getattr(data_loader, "prefetch_factor", None) or 2)
@@ -166,7 +172,12 @@ class RandomAllocationAccountant(_Base):
         return hook_fn
 
     def _M_from_rate(self, sample_rate) -> int:
-        return steps_per_epoch_of(sample_rate, self.steps_per_epoch)
+        """M of a step's sample rate: 1/M (Opacus's), or k/M (each record's chance per step,
+        the bound sampler's ``sample_rate``) for k of M."""
+        k, M = self.steps_per_record, self.steps_per_epoch
+        if k > 1 and M and abs(parse_rate(sample_rate) * M - k) <= Fraction(1, 10 ** 9):
+            return M
+        return steps_per_epoch_of(sample_rate, M)
 
     def step(self, *, noise_multiplier, sample_rate):
         sigma = parse_exact(noise_multiplier, "noise_multiplier")
@@ -219,6 +230,8 @@ class RandomAllocationAccountant(_Base):
             raise UncertifiedSampler(why)
         if self.steps_per_epoch is None:
             self.steps_per_epoch = self._M_from_rate(self.history[0][1])
+        if not self._stepped and self.sampler is None and not self._k_given:
+            self.steps_per_record = planned_steps_per_record(self.steps_per_record)
 
     def run(self):
         """The epochs as a ``verifier.Run``: each history entry's (its steps begun, as whole
@@ -227,16 +240,18 @@ class RandomAllocationAccountant(_Base):
         from verifier.core.run_files import run_from_history
         self._check_run()
         run_from_history(self.history, "the accountant's history")    # validated
-        M = self.steps_per_epoch
-        phases = [Phase(Gaussian(nm), RandomAllocation(M), -(-n // M) * M)
-                  for nm, _, n in self.history]
+        s = RandomAllocation(self.steps_per_epoch, self.steps_per_record)
+        M = s.steps_per_epoch
+        phases = [Phase(Gaussian(nm), s, -(-n // M) * M) for nm, _, n in self.history]
         extra = self.epochs() - sum(p.epochs for p in phases)
         if extra > 0:
-            phases.append(Phase(Gaussian(self.sigma()), RandomAllocation(M), extra * M))
+            phases.append(Phase(Gaussian(self.sigma()), s, extra * M))
         return Run(tuple(phases))
 
-    def _several(self) -> bool:        # epochs at several noise multipliers: a run
-        return len({parse_exact(nm, "sigma") for nm, _, _ in self.history}) > 1
+    def _several(self) -> bool:
+        """A run: epochs at several noise multipliers, or k of M (k > 1)."""
+        return self.steps_per_record > 1 or \
+            len({parse_exact(nm, "sigma") for nm, _, _ in self.history}) > 1
 
     def get_epsilon_bracket(self, delta):
         """The certified bracket [lower, upper] of epsilon(delta) (an ``EpsilonResult``; a
@@ -267,6 +282,7 @@ class RandomAllocationAccountant(_Base):
         out = destination if destination is not None else {}
         out["history"] = list(self.history)
         out["steps_per_epoch"] = self.steps_per_epoch
+        out["steps_per_record"] = self.steps_per_record
         out["mechanism"] = self.mechanism()
         # the run so far: resuming adds to it; a run that cannot be certified stays refused
         out["stepped"] = self._prior[0] + self._stepped
@@ -278,8 +294,11 @@ class RandomAllocationAccountant(_Base):
         if state_dict.get("mechanism", self.mechanism()) != self.mechanism():
             raise InputError(f"state of a {state_dict.get('mechanism')!r} accountant, not "
                              "random_allocation")
-        from verifier.accountant_state import random_allocation_state   # checked, not trusted
+        from verifier.accountant_state import (random_allocation_state,  # checked, not trusted
+                                               steps_per_record_state)
         self.steps_per_epoch, self.history, epochs = random_allocation_state(state_dict)
+        self.steps_per_record = steps_per_record_state(state_dict, self.steps_per_epoch)
+        self._k_given = True                      # the run so far was k of M: it stays so
         self._prior = (sum(n for _, _, n in self.history), epochs)
         self._stepped = 0
         self._refused = state_dict.get("refused") or self._refused
@@ -291,6 +310,15 @@ def skipped_step(drawn: int, stepped: int, kind: str = "") -> str:
     return (f"{drawn} {kind}batches drawn, {stepped} optimizer steps: a batch without its "
             "noisy step (an empty one skipped?) is not certified; take a step on every batch, "
             "an empty one too")
+
+
+def planned_steps_per_record(k: int) -> int:
+    """k of the loader ``make_private_with_epsilon`` was given: Opacus calibrates sigma on a
+    fresh accountant (``get_noise_multiplier``) that never sees the loader, so a k-of-M
+    loader's k is read there (else sigma would be calibrated for one of M); else ``k``."""
+    seen = engine_frame(("make_private_with_epsilon",))
+    kind, detail = describe_sampler(seen[1].get("data_loader")) if seen else (None, None)
+    return detail.steps_per_record if kind == "random_allocation" else k
 
 
 def run_refusal(acc: RandomAllocationAccountant) -> str | None:

@@ -70,22 +70,26 @@ class EmptyBatchCollate:
 
 
 def random_allocation_loader(dataset, steps_per_epoch: int, *, seed: int | None = None,
-                             generator=None, collate_fn=None, **loader_kwargs):
+                             generator=None, collate_fn=None, steps_per_record: int = 1,
+                             **loader_kwargs):
     """A ``torch.utils.data.DataLoader`` over ``dataset`` whose batches are one random
     allocation per epoch (every record in exactly one of the ``steps_per_epoch`` steps,
-    uniformly and independently) and whose collate handles empty batches.  ``seed`` or
-    ``generator`` makes it reproducible; other keyword arguments go to the DataLoader
-    (``num_workers``, ``pin_memory``, ...; not ``batch_size``, ``shuffle``, ``sampler``)."""
+    uniformly and independently; in ``steps_per_record`` = k distinct ones, a uniform k-set,
+    for k of M) and whose collate handles empty batches.  ``seed`` or ``generator`` makes it
+    reproducible; other keyword arguments go to the DataLoader (``num_workers``,
+    ``pin_memory``, ...; not ``batch_size``, ``shuffle``, ``sampler``)."""
     from torch.utils.data import DataLoader
     for k in ("batch_size", "shuffle", "sampler", "batch_sampler", "drop_last"):
         if k in loader_kwargs:
             raise InputError(f"random_allocation_loader sets the batches itself: {k}= is not "
-                             "allowed (the batch sizes are Binomial(N, 1/steps_per_epoch))")
+                             "allowed (the batch sizes are Binomial(N, steps_per_record / "
+                             "steps_per_epoch))")
     try:
         n = len(dataset)
     except TypeError:
         raise InputError("random allocation needs a dataset with len() (a map-style "
                          "dataset), not an IterableDataset") from None
-    sampler = RandomAllocationBatchSampler(n, steps_per_epoch, generator=generator, seed=seed)
+    sampler = RandomAllocationBatchSampler(n, steps_per_epoch, generator=generator, seed=seed,
+                                           steps_per_record=steps_per_record)
     return DataLoader(dataset, batch_sampler=sampler,
                       collate_fn=EmptyBatchCollate(dataset, collate_fn), **loader_kwargs)

@@ -1156,6 +1156,15 @@ def _ra_bind_k_dropped():
     RandomAllocationAccountant.bind = bind
 
 
+def _failed_caps_ignored():
+    import verifier.numerics.brackets as BR
+    real = BR.epsilon_search
+
+    def search(*a, failed=None, **kw):
+        return real(*a, failed=None, **kw)
+    BR.epsilon_search = search
+
+
 def _kofm_block_dropped():
     from verifier.bounds import runs as RU
     from verifier.core.run import Run
@@ -2411,6 +2420,11 @@ MUTATIONS = [
              "the last bracket (a free parameter: the cap, and so the precision and memory)",
              _next_guess_ignored,
              ("tests/test_poisson.py::test_a_refined_search_starts_at_the_last_brackets_cap",)),
+    Mutation("brackets.failed-caps-ignored", "compose",
+             "an epsilon search starts again at a cap where the same quantity's last search "
+             "found no answer within it (a free parameter: the compositions paid twice)",
+             _failed_caps_ignored,
+             ("tests/test_poisson.py::test_a_search_does_not_start_again_at_a_cap_that_failed",)),
     Mutation("spectral.nyquist-sign-flipped", "compose",
              "the sparse sums' Nyquist term B_{N/2} taken with the sign of (-1)^(i+1)",
              _spectral_nyquist_flipped,

@@ -705,3 +705,32 @@ def test_a_refined_search_starts_at_the_last_brackets_cap():
     assert len(etas) >= 2 and 18 < r.epsilon.lower < r.epsilon.upper < 19
     assert {c for e, c in caps if e == etas[0]} == {61}
     assert {c for e, c in caps if e != etas[0]} == {16}
+
+
+def test_a_search_does_not_start_again_at_a_cap_that_failed(monkeypatch):
+    """epsilon_search: a cap where an answer lay beyond cap + slack (or none was found) is
+    recorded in ``failed`` and a later search of the same quantity starts above it (sigma
+    0.35, q 0.01, 120 steps at 1e-7: no remove upper end at cap 16 from the second lattice
+    step on, each refined step composed at 16 and then 32); the cap 32 between 16 and 61."""
+    import verifier.numerics.brackets as BR
+    made = []
+    found = {4: None, 16: None, 32: (F(18), F(19)), 61: (F(18), F(20))}
+
+    def direction(P, which, delta, **kw):
+        r = found[P]
+        return (None, None) if r is None else r
+    monkeypatch.setattr(BR, "epsilon_direction", direction)
+
+    def make(cap):
+        made.append(cap)
+        return cap
+    failed = set()
+    ivs, P = BR.epsilon_search(make, F(1, 10 ** 5), 18.7, failed=failed)
+    assert made == [16, 32] and P == 32 and failed == {16}
+    assert ivs["remove"] == Interval(F(18), F(19))
+    made.clear()
+    BR.epsilon_search(make, F(1, 10 ** 5), 18.7, failed=failed)
+    assert made == [32]
+    made.clear()
+    BR.epsilon_search(make, F(1, 10 ** 5), 18.7)           # no record: 16 first again
+    assert made == [16, 32]

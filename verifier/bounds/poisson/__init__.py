@@ -363,7 +363,8 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
     def compute(eta):
         ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, floor, cap, eta),
                                 delta, next_guess(guess, out.get("ivs")),
-                                rel=bisection_rel(rel_width))
+                                rel=bisection_rel(rel_width), failed=out.setdefault("failed",
+                                                                                    set()))
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
     note = {}

@@ -384,12 +384,12 @@ def epsilon_bracket(sigma: Fraction, M: int, E: int, delta: Fraction,
     check_range(sigma, M, E, delta=delta)
     guess = guess_epsilon(sigma, M, E, float(delta))
     rel = bisection_rel(rel_width)
-    out = {}
+    out = {"failed": set()}
 
     def compute(fine):
         g = next_guess(guess, out.get("ivs"))
         ivs, P = epsilon_search(lambda cap: engine(sigma, M, E, float(delta), eps_cap=cap,
-                                                   fine=fine), delta, g, EPS_CAPS, CAP_SLACK, rel)
+                                fine=fine), delta, g, EPS_CAPS, CAP_SLACK, rel, out["failed"])
         out.update(ivs=ivs)
         return both_directions(ivs)[0], P
     P, limit = refine(compute, lambda iv: excess(iv, rel_width, max(iv.lower, Fraction(1, 10))),

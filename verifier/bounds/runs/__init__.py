@@ -273,7 +273,8 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         def compute_mixed(fine):
             ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, floor, cap, fine),
                                     delta, next_guess(guess, outm.get("ivs")), PR.EPS_CAPS,
-                                    PR.CAP_SLACK, bisection_rel(rel))
+                                    PR.CAP_SLACK, bisection_rel(rel),
+                                    failed=outm.setdefault("failed", set()))
             outm["ivs"] = ivs
             return both_directions(ivs)[0], P
         _, P = mixed_levels(compute_mixed, PO.eps_target(rel))
@@ -286,7 +287,8 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
 
     def compute(eta):
         ivs, P = epsilon_search(lambda cap: engine(steps, floor, cap, eta), delta,
-                                next_guess(guess, out.get("ivs")), rel=bisection_rel(rel))
+                                next_guess(guess, out.get("ivs")), rel=bisection_rel(rel),
+                                failed=out.setdefault("failed", set()))
         out["ivs"] = ivs
         return both_directions(ivs)[0], P
     note = {}

@@ -111,7 +111,8 @@ def test_float_accountants_poisson_rows_are_decided():
     certified epsilon lying below its interval (a pessimistic estimate); Opacus's PRV and
     GDP rows are refuted, the RDP rows (upper bounds) confirmed, the full-batch PLD row
     confirmed by the Gaussian closed form.  The microbatched row (sigma 0.35) is left out:
-    its request passes the memory limit after 70 s (inconclusive, the example's audit)."""
+    its request passes the memory limit after about 4 minutes (inconclusive, the example's
+    audit)."""
     from dataclasses import replace
     cl = CF.load(FLOAT_ROWS)
     keep = ("tfp.pld.subsampled", "tfp.rdp.subsampled", "tfp.pld.no-subsampling",

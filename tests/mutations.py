@@ -1165,6 +1165,16 @@ def _failed_caps_ignored():
     BR.epsilon_search = search
 
 
+def _renyi_k_of_m_lower_from_blocks():
+    import verifier.views.run_renyi as RR
+    real = RR.k_of_m_reduction
+
+    def reduction(m, s, n):          # both ends from the blocks: the lower pair dropped
+        r = real(m, s, n)
+        return None if r is None else (r[1], r[1])
+    RR.k_of_m_reduction = reduction
+
+
 def _kofm_block_dropped():
     from verifier.bounds import runs as RU
     from verifier.core.run import Run
@@ -2241,6 +2251,20 @@ MUTATIONS = [
              "(the planned run's k not read from the loader)",
              lambda: _set("verifier.accountants:planned_steps_per_record", lambda k: k),
              ("tests/test_opacus.py::test_a_k_of_m_loader_trains_and_is_certified_as_k_of_m",)),
+    Mutation("runs.renyi-k-of-m-read-as-one", "compose",
+             "the Rényi curve of a run reads a k-of-M epoch as one of M (its reduction "
+             "skipped)",
+             lambda: _set("verifier.views.run_renyi:k_of_m_reduction", lambda m, s, n: None),
+             ("tests/test_runs.py::test_renyi_of_k_of_m_lies_between_its_reductions_pairs",)),
+    Mutation("runs.renyi-k-of-m-lower-from-blocks", "compose",
+             "the Rényi curve of k of M takes its lower end from the blocks' pair (an upper "
+             "pair), not the Gaussian pair of the steps' sum",
+             _renyi_k_of_m_lower_from_blocks,
+             ("tests/test_runs.py::test_renyi_of_k_of_m_lies_between_its_reductions_pairs",)),
+    Mutation("runs.cli-steps-per-record-ignored", "input",
+             "verifier epsilon --steps-per-record K answers for one of M (K dropped)",
+             lambda: _set("verifier.cli.profile:k_of_m_run", lambda args: None),
+             ("tests/test_runs.py::test_cli_k_of_m_from_flags_and_from_a_run_file",)),
     Mutation("runs.k-of-m-block-dropped", "compose",
              "k of M reduced to one block fewer than k (an epoch's last block left out)",
              _kofm_block_dropped,

@@ -544,6 +544,59 @@ def test_renyi_of_a_run_is_the_sum_of_its_phases_and_the_gaussian_closed_form():
             assert iv.contains(o.alpha * mu2 / 2) and iv.upper - iv.lower < F(1, 10 ** 6)
 
 
+def test_renyi_of_k_of_m_lies_between_its_reductions_pairs(capsys):
+    """rdp of k of M (sigma 1, M 20, k 4, 3 epochs): at each order and direction the lower
+    end is the Gaussian pair of an epoch's summed outputs (a mu^2 / 2 per epoch, mu = k /
+    (sqrt(M) sigma), the noise multiplier rounded up), the upper end the k blocks of one of
+    5; far above one of M's curve (k read as 1 would be a wrong certified number).  The CLI's
+    --steps-per-record gives the same run."""
+    import verifier
+    run = Run((Phase(Gaussian(F(1)), RandomAllocation(20, 4), 60),))
+    c = verifier.rdp(run, orders="2,3")
+    blocks = verifier.rdp(F(1), 5, 12, orders="2,3")
+    one = verifier.rdp(F(1), 20, 3, orders="2,3")
+    for o, b, w in zip(c.orders, blocks.orders, one.orders):
+        for d in ("remove", "add"):
+            iv = getattr(o, d)
+            assert iv.upper == getattr(b, d).upper
+            g = 3 * o.alpha * F(16, 20) / 2                  # 3 epochs of a mu^2 / 2
+            assert g - F(1, 10 ** 9) < iv.lower <= g
+            assert iv.lower > getattr(w, d).upper
+    rc, out, _ = _cli(capsys, "rdp", "--sigma", "1", "--steps-per-epoch", "20", "--epochs", "3",
+                      "--steps-per-record", "4", "--order", "2", "--json")
+    j = json.loads(out)
+    assert rc == 0 and F(j["orders"][0]["remove"]["upper"]) >= c.orders[0].remove.upper
+
+
+def test_cli_k_of_m_from_flags_and_from_a_run_file(capsys, tmp_path):
+    """verifier epsilon|delta --steps-per-record K: the run of K of M, the API's bracket; the
+    text as from a run file of that phase (a k-of-M run had no engine line: KeyError), the
+    JSON with the reduction's engine in exact decimals; a bad K one line, exit 2."""
+    import verifier
+    run = Run((Phase(Gaussian(F(1)), RandomAllocation(20, 4), 60),))
+    api = verifier.epsilon(run, delta="1e-5").epsilon
+    flags = ("--sigma", "1", "--steps-per-epoch", "20", "--epochs", "3")
+    rc, out, _ = _cli(capsys, "epsilon", *flags, "--steps-per-record", "4", "--delta", "1e-5",
+                      "--json")
+    j = json.loads(out)
+    assert rc == 0 and F(j["epsilon"]["lower"]) <= api.lower and F(j["epsilon"]["upper"]) >= api.upper
+    assert j["engine"]["upper"]["h"] == "0.05078125"
+    f = tmp_path / "k.json"
+    f.write_text(json.dumps(run.to_json()))
+    rc, from_file, _ = _cli(capsys, "epsilon", "--run", str(f), "--delta", "1e-5")
+    rc2, from_flags, _ = _cli(capsys, "epsilon", *flags, "--steps-per-record", "4",
+                              "--delta", "1e-5")
+    assert rc == rc2 == 0 and "  k of M: upper: " in from_file and api.short(8) in from_file
+    assert from_file.splitlines()[:5] == from_flags.splitlines()[:5]
+    d = verifier.delta(run, epsilon=3).delta
+    rc, out, _ = _cli(capsys, "delta", *flags, "--steps-per-record", "4", "--epsilon", "3")
+    assert rc == 0 and d.short(8) in out
+    for bad in (("0",), ("21",), ("x",), ("2", "--sampling", "poisson"), ("2", "--digits", "5")):
+        rc, out, err = _cli(capsys, "epsilon", *flags, "--delta", "1e-5", "--steps-per-record",
+                            *bad)
+        assert rc == 2 and err.count("\n") == 1 and not out, (bad, err)
+
+
 def test_calibrating_a_run_s_common_noise_scale_is_certified_and_minimal(capsys, tmp_path):
     """calibrate sigma --run: the smallest grid scale c of every phase's sigma meeting
     (eps, delta): delta(eps) at c certified <= delta and at c - 0.01 certified > delta,

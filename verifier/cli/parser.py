@@ -9,6 +9,8 @@ from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, NUMBER_LIMITS_HEL
 from verifier.cli.common import opacus_epochs
 from verifier.cli.sweep import add_sweep_parser
 
+SAMPLINGS = ("random-allocation", "poisson")
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but every usage error is one line and exit status 2 (main prefixes
@@ -101,6 +103,8 @@ def _pair_args(sp, run: bool = False):
                     help="noise multiplier (exact decimal)" + (" (or --run FILE)" if run else ""))
     if run:
         sp.add_argument("--run", metavar="FILE", help="a run file of phases (docs/RUNS.md)")
+        sp.add_argument("--steps-per-record", metavar="K", help="random allocation: each "
+                        "record in K of the M steps of an epoch (k of M, a run; default 1)")
     _steps_flag(sp, 1, required=True, total=True)
     sp.add_argument("--epochs", default=None, metavar="E", help="epochs (default 1)")
 
@@ -117,9 +121,6 @@ def _sampling_args(sp, total: bool = False):
     if total:
         sp.add_argument("--total-steps", dest="poisson_total_steps", metavar="T",
                         help="with --sampling poisson: steps in all T (Opacus's steps)")
-
-
-SAMPLINGS = ("random-allocation", "poisson")
 
 
 def _common(sp):

@@ -176,13 +176,16 @@ def _refinement_line(r):
 
 RUN_CONFLICTS = (("sigma", "--sigma"), ("steps", "--steps-per-epoch"), ("epochs", "--epochs"),
                  ("sample_rate", "--sample-rate"), ("total_steps", "--total-steps"),
-                 ("poisson_total_steps", "--total-steps"), ("digits", "--digits"))
+                 ("poisson_total_steps", "--total-steps"), ("digits", "--digits"),
+                 ("steps_per_record", "--steps-per-record"))
 
 
 def run_args(args):
     """The run of --run FILE (a verifier.Run), or None; with --sigma or a sampler's flags
     too, one line naming the flag; without either, one line saying what to give."""
     path = getattr(args, "run", None)
+    if path is None and getattr(args, "steps_per_record", None) is not None:
+        return k_of_m_run(args)
     if path is None:
         if getattr(args, "sigma", None) is None:
             from verifier.core.arith import InputError
@@ -199,6 +202,25 @@ def run_args(args):
         raise InputError(f"verifier {args.command}: --run FILE names each phase's sampler; "
                          "drop --sampling")
     return run_from_file(path)
+
+
+def k_of_m_run(args):
+    """--steps-per-record K with --sigma, --steps-per-epoch M, --epochs E: the one-phase run
+    of E epochs of K of M (None at K = 1: the one-of-M engine's own answer)."""
+    from verifier.core.arith import InputError
+    from verifier.core.run import Gaussian, Phase, RandomAllocation, Run, integer_arg
+    if getattr(args, "sampling", "random-allocation") != "random-allocation":
+        raise InputError(f"verifier {args.command}: --steps-per-record K is random "
+                         "allocation's (each record in K of the M steps of an epoch); drop "
+                         "--sampling poisson")
+    k = integer_arg(args.steps_per_record, "--steps-per-record", 1)
+    if getattr(args, "sigma", None) is None:
+        raise InputError(f"verifier {args.command}: give --sigma S with --steps-per-record")
+    if getattr(args, "digits", None) is not None:
+        raise InputError(f"verifier {args.command}: --digits is the Gaussian mechanism's; "
+                         "drop --steps-per-record")
+    sigma, M, E = _inputs(args)
+    return None if k == 1 else Run((Phase(Gaussian(sigma), RandomAllocation(M, k), M * E),))
 
 
 def _run_answer(args, what: str) -> int:
@@ -225,6 +247,9 @@ def _run_answer(args, what: str) -> int:
     if "closed_form" in info:
         print(f"  {info['closed_form']}, {info.get('digits', '')} digits, {r.seconds:.2f} s"
               if "digits" in info else f"  {info['closed_form']}, {r.seconds:.2f} s")
+    elif "k_of_m" in info:
+        print(f"  k of M: {info['k_of_m']}; {r.seconds:.2f} s; rigorous (docs/THEORY.md "
+              "section 15, \"k of M\")")
     elif info.get("sampling") == "run":
         eta = info["eta"]
         shown = frac_str(eta) if eta.denominator & (eta.denominator - 1) == 0 else f"{float(eta):.6g}"

@@ -227,7 +227,11 @@ class Answer:
 
     @property
     def engine(self) -> dict:
-        return {k: (frac_str(v) if isinstance(v, Fraction) else v) for k, v in self.info.items()}
+        def plain(v):               # Fractions as exact decimals, nested dicts too (k of M's
+            if isinstance(v, dict):                  # "upper": its reduction's engine)
+                return {k: plain(x) for k, x in v.items()}
+            return frac_str(v) if isinstance(v, Fraction) else v
+        return plain(self.info)
 
 
 class EpsilonAnswer(Answer):

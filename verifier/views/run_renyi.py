@@ -55,7 +55,10 @@ def run_renyi(run, orders=None) -> RunRenyi:
     rho = Interval(Fraction(0), Fraction(0))
     for m, s, n in run.merged():
         sigma, q = m.noise_multiplier, sample_rate_of(s)
-        if q is not None:
+        reduced = k_of_m_reduction(m, s, n)
+        if reduced is not None:
+            c = between(*(run_renyi(r, os_) for r in reduced))
+        elif q is not None:
             c = poisson_renyi(sigma, q, n, os_)
         else:
             c = renyi_curve(sigma, s.steps_per_epoch, n // s.steps_per_epoch, os_)
@@ -69,3 +72,38 @@ def run_renyi(run, orders=None) -> RunRenyi:
     rows = tuple(RenyiOrder(a, r, ad, "sum over the run's phases")
                  for a, (r, ad) in sorted(total.items()) if a in os_)
     return RunRenyi(run, rows, rho, time.perf_counter() - t)
+
+
+def k_of_m_reduction(mech, sampler, steps):
+    """k of M (k > 1): (lower run, upper run) of bounds/runs/samplers.py's reduction, or
+    None: the k blocks of one of m are a run whose output the k-of-M epoch's is a
+    post-processing of (upper), and the Gaussian pair of an epoch's summed outputs is a
+    post-processing of the k-of-M epoch's (lower); Rényi divergences do not increase under
+    post-processing (data processing; van Erven and Harremoës, arXiv 1206.2459, Theorem 9),
+    in both directions."""
+    from verifier.bounds.runs.samplers import engine_of
+    from verifier.core.run import Phase, Run
+    red = getattr(engine_of(sampler), "reduced", None)
+    r = None if red is None else red(Phase(mech, sampler, steps))
+    return None if r is None else (Run(tuple(r[1])), Run(tuple(r[0])))
+
+
+@dataclass(frozen=True)
+class _Between:
+    orders: tuple
+    zcdp_remove: Interval
+
+
+def between(lo: RunRenyi, up: RunRenyi) -> _Between:
+    """Per order and direction [lo's lower end, up's upper end]: a bracket of a pair whose
+    divergences lie between those of ``lo``'s pair and ``up``'s (k_of_m_reduction)."""
+    def iv(a: Interval, b: Interval) -> Interval:
+        if not (a.finite and b.finite):
+            return Interval(None, None)
+        if a.lower > b.upper:
+            raise ArithmeticError("k of M: the lower pair's divergence above the upper's")
+        return Interval(a.lower, b.upper)
+    how = "k of M: between its reduction's pairs (lower: the steps' sum; upper: the blocks)"
+    orders = tuple(RenyiOrder(x.alpha, iv(x.remove, y.remove), iv(x.add, y.add), how)
+                   for x, y in zip(lo.orders, up.orders))
+    return _Between(orders, iv(lo.zcdp_remove, up.zcdp_remove))

@@ -119,9 +119,9 @@ class RandomAllocationAccountant(_Base):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int)
                                   or not 1 <= v <= 10 ** 7):
                 raise InputError(f"{name} must be an integer in [1, 1e7], got {v!r:.40}")
-        if steps_per_record and steps_per_epoch and steps_per_record > steps_per_epoch:
-            raise InputError(f"steps_per_record = {steps_per_record} is more than "
-                             f"steps_per_epoch = {steps_per_epoch}")
+        if steps_per_record and steps_per_epoch:             # k <= M, as the sampler's
+            from verifier.core.run import RandomAllocation
+            RandomAllocation(steps_per_epoch, steps_per_record)
         self.steps_per_epoch = steps_per_epoch
         self.steps_per_record = steps_per_record or 1    # k: each record in k of M steps
         self._k_given = steps_per_record is not None
@@ -172,12 +172,9 @@ class RandomAllocationAccountant(_Base):
         return hook_fn
 
     def _M_from_rate(self, sample_rate) -> int:
-        """M of a step's sample rate: 1/M (Opacus's), or k/M (each record's chance per step,
-        the bound sampler's ``sample_rate``) for k of M."""
-        k, M = self.steps_per_record, self.steps_per_epoch
-        if k > 1 and M and abs(parse_rate(sample_rate) * M - k) <= Fraction(1, 10 ** 9):
-            return M
-        return steps_per_epoch_of(sample_rate, M)
+        """M of a step's sample rate: 1/M (Opacus's), or k/M for k of M (the bound k-of-M
+        sampler's ``sample_rate``)."""
+        return steps_per_epoch_of(sample_rate, self.steps_per_epoch, self.steps_per_record)
 
     def step(self, *, noise_multiplier, sample_rate):
         sigma = parse_exact(noise_multiplier, "noise_multiplier")
@@ -248,8 +245,8 @@ class RandomAllocationAccountant(_Base):
             phases.append(Phase(Gaussian(self.sigma()), s, extra * M))
         return Run(tuple(phases))
 
-    def _several(self) -> bool:
-        """A run: epochs at several noise multipliers, or k of M (k > 1)."""
+    def _as_run(self) -> bool:
+        """Answered as a run: epochs at several noise multipliers, or k of M (k > 1)."""
         return self.steps_per_record > 1 or \
             len({parse_exact(nm, "sigma") for nm, _, _ in self.history}) > 1
 
@@ -259,7 +256,7 @@ class RandomAllocationAccountant(_Base):
         from verifier.api.profile import epsilon
         d = parse_exact(delta, "delta")
         self._check_run()
-        if self._several():
+        if self._as_run():
             return epsilon(self.run(), delta=d)
         return epsilon(self.sigma(), self.steps_per_epoch, self.epochs(), delta=d)
 
@@ -270,7 +267,7 @@ class RandomAllocationAccountant(_Base):
         (epsilon does not increase with sigma: docs/THEORY.md section 9)."""
         d = engine_delta(delta)
         self._check_run()
-        if self._several():
+        if self._as_run():
             import math
             from verifier.bounds.runs import epsilon_bracket
             run = engine_run(self.run())

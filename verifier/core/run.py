@@ -332,13 +332,17 @@ def phase(noise_multiplier, *, sample_rate=None, steps=None, epochs=None,
     return Phase(mech, EveryStep(), steps)
 
 
-def steps_per_epoch_of(sample_rate, steps_per_epoch: int | None = None) -> int:
+def steps_per_epoch_of(sample_rate, steps_per_epoch: int | None = None,
+                       steps_per_record: int = 1) -> int:
     """M for a sample rate 1/M read by the float policy (Opacus passes the float 1/M, so
-    1/M to within 1e-9 is accepted), checked against ``steps_per_epoch`` when given; one
-    line otherwise."""
+    1/M to within 1e-9 is accepted), checked against ``steps_per_epoch`` when given (then
+    k/M too, each record's chance per step for k = ``steps_per_record`` of M: the k-of-M
+    sampler's ``sample_rate``); one line otherwise."""
     rate = parse_rate(sample_rate)
     M = steps_per_epoch or round(1 / rate)
-    if abs(rate * M - 1) > Fraction(1, 10 ** 9):
+    tol = Fraction(1, 10 ** 9)
+    if abs(rate * M - 1) > tol and not (steps_per_epoch and
+                                        abs(rate * M - steps_per_record) <= tol):
         raise InputError(f"sample_rate = {sample_rate} is not 1/M for M = {M} steps per epoch "
                          "(random allocation sends each record to one of M steps; gradient "
                          "accumulation merges the batches of several steps: not certified)"

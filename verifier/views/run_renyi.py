@@ -81,11 +81,11 @@ def k_of_m_reduction(mech, sampler, steps):
     post-processing of the k-of-M epoch's (lower); Rényi divergences do not increase under
     post-processing (data processing; van Erven and Harremoës, arXiv 1206.2459, Theorem 9),
     in both directions."""
-    from verifier.bounds.runs.samplers import engine_of
+    from verifier.bounds.runs import k_of_m_runs
     from verifier.core.run import Phase, Run
-    red = getattr(engine_of(sampler), "reduced", None)
-    r = None if red is None else red(Phase(mech, sampler, steps))
-    return None if r is None else (Run(tuple(r[1])), Run(tuple(r[0])))
+    one = Run((Phase(mech, sampler, steps),))
+    up, lo = k_of_m_runs(one)
+    return None if up == one else (lo, up)
 
 
 @dataclass(frozen=True)
@@ -96,13 +96,10 @@ class _Between:
 
 def between(lo: RunRenyi, up: RunRenyi) -> _Between:
     """Per order and direction [lo's lower end, up's upper end]: a bracket of a pair whose
-    divergences lie between those of ``lo``'s pair and ``up``'s (k_of_m_reduction)."""
+    divergences lie between those of ``lo``'s pair and ``up``'s (k_of_m_reduction); an
+    inverted one, a bug, is refused by Interval."""
     def iv(a: Interval, b: Interval) -> Interval:
-        if not (a.finite and b.finite):
-            return Interval(None, None)
-        if a.lower > b.upper:
-            raise ArithmeticError("k of M: the lower pair's divergence above the upper's")
-        return Interval(a.lower, b.upper)
+        return Interval(a.lower, b.upper) if a.finite and b.finite else Interval(None, None)
     how = "k of M: between its reduction's pairs (lower: the steps' sum; upper: the blocks)"
     orders = tuple(RenyiOrder(x.alpha, iv(x.remove, y.remove), iv(x.add, y.add), how)
                    for x, y in zip(lo.orders, up.orders))

@@ -15,9 +15,9 @@ from verifier.core.arith import InputError, to_arb
 from verifier.numerics.lattice import powers, two_dfts, two_inverse
 from verifier.numerics.memory import reserve
 from verifier.numerics import spectral
+from verifier.numerics.float_mgf import law_arrays, mgf_upper
 
 MAX_GRID = 1 << 22   # longest composed grid (a DFT of this length)
-CHERNOFF_PREC = 64   # the steps' mgf sums (a bound at any precision; a few digits matter)
 
 
 def window_plan(sub, E: int, what: str, target: float):
@@ -33,9 +33,8 @@ def window_plan(sub, E: int, what: str, target: float):
     full = sum(n * (max(s) - min(s)) for s, n in parts) + 1
     stats = []
     for s, n in parts:
-        ks = np.array(sorted(s), dtype=float)
-        # upper ends (a ball's radius times e^{theta k} counts in the Arb bound too)
-        ws = np.array([max(float(s[k].upper()), 0.0) for k in sorted(s)])
+        keys, ws, _ = law_arrays(s)     # upper ends (a ball's radius times e^{theta k}
+        ks = keys.astype(float)         # counts in the Arb bound too), as the mgf reads them
         tot = ws.sum()
         mu = float(np.dot(ks, ws) / tot)
         var = max(float(np.dot((ks - mu) ** 2, ws) / tot), 1e-12)
@@ -224,12 +223,11 @@ def chernoff_mass_phases(parts: list, theta: float, b: int) -> arb:
     """e^{-theta b} prod_i (sum_k sub_ik e^{theta k})^{E_i} over ``parts`` [(sub_i, E_i)]:
     Markov's inequality on e^{theta S} for the sum S of independent steps (the mgf of S is
     the product of the steps' mgfs); capped at the total mass prod_i (sum_k sub_ik)^{E_i}."""
-    th = to_arb(Fraction(theta).limit_denominator(10 ** 12))
+    tf = Fraction(theta).limit_denominator(10 ** 12)
+    th = to_arb(tf)
     expo, total, zero = None, None, False
     for sub, E in parts:
-        with ctx.workprec(CHERNOFF_PREC):
-            mg = sum((v * (th * k).exp() for k, v in sub.items()), arb(0))
-        mg = arb(mg.upper())    # the true (nonnegative) sum is at most the upper end
+        mg = mgf_upper(sub, tf)  # the true (nonnegative) sum is at most its upper end
         if mg > 0:
             expo = E * mg.log() if expo is None else expo + E * mg.log()
         else:

@@ -75,15 +75,17 @@ def _tails(s: arb, qa: arb, q_one: bool, a: arb, check: bool) -> tuple[arb, arb]
     return D.poisson_step_tails(s, qa, b)
 
 
-def _walk(k: int, step: int, stop, mass, tau: float) -> list[int]:
+def _walk(k: int, step: int, probe, tau: float) -> list[int]:
     """Lattice points from k in direction ``step`` (+1 or -1) until stop(k): unit steps while
-    w mass(k) > tau, doubling steps beyond (any points are valid; fewer only loosen)."""
+    w mass(k) > tau, doubling steps beyond (any points are valid; fewer only loosen);
+    probe(k) = (stop(k), mass(k)), one evaluation of the step's float tails a point."""
     out, w = [], 1
     while True:
         out.append(k)
-        if stop(k) or len(out) > MAX_POINTS:
+        stop, mass = probe(k)
+        if stop or len(out) > MAX_POINTS:
             return out
-        while 2 * w * mass(k) <= tau and w < (1 << 40):
+        while 2 * w * mass <= tau and w < (1 << 40):
             w *= 2
         k += step * w
 
@@ -94,13 +96,13 @@ def points(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction) ->
     budget = CHARGE * floor / T
     tau = TAIL_TOL * floor / (T * ef)
 
-    def delta_R(k):
+    def up_probe(k):                   # (delta_R(e^a) <= budget, P(x >= a))
         g, p = tails_float(sf, qf, k * ef)
-        return p - math.exp(k * ef) * g
+        return p - math.exp(k * ef) * g <= budget, p
 
-    def delta_A(k):
+    def down_probe(k):                 # (delta_A(e^-a) <= budget, Q(x < a))
         g, p = tails_float(sf, qf, k * ef)
-        return (1 - g) - math.exp(-k * ef) * (1 - p)
+        return (1 - g) - math.exp(-k * ef) * (1 - p) <= budget, 1 - g
     u = 1 / sf ** 2
     if q < 1:
         k0 = math.floor(math.log1p(-qf) / ef)
@@ -110,15 +112,11 @@ def points(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction) ->
             k1 = k0 + 1
             while not (to_arb(k1 * eta).expm1() + to_arb(q) > 0):
                 k1 += 1
-        up = _walk(k1, 1, lambda k: delta_R(k) <= budget,
-                   lambda k: tails_float(sf, qf, k * ef)[1], tau)
-        ks = [k0] + up
+        ks = [k0] + _walk(k1, 1, up_probe, tau)
     else:
         mid = math.floor(u / 2 / ef)       # the mean of x under P (u/2)
-        up = _walk(mid, 1, lambda k: delta_R(k) <= budget,
-                   lambda k: tails_float(sf, qf, k * ef)[1], tau)
-        down = _walk(mid - 1, -1, lambda k: delta_A(k) <= budget,
-                     lambda k: 1 - tails_float(sf, qf, k * ef)[0], tau)
+        up = _walk(mid, 1, up_probe, tau)
+        down = _walk(mid - 1, -1, down_probe, tau)
         ks = down[::-1] + up
     if len(ks) > MAX_POINTS:
         raise InputError(f"sigma = {decimal_str(sigma, 12)}, sample rate q = "

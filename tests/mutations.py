@@ -603,6 +603,31 @@ def _profile_symmetry_everywhere():
     Profile.__init__ = init
 
 
+
+def _run_tradeoff_grids_swapped():
+    real = _get("verifier.views.run_tradeoff:grids")
+    _set("verifier.views.run_tradeoff:grids", lambda run: real(run)[::-1])
+
+
+def _run_tradeoff_lower_run_ignored():
+    real = _get("verifier.views.run_tradeoff:bands")
+    _set("verifier.views.run_tradeoff:bands", lambda grid, at, below=None: real(grid, at))
+
+
+def _grid_without_moments_as_zero():
+    from flint import arb
+    from verifier.views.grid import ProfileGrid
+    for name in ("moment_remove", "moment_add"):
+        real = getattr(ProfileGrid, name)
+        setattr(ProfileGrid, name, (lambda real: lambda self, e: arb(0) if self.mom is None
+                                    else real(self, e))(real))
+
+
+def _run_tradeoff_gaussian_smaller_mu():
+    from verifier.views import run_tradeoff as RT
+    real = RT.GaussianProfile.__init__
+    RT.GaussianProfile.__init__ = lambda self, mu2, top: real(self, mu2 * 9 / 10, top)
+
 V = "tests/test_views.py::"
 
 
@@ -2422,6 +2447,24 @@ MUTATIONS = [
              "uncharged)",
              lambda: _set("verifier.numerics.float_dft:error_bound", lambda L, S: 0.0),
              ("tests/test_float_dft.py::test_the_bound_is_not_loose_by_more_than_its_design",)),
+    Mutation("run-tradeoff.k-of-m-grids-swapped", "compose",
+             "a k-of-M run's trade-off: the lower ends from the lower run's grid, the upper "
+             "ends from the upper run's",
+             _run_tradeoff_grids_swapped,
+             ("tests/test_run_tradeoff.py::test_k_of_m_bands_come_from_the_reduction_s_two_runs",)),
+    Mutation("run-tradeoff.lower-run-ignored", "compose",
+             "a k-of-M run's trade-off read off the upper run alone (its lower run's grid, and "
+             "the TV's lower end from it, dropped)",
+             _run_tradeoff_lower_run_ignored,
+             ("tests/test_run_tradeoff.py::test_k_of_m_bands_come_from_the_reduction_s_two_runs",)),
+    Mutation("views.grid-without-moments-as-zero", "tail",
+             "a run's profile grid (no moment bounds) takes delta <= 0 in place of delta <= 1",
+             _grid_without_moments_as_zero,
+             ("tests/test_run_tradeoff.py::test_the_composed_lattice_engine_s_band_holds_g_mu",)),
+    Mutation("run-tradeoff.gaussian-smaller-mu", "compose",
+             "a Gaussian run's trade-off from the closed form at 9/10 of its mu^2",
+             _run_tradeoff_gaussian_smaller_mu,
+             ("tests/test_run_tradeoff.py::test_a_gaussian_run_s_band_holds_g_mu",)),
     Mutation("float-mgf.rounding-uncharged", "box",
              "the float mgf's rounding factor (1 - u)^-N dropped (u taken as 0)",
              lambda: _set("verifier.numerics.float_mgf:U", 0.0),

@@ -103,28 +103,49 @@ def _refined(build, rel_width, brackets):
     return curve
 
 
+def _type_one(at):
+    """The type I errors asked for (a comma-separated string or a list), exact; or None."""
+    if at is None:
+        return None
+    if isinstance(at, str):
+        at = [x for x in at.split(",") if x.strip()]
+    at = [x if isinstance(x, Fraction) else parse_exact(x, "a") for x in at]
+    if not at:
+        raise InputError("no type I error a given")
+    return at
+
+
+def _points(points) -> int:
+    try:
+        return int(points)
+    except (TypeError, ValueError):
+        raise InputError(f"points must be an integer, got {points!r}") from None
+
+
 @progress_keyword
 @steps_per_epoch_keyword
 @keywords_after(3, "points", "at", "rel_width")
-def tradeoff(sigma, steps, epochs=1, *, points=21, at=None, rel_width=None):
+def tradeoff(sigma, steps=None, epochs=1, *, points=21, at=None, rel_width=None):
     """The certified trade-off band of E epochs of M steps (a ``TradeoffCurve``): at each a,
     f = T(P0^E, P1^E)(a) and the reversed pair's, each an Interval; ``tv`` the exact TV from
     the same profile.  ``rel_width``: every band at most that wide relative to its upper end
     (the profile grid and its engine refined by ``profile.refine``; ``info`` names what
-    stopped short)."""
+    stopped short).  ``tradeoff(run, points=..., at=...)`` with a ``verifier.Run``: a
+    ``RunTradeoff``, the bands of the run's composed profile."""
+    from verifier.core.run import Run
     from verifier.views.tradeoff import tradeoff_curve
+    if isinstance(sigma, Run):
+        from verifier.views.run_tradeoff import run_tradeoff
+        if steps is not None or epochs != 1 or rel_width is not None:
+            raise InputError("tradeoff(run, points=..., at=...): a Run carries its steps; "
+                             "rel_width is for one random-allocation phase")
+        return run_tradeoff(sigma, at=_type_one(at), points=_points(points))
+    if steps is None:
+        raise InputError("tradeoff(sigma, steps, epochs, ...): steps (per epoch) is required")
     s, m, e = _parse(sigma, steps, epochs)
-    if at is not None:
-        if isinstance(at, str):
-            at = [x for x in at.split(",") if x.strip()]
-        at = [x if isinstance(x, Fraction) else parse_exact(x, "a") for x in at]
-        if not at:
-            raise InputError("no type I error a given")
-    else:
-        try:
-            points = int(points)
-        except (TypeError, ValueError):
-            raise InputError(f"points must be an integer, got {points!r}") from None
+    at = _type_one(at)
+    if at is None:
+        points = _points(points)
     if rel_width is None:
         return tradeoff_curve(s, m, e, at=at, points=points)
     return _refined(lambda fine, w: tradeoff_curve(s, m, e, at=at, points=points, fine=fine),

@@ -62,8 +62,8 @@ def _steps_flag(sp, minimum: int, required: bool = False, total: bool = False):
 def resolve_total_steps(args):
     """Fill args.steps / args.epochs from --total-steps (T = M E exactly) or refuse."""
     from verifier.core.arith import parse_exact
-    if getattr(args, "run", None) is not None or (args.command in ("epsilon", "delta", "rdp")
-                                                   and args.sigma is None) or opacus_epochs(args):
+    if getattr(args, "run", None) is not None or (args.command in (
+            "epsilon", "delta", "rdp", "tradeoff") and args.sigma is None) or opacus_epochs(args):
         return args            # --run FILE; neither (the command says which); q and E alone
     T = getattr(args, "total_steps", None)
     if T is None:
@@ -346,7 +346,7 @@ def _add_tradeoff(sub):
                     "the certified privacy profile (Dong, Roth & Su, Proposition 2.12); its "
                     "distance to the diagonal is the exact TV.",
         epilog=f"Exit status: 0 ok; 2 bad input. {RANGE_HELP}.")
-    _pair_args(t)
+    _pair_args(t, run=True)
     tg = t.add_mutually_exclusive_group()
     tg.add_argument("--points", default=None, metavar="N", help="N equally spaced a in [0, 1] "
                                                                 "(default 21)")

@@ -185,13 +185,20 @@ def _engine_lines(info: dict, extra: str = "") -> None:
 
 def cmd_tradeoff(args) -> int:
     from verifier.api.views import tradeoff
-    c = tradeoff(args.sigma, args.steps, args.epochs,
+    from verifier.cli.profile import run_args
+    run = run_args(args)
+    if run is not None and args.rel_width is not None:
+        from verifier.core.arith import InputError
+        raise InputError("--rel-width of verifier tradeoff is for one random-allocation phase")
+    c = tradeoff(run if run is not None else args.sigma,
+                 *(() if run is not None else (args.steps, args.epochs)),
                  points=args.points if args.points is not None else 21, at=args.at,
-                 rel_width=args.rel_width)
+                 **({} if run is not None else {"rel_width": args.rel_width}))
     if args.json:
         print_json(c.to_json())
         return EXIT_OK
-    print(f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, "
+    print(f"Trade-off curves of {run.describe()} (certified bands)" if run is not None else
+          f"Trade-off curves of random allocation, sigma = {frac_str(c.sigma)}, "
           f"{run_shape(c.steps, c.epochs)} (certified bands)")
     dg, wd = _digits(args.rel_width)
     wd = 30 if args.rel_width is None else wd

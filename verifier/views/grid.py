@@ -63,7 +63,25 @@ class ProfileGrid:
         top = self._top()
         self.top = top
         P = PR.engine(sigma, M, E, floor, eps_cap=float(top) + 1, fine=fine)
-        tau, cap = tau / fine ** 2, MAX_POINTS * fine ** 2
+        self._build(P, tau / fine ** 2, MAX_POINTS * fine ** 2)
+
+    @classmethod
+    def of_engine(cls, P, top: Fraction, tau: float = 1 / 16) -> "ProfileGrid":
+        """The grid of any certified profile engine P (``upper_remove``, ``lower_remove``,
+        ``upper_add``, ``lower_add`` at an exact eps; ``laws.eta``, ``laws.eta_l``) on
+        [0, top], without moment bounds (their place taken by delta <= 1): a run's engine
+        (views.run_tradeoff).  ``top`` is a free choice: beyond it the views use delta >= 0
+        only."""
+        g = cls.__new__(cls)
+        g.sigma = g.M = g.E = g.mom = g._fl = None
+        g.top = top
+        g._build(P, tau, MAX_POINTS)
+        return g
+
+    def _build(self, P, tau: float, cap: int):
+        """Evaluate P at 65 equally spaced eps of [0, top], then halve the cells where a
+        direction's bracket drops by more than tau across them (floats choose)."""
+        top = self.top
         self.eta = P.laws.eta
         self._P = P
         self.pts: dict = {}
@@ -127,7 +145,10 @@ class ProfileGrid:
         return self._fl
 
     def moment_remove(self, e: Fraction) -> arb:
-        """min over n of k_n E[L^n] e^{(1-n) eps} (n chosen by floats; each is valid)."""
+        """min over n of k_n E[L^n] e^{(1-n) eps} (n chosen by floats; each is valid); 1
+        without moments (``of_engine``)."""
+        if self.mom is None:
+            return arb(1)
         ns, cn, _, _ = self._floats()
         n = int(ns[int((cn + (1 - ns) * float(e)).argmin())])
         with ctx.workprec(PREC):
@@ -135,7 +156,10 @@ class ProfileGrid:
             return arb(v.upper())
 
     def moment_add(self, e: Fraction) -> arb:
-        """c_s e^{E (s u/2 + s^2 u/(2M)) - s eps} (s chosen by floats; each is valid)."""
+        """c_s e^{E (s u/2 + s^2 u/(2M)) - s eps} (s chosen by floats; each is valid); 1
+        without moments."""
+        if self.mom is None:
+            return arb(1)
         _, _, ss, ka = self._floats()
         s = to_arb(Fraction(float(ss[int((ka - ss * float(e)).argmin())])))
         with ctx.workprec(PREC):

@@ -72,12 +72,15 @@ CERTIFIED = ("rigorous band on the grid of a: lower ends from the certified priv
              "upper ends, upper ends from a cover of every eps (docs/THEORY.md section 10)")
 
 
-def _lines(grid: ProfileGrid, first: str, second: str):
+def _lines(grid: ProfileGrid, first: str, second: str, below: ProfileGrid | None = None):
     """(lower, upper) lines (value, slope): f >= value - slope a for each lower line, and
     f <= the largest value - slope a of the upper lines (a cover of every eps), for
-    f = T with delta_first in the first family and delta_second in the second."""
+    f = T with delta_first in the first family and delta_second in the second.  ``below``:
+    the upper lines from this grid instead, of a profile below the true one (a run's k-of-M
+    lower run: views.run_tradeoff), the lower lines from ``grid``, of one above it."""
     lower = _lower_lines(grid, first, 1) + _lower_lines(grid, second, 2)
-    upper = _upper_lines(grid, first, 1) + _upper_lines(grid, second, 2)
+    below = grid if below is None else below
+    upper = _upper_lines(below, first, 1) + _upper_lines(below, second, 2)
     return lower, upper
 
 
@@ -127,12 +130,8 @@ def _band(lines, a: Fraction) -> Interval:
     return Interval(lo_q, hi_q)
 
 
-def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21,
-                   fine: int = 1) -> TradeoffCurve:
-    """The bands at the type I errors ``at`` (or ``points`` equally spaced); ``fine``: the
-    profile grid's refinement level (api.views.tradeoff's requested width)."""
-    import time
-    t0 = time.perf_counter()
+def type_one_errors(at=None, points: int = 21) -> list:
+    """The type I errors asked for (exact, in [0, 1]), or ``points`` equally spaced."""
     if at is None:
         if not 2 <= points <= 2001:
             raise InputError(f"points = {points} is outside [2, 2001]")
@@ -141,15 +140,36 @@ def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21,
     for a in at:
         if not 0 <= a <= 1:
             raise InputError(f"type I error a = {frac_str(a)} is outside [0, 1]")
-    grid = ProfileGrid(sigma, M, E, tau=1 / 32, fine=fine)
-    fwd, rev = _lines(grid, "remove", "add"), _lines(grid, "add", "remove")
+    return at
+
+
+def bands(grid: ProfileGrid, at: list, below: ProfileGrid | None = None) -> tuple:
+    """(points, tv, closest): the bands of f and of the reversed pair at each a, the exact TV
+    delta(0) and the distance to the diagonal; ``below`` as in ``_lines`` (the TV's lower
+    end from it too)."""
+    low = grid if below is None else below
+    fwd = _lines(grid, "remove", "add", below)
+    rev = _lines(grid, "add", "remove", below)
     pts = tuple(TradeoffPoint(a, _band(fwd, a), _band(rev, a)) for a in sorted(set(at)))
-    (_, lr, hr), (_, la, ha) = grid.ends("remove")[0], grid.ends("add")[0]
+    (_, lr, _), (_, la, _) = low.ends("remove")[0], low.ends("add")[0]
+    (_, _, hr), (_, _, ha) = grid.ends("remove")[0], grid.ends("add")[0]
     lo_tv = max(ball_bounds(lr)[0], ball_bounds(la)[0])
     hi_tv = min(ball_bounds(hr)[1], ball_bounds(ha)[1])
     tv = Interval(lo_tv, hi_tv)
     gaps = [(1 - p.a - p.f.upper, 1 - p.a - p.f.lower) for p in pts]
     closest = Interval(max(max(g[0] for g in gaps), Fraction(0)), hi_tv)
+    return pts, tv, closest
+
+
+def tradeoff_curve(sigma: Fraction, M: int, E: int, at=None, points: int = 21,
+                   fine: int = 1) -> TradeoffCurve:
+    """The bands at the type I errors ``at`` (or ``points`` equally spaced); ``fine``: the
+    profile grid's refinement level (api.views.tradeoff's requested width)."""
+    import time
+    t0 = time.perf_counter()
+    at = type_one_errors(at, points)
+    grid = ProfileGrid(sigma, M, E, tau=1 / 32, fine=fine)
+    pts, tv, closest = bands(grid, at)
     info = {"grid_points": len(grid.eps), "grid_top": frac_str(grid.top),
             "seconds": round(time.perf_counter() - t0, 3),
             **({"refinement": fine} if fine > 1 else {})}

@@ -227,6 +227,31 @@ def _mu2(run: Run) -> Fraction:
     return Fraction(mu_squared([(m.noise_multiplier, n) for m, s, n in run.merged()]))
 
 
+def profile_source(run: Run, floor: float = 1e-13) -> tuple:
+    """What gives the run's privacy profile at every eps (a view's grid, views.run_tradeoff):
+    ("gaussian", mu^2) (closed form), ("random_allocation", (sigma, M, E)) (one kind of
+    one-of-M epoch: its own engine and moments) or ("engine", make), make(eps_cap) a
+    certified profile engine (``upper_remove``, ``lower_remove``, ``upper_add``,
+    ``lower_add`` at an eps) at the run's first lattice step; a k-of-M run is answered by
+    its two runs (k_of_m_runs)."""
+    from verifier.bounds import poisson as PO
+    how = plan(run)
+    if how == "k-of-m":
+        raise ValueError("profile_source: a k-of-M run's profile is its reduction's pair")
+    if how == "gaussian" or (how == "single" and _gaussian_step(_single(run)[1])):
+        return "gaussian", _mu2(run)
+    if how == "single":
+        sigma, s, n = _single(run)
+        if sample_rate_of(s) is None:
+            return "random_allocation", (sigma, s.steps_per_epoch, n // s.steps_per_epoch)
+        return "engine", lambda cap: PO.engine(sigma, sample_rate_of(s), n, floor, cap)
+    steps = _steps(run)
+    if how == "mixed":
+        return "engine", lambda cap: mixed_engine(_ra(run), steps, floor, cap, 1)
+    eta = lattice_step(steps, guess_epsilon(steps, 1e-5))
+    return "engine", lambda cap: engine(steps, floor, cap, eta)
+
+
 def _digits(rel_width) -> int:
     """The closed form's digits for a requested width (the Poisson engine's default 1e-3
     when none), as bounds.poisson at q = 1."""
@@ -364,4 +389,5 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
                     time.perf_counter() - t, {**_info(P, run), **note}, CERTIFIED_RUN)
 
 
-__all__ = ["RunEpsilon", "RunDelta", "epsilon_bracket", "delta_bracket", "plan", "check"]
+__all__ = ["RunEpsilon", "RunDelta", "epsilon_bracket", "delta_bracket", "plan", "check",
+           "profile_source"]

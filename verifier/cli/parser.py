@@ -7,9 +7,9 @@ import re
 from verifier import __version__
 from verifier.core.arith import DEFAULT_MAX_PREC, LIMITS_HELP, NUMBER_LIMITS_HELP, InputError
 from verifier.cli.common import opacus_epochs
+from verifier.cli.flags import common, max_prec, pair_args, sampling_args, steps_flag
+from verifier.cli.parser_views import add_rdp, add_tradeoff
 from verifier.cli.sweep import add_sweep_parser
-
-SAMPLINGS = ("random-allocation", "poisson")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,38 +25,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         sub = self.prog[len("verifier"):].strip()
         raise InputError(f"{sub}: {message}" if sub else message)
-
-
-def _max_prec(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 64 <= v <= 1 << 20:
-        raise argparse.ArgumentTypeError(f"must be between 64 and 1048576 bits, got {v}")
-    return v
-
-
-class _StepsPerEpoch(argparse.Action):
-    """--steps-per-epoch M; --steps is its former spelling (a note on stderr: in Opacus
-    "steps" means total steps, T = M E)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        if option_string == "--steps":
-            import warnings
-            warnings.warn("--steps is deprecated; use --steps-per-epoch (M, steps per epoch; "
-                          "--total-steps T for T = M E steps in all)", DeprecationWarning)
-        setattr(namespace, self.dest, values)
-
-
-def _steps_flag(sp, minimum: int, required: bool = False, total: bool = False):
-    """--steps-per-epoch M (alias --steps), and --total-steps T (``resolve_total_steps``)."""
-    sp.add_argument("--steps-per-epoch", "--steps", dest="steps", action=_StepsPerEpoch,
-                    required=required and not total, metavar="M", help=f"steps per epoch M, "
-                    f"integer >= {minimum} (--steps: the former spelling, also steps per epoch)")
-    if total:
-        sp.add_argument("--total-steps", dest="total_steps", metavar="T", help="total optimizer "
-                        "steps T = M E (Opacus's steps): M = T / E, or E = T / M")
 
 
 def resolve_total_steps(args):
@@ -97,44 +65,10 @@ def resolve_total_steps(args):
     return args
 
 
-def _pair_args(sp, run: bool = False):
-    """The pair's parameters (epsilon, delta, rdp, tradeoff; ``run``: or --run FILE)."""
-    sp.add_argument("--sigma", required=not run, metavar="S",
-                    help="noise multiplier (exact decimal)" + (" (or --run FILE)" if run else ""))
-    if run:
-        sp.add_argument("--run", metavar="FILE", help="a run file of phases (docs/RUNS.md)")
-        sp.add_argument("--steps-per-record", metavar="K", help="random allocation: each "
-                        "record in K of the M steps of an epoch (k of M, a run; default 1)")
-    _steps_flag(sp, 1, required=True, total=True)
-    sp.add_argument("--epochs", default=None, metavar="E", help="epochs (default 1)")
-
-
-def _sampling_args(sp, total: bool = False):
-    """--sampling and --sample-rate (Poisson subsampling)."""
-    sp.add_argument("--sampling", choices=SAMPLINGS, default="random-allocation",
-                    help="the sampler that ran: random-allocation (default; M steps per epoch, "
-                         "E epochs) or poisson (each record in each step with probability q, "
-                         "T steps in all)")
-    sp.add_argument("--sample-rate", dest="sample_rate", metavar="q", help="with --sampling "
-                    "poisson: q in (0, 1] (default 1/M); T = M E, --total-steps T, or with "
-                    "--epochs E alone T = floor(E/q) (Opacus's rule)")
-    if total:
-        sp.add_argument("--total-steps", dest="poisson_total_steps", metavar="T",
-                        help="with --sampling poisson: steps in all T (Opacus's steps)")
-
-
-def _common(sp):
-    """--json and --max-prec."""
-    sp.add_argument("--json", action="store_true", help="print one JSON object")
-    sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
-                    help=f"precision cap in bits (default {DEFAULT_MAX_PREC}); past it an "
-                         "undecided comparison is reported as inconclusive")
-
-
 def _deploy_inputs(sp):
     """The deployed parameters and targets of certify and calibrate."""
     sp.add_argument("--sigma", metavar="S", help="noise multiplier (exact decimal)")
-    _steps_flag(sp, 3)
+    steps_flag(sp, 3)
     sp.add_argument("--samples", metavar="N", help="dataset size N")
     sp.add_argument("--batch-size", metavar="b", dest="batch_size",
                     help="expected batch size; M = N / b (must divide N)")
@@ -151,7 +85,7 @@ def _deploy_inputs(sp):
                     help="all (default), theorem31-simplified, theorem31-rho3, chi-square; calibrate sigma also takes exact-tv")
     sp.add_argument("--config", metavar="FILE", help="TOML or JSON file with the same keys")
     sp.add_argument("--json", action="store_true", help="print one JSON object")
-    sp.add_argument("--max-prec", type=_max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
+    sp.add_argument("--max-prec", type=max_prec, default=DEFAULT_MAX_PREC, metavar="BITS",
                     help=f"precision cap in bits (default {DEFAULT_MAX_PREC})")
 
 
@@ -165,7 +99,7 @@ def _add_audit(sub):
                                    "2605.06259, 2610.09651, 2610.02414).")
     a.add_argument("files", nargs="*", metavar="CLAIMS_FILE", help="TOML claims files")
     a.add_argument("--out", default="reports", metavar="DIR", help="report directory (default: reports)")
-    _common(a)
+    common(a)
 
 
 def _add_bound(sub):
@@ -174,7 +108,7 @@ def _add_bound(sub):
                        description="Certified delta_rhs of Theorem 3.1 with every term, "
                                    "delta_E over E epochs and each hypothesis verdict.")
     b.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-    _steps_flag(b, 3, required=True)
+    steps_flag(b, 3, required=True)
     b.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
     b.add_argument("--coef", default="simplified", metavar="simplified|rho3",
                    help="Berry-Esseen factor: coef_S (simplified, default) or coef_X = rho3/s2^2 (rho3; former spelling: exact)")
@@ -182,7 +116,7 @@ def _add_bound(sub):
                    help="target over all epochs: also check delta_E <= D (delta_rhs <= D when "
                         "E = 1); condition (2) is always checked at delta = delta_rhs, the "
                         "reading the theorem supports (docs/THEORY.md section 3)")
-    _common(b)
+    common(b)
 
 
 def _add_steps(sub):
@@ -196,7 +130,7 @@ def _add_steps(sub):
                    help="Berry-Esseen factor (default simplified)")
     s.add_argument("--noise-level", default="0.1", metavar="L",
                    help="per-round noise level sigma M / N for min N (default 0.1)")
-    _common(s)
+    common(s)
 
 
 def _add_certify(sub):
@@ -225,7 +159,7 @@ def _add_calibrate(sub):
     ca.add_argument("what", choices=["sigma", "steps", "samples", "epochs"],
                     help="what to calibrate (epochs: the largest E, with --target-epsilon)")
     _deploy_inputs(ca)
-    _sampling_args(ca, total=True)
+    sampling_args(ca, total=True)
     ca.add_argument("--run", metavar="FILE", help="sigma: the smallest common scale of a run "
                     "file's noise multipliers (docs/RUNS.md)")
     ca.add_argument("--phase", metavar="I", type=int, help="with --run: phase I's smallest "
@@ -244,7 +178,7 @@ def _add_exact(sub):
                                     "attack accuracy = 1/2 + TV/2; E epochs by a log-grid "
                                     "discretisation of the product, also rigorous.")
     ex.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-    _steps_flag(ex, 2, required=True)
+    steps_flag(ex, 2, required=True)
     ex.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
     ex.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -255,7 +189,7 @@ def _add_compare(sub):
                         description="One table for the same inputs: each bound on delta_E (TV) "
                                     "and its ratio to the upper end of the exact bracket.")
     co.add_argument("--sigma", required=True, metavar="S", help="noise multiplier (exact decimal)")
-    _steps_flag(co, 3, required=True)
+    steps_flag(co, 3, required=True)
     co.add_argument("--epochs", default="1", metavar="E", help="epochs (default 1)")
     co.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -279,8 +213,8 @@ def _add_profile(sub):
                          "each direction."),
             epilog=f"Exit status: 0 bracketed; 2 bad input; 3 inconclusive. {RANGE_HELP}; "
                    f"{POISSON_HELP}.")
-        _pair_args(pp, run=True)
-        _sampling_args(pp)
+        pair_args(pp, run=True)
+        sampling_args(pp)
         pp.add_argument("--rel-width", dest="rel_width", metavar="W", help="refine until the "
                         "bracket is at most W wide relative (in [1e-9, 0.1]), or say what stopped it")
         pp.add_argument("--digits", metavar="D",
@@ -302,59 +236,11 @@ def _add_compare_samplers(sub):
                     "same sigma; their certified difference where the brackets separate; "
                     "with --target-epsilon the noise multiplier each needs.",
         epilog=f"Exit status: 0 ok; 2 bad input; 3 inconclusive. {RANGE_HELP}; {POISSON_HELP}.")
-    _pair_args(cs)
+    pair_args(cs)
     cs.add_argument("--delta", required=True, metavar="D", help="target delta D")
     cs.add_argument("--target-epsilon", dest="target_epsilon", metavar="EPS",
                     help="also the noise multiplier each sampler needs for (EPS, D)")
     cs.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def _add_rdp(sub):
-    """verifier rdp."""
-    from verifier.bounds.profile import RANGE_HELP
-    from verifier.views.renyi import MAX_ORDER
-    r = sub.add_parser(
-        "rdp", help="certified Rényi curve of both directions, zCDP, and conversions to (eps, delta)",
-        description="Rigorous brackets of D_a(P1^E || P0^E) (remove) and D_a(P0^E || P1^E) (add) "
-                    "at each order a > 1 (integer orders of the remove direction exact; real "
-                    "orders and the add direction through the certified privacy profile), the "
-                    "zCDP parameter rho of each direction (a proof over all orders), and with "
-                    "--delta the (epsilon, delta) they imply beside the exact epsilon(delta).",
-        epilog=f"Exit status: 0 ok; 2 bad input. Orders in (1, {MAX_ORDER}]. {RANGE_HELP}.")
-    _pair_args(r, run=True)
-    _sampling_args(r)
-    og = r.add_mutually_exclusive_group()
-    og.add_argument("--orders", metavar="A1,A2,...", help="orders (exact decimals > 1)")
-    og.add_argument("--alpha-max", dest="alpha_max", metavar="K", help="the integer orders 2..K")
-    r.add_argument("--delta", metavar="D", help="also convert to (epsilon, D): Rényi (classical "
-                                               "and improved), zCDP, and the exact epsilon(D)")
-    r.add_argument("--rel-width", dest="rel_width", metavar="W",
-                   help="every order's brackets at most W wide relative, W >= 1e-9 (random "
-                        "allocation; default about 0.1%%): orders up to min(256, 160 sigma^2) "
-                        "by the Laplace transform of one lognormal (1e-8 in 1-5 s), the "
-                        "others by refining the profile grid; or say what stopped it")
-    r.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def _add_tradeoff(sub):
-    """verifier tradeoff."""
-    from verifier.bounds.profile import RANGE_HELP
-    t = sub.add_parser(
-        "tradeoff", help="certified trade-off curves T(P0^E, P1^E) and the reversed pair",
-        description="Rigorous band of the trade-off function f(a) = T(P0^E, P1^E)(a) and of "
-                    "T(P1^E, P0^E)(a) on a grid of type I errors a, from both directions of "
-                    "the certified privacy profile (Dong, Roth & Su, Proposition 2.12); its "
-                    "distance to the diagonal is the exact TV.",
-        epilog=f"Exit status: 0 ok; 2 bad input. {RANGE_HELP}.")
-    _pair_args(t, run=True)
-    tg = t.add_mutually_exclusive_group()
-    tg.add_argument("--points", default=None, metavar="N", help="N equally spaced a in [0, 1] "
-                                                                "(default 21)")
-    tg.add_argument("--at", metavar="A1,A2,...", help="the type I errors a (exact decimals)")
-    t.add_argument("--rel-width", dest="rel_width", metavar="W",
-                   help="refine the profile grid and its engine until every band is at most W "
-                        "wide relative to its upper end (W >= 1e-9), or say what stopped it")
-    t.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _add_check_proofs(sub):
@@ -387,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     for add in (_add_audit, _add_bound, _add_steps, _add_certify, _add_calibrate, _add_exact,
-                _add_compare, _add_profile, _add_compare_samplers, _add_rdp, _add_tradeoff,
+                _add_compare, _add_profile, _add_compare_samplers, add_rdp, add_tradeoff,
                 _add_check_proofs, add_sweep_parser):
         add(sub)
     p.epilog = f"{p.epilog} {LIMITS_HELP}"

@@ -2465,6 +2465,18 @@ MUTATIONS = [
              "a Gaussian run's trade-off from the closed form at 9/10 of its mu^2",
              _run_tradeoff_gaussian_smaller_mu,
              ("tests/test_run_tradeoff.py::test_a_gaussian_run_s_band_holds_g_mu",)),
+    Mutation("run-certify.compare-lax", "judge",
+             "a run's certificate reads a bracket whose lower end meets the target as meeting it",
+             lambda: _set("verifier.deploy.run_certify:compare",
+                          lambda iv, bound: __import__("verifier.core.arith", fromlist=["Tri"])
+                          .Tri.HOLDS if iv.lower <= bound else
+                          __import__("verifier.core.arith", fromlist=["Tri"]).Tri.FAILS),
+             ("tests/test_run_certificate.py::test_each_target_is_decided_both_ways_and_"
+              "undecided_inside_its_bracket",)),
+    Mutation("run-certify.accuracy-unhalved", "judge",
+             "a run's attack accuracy taken as its TV (not 1/2 + TV/2)",
+             lambda: _set("verifier.deploy.run_certify:accuracy_of", lambda tv: tv),
+             ("tests/test_run_certificate.py::test_a_gaussian_run_s_figures_hold_the_closed_forms",)),
     Mutation("float-mgf.rounding-uncharged", "box",
              "the float mgf's rounding factor (1 - u)^-N dropped (u taken as 0)",
              lambda: _set("verifier.numerics.float_mgf:U", 0.0),

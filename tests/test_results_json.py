@@ -8,6 +8,8 @@ import pytest
 
 import verifier
 
+_RUN = verifier.Run((verifier.phase("2", sampler="every_step", steps=3),
+                     verifier.phase("3", sampler="every_step", steps=5)))
 CASES = {
     "epsilon": lambda: verifier.epsilon("2", 10, 2, delta="1e-5"),
     "delta": lambda: verifier.delta("2", 10, 2, epsilon="1"),
@@ -23,6 +25,8 @@ CASES = {
     "bound": lambda: verifier.bound("1", 1000, 3, delta="0.5"),
     "privacy_profile": lambda: verifier.privacy_profile("2", 10, 1, eps_grid=["0", "1"]),
     "compare_samplers": lambda: verifier.compare_samplers("2", 10, 1, delta="1e-5"),
+    "tradeoff_run": lambda: verifier.tradeoff(_RUN, at="1/2"),
+    "certify_run": lambda: verifier.certify(_RUN, delta="1e-5", target_epsilon="2"),
 }
 
 

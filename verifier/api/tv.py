@@ -70,6 +70,26 @@ def _inputs(**kw):
     return {k: (str(plain_number(v, k)) if v is not None else None) for k, v in kw.items()}
 
 
+def _certify_run(run, steps, samples, batch_size, epochs, delta, target_accuracy, bound, clip,
+                 target_epsilon, max_prec):
+    """certify(run, ...): deploy.run_certify, the run's own flags refused in one line."""
+    from verifier.api.profile import parse_epsilon
+    from verifier.core.arith import InputError, parse_delta, parse_exact
+    from verifier.deploy.run_certify import certify_run
+    given = [n for n, v, d in (("steps", steps, None), ("samples", samples, None),
+                               ("batch_size", batch_size, None), ("epochs", epochs, 1),
+                               ("bound", bound, "all"), ("clip", clip, 1),
+                               ("max_prec", max_prec, None)) if v != d]
+    if given:
+        raise InputError(f"certify(run, ...): a Run carries its steps; drop {', '.join(given)}")
+    if delta is None:
+        raise InputError("certify(run, delta=D, ...): delta is required")
+    return certify_run(run, parse_delta(delta),
+                       None if target_epsilon is None else parse_epsilon(target_epsilon),
+                       None if target_accuracy is None else
+                       parse_exact(target_accuracy, "target accuracy"))
+
+
 @steps_per_epoch_keyword
 def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta=None,
             target_accuracy=None, bound="all", clip=1, target_epsilon=None, max_prec=None):
@@ -94,9 +114,15 @@ def certify(sigma, steps=None, *, samples=None, batch_size=None, epochs=1, delta
 
     ``target_epsilon`` (with ``delta``): the (epsilon, delta) target, certified by the privacy
     profile, as ``verifier certify --target-epsilon``; ``max_prec``: the precision cap in bits
-    (the CLI's ``--max-prec``).
+    (the CLI's ``--max-prec``).  ``certify(run, delta=..., target_epsilon=... or
+    target_accuracy=...)`` with a ``verifier.Run``: a ``RunCertificate`` (the run's
+    (epsilon, delta), TV and attack accuracy; delta alone: TV <= delta).
     """
     from verifier import deploy as Dp
+    from verifier.core.run import Run
+    if isinstance(sigma, Run):
+        return _certify_run(sigma, steps, samples, batch_size, epochs, delta, target_accuracy,
+                            bound, clip, target_epsilon, max_prec)
     from verifier.deploy.inputs import parse_inputs
     inp = parse_inputs(_inputs(sigma=sigma, steps=steps, samples=samples, batch_size=batch_size,
                                epochs=epochs, delta=delta, target_accuracy=target_accuracy,

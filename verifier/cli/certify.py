@@ -2,15 +2,67 @@
 from __future__ import annotations
 
 from verifier.cli.common import run_shape
+from verifier.core.arith import decimal_str, frac_str
 
 from verifier.cli.common import (EXIT_INCONCLUSIVE, EXIT_NEGATIVE, EXIT_OK, deploy_inputs,
                                  print_json)
 
 
+RUN_CONFLICTS = (("sigma", "--sigma"), ("steps", "--steps-per-epoch"), ("samples", "--samples"),
+                 ("batch_size", "--batch-size"), ("epochs", "--epochs"), ("clip", "--clip"),
+                 ("bound", "--bound"), ("config", "--config"))
+
+
+def _certify_run(args) -> int:
+    """verifier certify --run FILE: the run's certificate (deploy/run_certify.py)."""
+    from verifier.api.profile import parse_epsilon
+    from verifier.core.arith import InputError, parse_delta, parse_exact
+    from verifier.core.run_files import run_from_file
+    from verifier.deploy.run_certify import certify_run
+    from verifier.report.run_certificate import run_certificate_json, write_run_certificate
+    for attr, flag in RUN_CONFLICTS:
+        if getattr(args, attr, None) is not None:
+            raise InputError(f"verifier certify: --run FILE carries the run's parameters; "
+                             f"drop {flag}")
+    if args.delta is None:
+        raise InputError("verifier certify --run FILE: give --delta D (with --target-epsilon "
+                         "EPS for an (epsilon, delta) target)")
+    run = run_from_file(args.run)
+    c = certify_run(run, parse_delta(args.delta),
+                    None if args.target_epsilon is None else parse_epsilon(args.target_epsilon),
+                    None if args.target_accuracy is None else
+                    parse_exact(args.target_accuracy, "target accuracy"))
+    paths = write_run_certificate(c, args.out) if args.out is not None else None
+    status = {"certified": EXIT_OK, "not-certified": EXIT_NEGATIVE,
+              "inconclusive": EXIT_INCONCLUSIVE}[c.status]
+    if args.json:
+        print_json(run_certificate_json(c))
+        return status
+    d = frac_str(c.delta)
+    print(f"{run.describe()}; target: {c.target_line}")
+    print(f"  epsilon({d})   in {c.epsilon.short(8) if c.epsilon else 'inconclusive'} "
+          f"(larger direction: {c.larger})")
+    if c.kind == "epsilon-delta":
+        print(f"  delta({frac_str(c.target_epsilon)})   in {c.decided_by.short(8)}: "
+              f"{c.verdict.value}")
+    print(f"  TV in {c.tv.short(8)}, attack accuracy in {c.accuracy.short(8)}")
+    if c.renyi_epsilon is not None and c.renyi_epsilon.upper is not None:
+        print(f"  the Rényi curve converted: epsilon({d}) <= "
+              f"{decimal_str(c.renyi_epsilon.upper, 8, 'up')} (what an RDP accountant reports)")
+    if c.worst_phase is not None:
+        print(f"  at the worst phase: epsilon({d}) in {c.worst_phase.short(8)} (every step at "
+              "the smallest noise multiplier and largest sample rate)")
+    print(f"status: {c.status_line}")
+    if paths:
+        print(f"  wrote {len(paths)} files: " + ", ".join(paths))
+    return status
+
+
 def cmd_certify(args) -> int:
     from verifier import deploy as Dp
+    if getattr(args, "run", None) is not None:
+        return _certify_run(args)
     from verifier.report.certificate import certificate_json, write_certificate
-    from verifier.core.arith import frac_str
     inp = deploy_inputs(args, True, True)
     c = Dp.certify(inp.sigma, inp.steps, inp.epochs, inp.target, inp.bound, inp.samples,
                    inp.clip, args.max_prec, inp.target_epsilon)

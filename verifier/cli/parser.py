@@ -143,6 +143,8 @@ def _add_certify(sub):
                         epilog="Exit status: 0 certified; 1 not certified; 2 bad input; "
                                "3 inconclusive.")
     _deploy_inputs(ce)
+    ce.add_argument("--run", metavar="FILE", help="a run file of phases (docs/RUNS.md): the "
+                    "run against --delta D and --target-epsilon or --target-accuracy")
     ce.add_argument("--out", default=None, metavar="DIR",
                     help="write the certificate files (JSON, Markdown, HTML, figures) into DIR; "
                          "without it nothing is written")

@@ -32,9 +32,10 @@ def _file(tmp_path, body, fmt="verifier-claims/2"):
 
 def test_the_example_s_run_claims_are_confirmed_by_the_run_engine():
     """Issue 44's done-when as claims: the two-phase run below 3.42 and at least PRV's lower
-    estimate, 0.6 below the collapse; its noise calibrations; the five-phase run."""
+    estimate, 0.6 below the collapse; its noise calibrations; the five-phase run; its TV (within
+    the API's delta(0)) and its trade-off band at a = 1/2 (verifier.tradeoff's, rounded outward)."""
     results = A.audit(C.load(EXAMPLE))
-    assert len(results) == 7
+    assert len(results) == 9
     bad = [(r.claim.id, r.verdict) for r in results if r.verdict != A.CONFIRMED]
     assert not bad
     by_id = {r.claim.id: r for r in results}
@@ -45,6 +46,11 @@ def test_the_example_s_run_claims_are_confirmed_by_the_run_engine():
     assert by_id["two-phase.noise-scale"].cases[0].value.contains(F(106, 100))
     assert by_id["two-phase.phase-2-noise"].cases[0].value.contains(F(97, 100))
     assert by_id["two-phase.epsilon.below-3.42"].cases[0].args == {"two_phase": "[runs.two_phase]"}
+    tv, api = by_id["two-phase.tv"].cases[0].value, verifier.delta(two, epsilon=0).delta
+    assert tv.lower <= api.upper and api.lower <= tv.upper and tv.upper - tv.lower < F(1, 10 ** 4)
+    band = verifier.tradeoff(two, at="1/2").points[0].f
+    v = by_id["two-phase.tradeoff.half"].cases[0].value     # the band, rounded outward
+    assert v.lower <= band.lower and band.upper <= v.upper and v.upper - v.lower < F(1, 10 ** 3)
 
 
 def test_a_printed_value_the_run_does_not_meet_is_refuted(tmp_path):

@@ -331,8 +331,8 @@ QUANTITIES: dict[str, Quantity] = {q.name: q for q in [
 ENGINE_QUANTITIES = ("exact_tv", "epsilon", "delta_at", "poisson_epsilon", "poisson_delta_at",
                      "tradeoff", "renyi", "noise_multiplier", "poisson_noise_multiplier",
                      "rdp_epsilon", "zcdp_rho", "zcdp_epsilon", "run_epsilon", "run_delta_at",
-                     "run_noise_scale", "poisson_renyi", "rdp_epsilon_min",
-                     "poisson_rdp_epsilon_min")
+                     "run_noise_scale", "run_tv", "run_tradeoff", "poisson_renyi",
+                     "rdp_epsilon_min", "poisson_rdp_epsilon_min")
 for _name in ENGINE_QUANTITIES:
     QUANTITIES[_name] = replace(QUANTITIES[_name], engine=True)
 

@@ -1,10 +1,12 @@
 """The claims quantities of a run (docs/RUNS.md, docs/CLAIMS.md): run_epsilon, run_delta_at
-(refinable: a judge may ask for a narrower bracket) and run_noise_scale.  A claims file
+(refinable: a judge may ask for a narrower bracket), run_noise_scale, run_tv and
+run_tradeoff.  A claims file
 names its runs in ``[runs.NAME]`` tables of phases (format.py binds NAME to the run's
 canonical JSON); ``run = NAME`` passes one to a quantity.  Registered in quantities.py."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from functools import lru_cache
 
 from verifier.claims.values import (ARG_PARSERS, Evaluation, Quantity, final, record_limit,
@@ -77,6 +79,27 @@ def run_noise_scale(a, prec, max_prec=None):
     return final(value, "ok" if r.status == "certified" else r.status, r.message)
 
 
+def run_tv(a, prec, max_prec=None):
+    """The exact TV of the run's pair: delta(0), both directions (the paper's delta)."""
+    return Evaluation(record_limit(_answer("delta", a["run"], Fraction(0),
+                                           requested_width())).delta)
+
+
+@lru_cache(maxsize=16)
+def _grids(run):
+    from verifier.views.run_tradeoff import grids
+    return grids(run)
+
+
+def run_tradeoff(a, prec, max_prec=None):
+    """The run's trade-off band at a (views/run_tradeoff.py): T(P, Q)(a) (remove) or the
+    reversed pair's (add)."""
+    from verifier.views.tradeoff import bands, type_one_errors
+    above, below = _grids(a["run"])
+    p = bands(above, type_one_errors([a["a"]]), below)[0][0]
+    return Evaluation(p.f if a["direction"] == "remove" else p.reverse)
+
+
 _SRC = "the verifier's run engine (docs/THEORY.md section 15)"
 RUN_QUANTITIES = [
     Quantity("run_epsilon", "epsilon(delta) of a run of phases (a [runs] table), a certified "
@@ -91,6 +114,13 @@ RUN_QUANTITIES = [
              {"resolution": "0.01", "phase": "all"},
              _SRC + "; monotone in each noise multiplier (docs/RUNS.md)", False,
              run_noise_scale),
+    Quantity("run_tv", "the exact total variation of a run's pair, delta(0), a certified "
+             "bracket (the attack accuracy at equal priors is 1/2 + TV/2)", ("run",), {},
+             _SRC, False, run_tv),
+    Quantity("run_tradeoff", "the trade-off function of a run at a, T(P, Q)(a) (direction "
+             "remove) or the reversed pair's (add), a certified band (verifier tradeoff --run)",
+             ("run", "a"), {"direction": "remove"},
+             _SRC + " and section 10 (Dong, Roth & Su, Proposition 2.12)", False, run_tradeoff),
 ]
 
 ARG_PARSERS["run"] = run_arg

@@ -29,7 +29,7 @@ from flint import arb
 
 from verifier.core.arith import Interval, frac_str, to_arb
 from verifier.views.grid import ProfileGrid
-from verifier.views.tradeoff import bands, type_one_errors
+from verifier.views.tradeoff import Bands, bands, type_one_errors
 
 TOP_DELTA = Fraction(1, 10 ** 12)
 DIGITS = 12                 # the closed form's relative width 1e-12 at each grid point
@@ -88,7 +88,7 @@ def grids(run) -> tuple:
 
 
 @dataclass(frozen=True)
-class RunTradeoff:
+class RunTradeoff(Bands):
     run: object
     points: tuple
     tv: Interval                        # delta(0) = the exact TV
@@ -97,22 +97,11 @@ class RunTradeoff:
     info: dict = field(default_factory=dict)
 
     @property
-    def distance_to_diagonal(self) -> Interval:
-        return self.closest
-
-    @property
     def certified(self) -> str:
         return CERTIFIED_RUN
 
-    @property
-    def engine(self) -> dict:
-        return dict(self.info)
-
     def to_json(self) -> dict:
-        return {"run": self.run.to_json(), "points": [p.to_json() for p in self.points],
-                "tv": self.tv.to_json(),
-                "distance_to_diagonal": self.distance_to_diagonal.to_json(),
-                "certified": self.certified, "engine": self.engine}
+        return {"run": self.run.to_json(), **self.bands_json()}
 
 
 def run_tradeoff(run, at=None, points: int = 21) -> RunTradeoff:

@@ -39,8 +39,26 @@ class TradeoffPoint:
         return {"a": frac_str(self.a), "f": self.f.to_json(), "reverse": self.reverse.to_json()}
 
 
+class Bands:
+    """What every trade-off result shares (TradeoffCurve, views.run_tradeoff.RunTradeoff):
+    ``points``, ``tv``, ``closest``, ``info`` and a ``certified`` sentence of its own."""
+
+    @property
+    def distance_to_diagonal(self) -> Interval:
+        return self.closest
+
+    @property
+    def engine(self) -> dict:
+        return dict(self.info)
+
+    def bands_json(self) -> dict:
+        return {"points": [p.to_json() for p in self.points], "tv": self.tv.to_json(),
+                "distance_to_diagonal": self.distance_to_diagonal.to_json(),
+                "certified": self.certified, "engine": self.engine}
+
+
 @dataclass(frozen=True)
-class TradeoffCurve:
+class TradeoffCurve(Bands):
     sigma: Fraction
     steps: int
     epochs: int
@@ -50,22 +68,12 @@ class TradeoffCurve:
     info: dict = field(default_factory=dict)
 
     @property
-    def distance_to_diagonal(self) -> Interval:
-        return self.closest
-
-    @property
     def certified(self) -> str:
         return CERTIFIED
 
-    @property
-    def engine(self) -> dict:
-        return dict(self.info)
-
     def to_json(self) -> dict:
         return {"sigma": frac_str(self.sigma), "steps": self.steps, "epochs": self.epochs,
-                "points": [p.to_json() for p in self.points], "tv": self.tv.to_json(),
-                "distance_to_diagonal": self.distance_to_diagonal.to_json(),
-                "certified": self.certified, "engine": self.engine}
+                **self.bands_json()}
 
 
 CERTIFIED = ("rigorous band on the grid of a: lower ends from the certified privacy profile's "

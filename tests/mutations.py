@@ -2489,6 +2489,10 @@ MUTATIONS = [
              "the far terms' charge X 2^-1000 made negligible (2^-1100)",
              lambda: _set("verifier.numerics.float_mgf:FAR_LOG2", -1100),
              ("tests/test_float_mgf.py::test_far_terms_are_charged",)),
+    Mutation("float-mgf.underflow-uncharged", "box",
+             "the float mgf's underflow charge n 2^-1074 made negligible (2^-1200)",
+             lambda: _set("verifier.numerics.float_mgf:UNDERFLOW_LOG2", -1200),
+             ("tests/test_float_mgf.py::test_the_underflow_charge_is_needed",)),
     Mutation("float-mgf.top-on-the-wrong-side", "box",
              "the powers' base point taken at the other end of the support (r^e > 1 read as "
              "at most 1)",

@@ -77,3 +77,19 @@ def test_the_law_arrays_are_the_upper_ends():
     assert list(keys) == ks == [-2, 3]
     assert all(arb(float(x)) >= sub[k].upper() for x, k in zip(v, ks))
     assert law_arrays(sub) is law_arrays(sub)                   # kept, by identity
+
+
+def test_the_underflow_charge_is_needed():
+    """Ten terms of 0.45 * 2^-1074 each (normal masses about 5e-307 at e = 40..49, theta = -1):
+    every float product with its power underflows to 0, so the float sum is the top point's
+    (its zero mass one float step up, 2^-1074), below the exact 4.5 * 2^-1074; the charge
+    n 2^-1074 keeps the bound above it."""
+    theta = F(-1)
+    with ctx.workprec(200):
+        tiny = arb("0.45") * arb(2) ** -1074
+        sub = {0: arb(0), **{k: tiny * arb(k).exp() for k in range(40, 50)}}
+        ex = 10 * tiny
+        keys, v, _ = law_arrays(sub)
+        assert float(np.sum(v[1:] * np.exp(-np.arange(40, 50.0)))) == 0.0   # all lost
+        assert arb(float(v[0])) < ex                                     # the lift alone
+        assert mgf_upper(sub, theta).upper() >= ex

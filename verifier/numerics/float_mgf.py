@@ -33,6 +33,7 @@ from verifier.core.arith import to_arb
 U = 2.0 ** -53
 FAR = 700                    # e_k |theta| > FAR: the term is bounded by v_k 2^FAR_LOG2
 FAR_LOG2 = -1000             # e^-700 < 2^-1009
+UNDERFLOW_LOG2 = -1074       # a product of normal floats that underflows loses at most this
 
 
 _ARRAYS: dict = {}           # id(law) -> (law, arrays): the law held, so its id stays its own
@@ -90,6 +91,6 @@ def mgf_upper(sub: dict, theta: Fraction) -> arb:
     x_far = float(np.sum(v[far]))
     N = 2 * emax + n + 66
     with ctx.workprec(64):
-        bound = ((arb(s_hat) + n * arb(2) ** -1074) * (1 - arb(U)) ** (-N)
+        bound = ((arb(s_hat) + n * arb(2) ** UNDERFLOW_LOG2) * (1 - arb(U)) ** (-N)
                  + arb(x_far) * (1 - arb(U)) ** (-n) * arb(2) ** FAR_LOG2)
         return arb(((to_arb(theta) * star).exp() * bound).upper())

@@ -2473,6 +2473,11 @@ MUTATIONS = [
                           __import__("verifier.core.arith", fromlist=["Tri"]).Tri.FAILS),
              ("tests/test_run_certificate.py::test_each_target_is_decided_both_ways_and_"
               "undecided_inside_its_bracket",)),
+    Mutation("run-certify.no-refined-pass", "search",
+             "a run's certificate stops at the first pass's width where it straddles the target",
+             lambda: _set("verifier.deploy.run_certify:REFINED_WIDTH", None),
+             ("tests/test_run_certificate.py::test_a_target_near_delta_eps_is_decided_by_the_"
+              "refined_pass",)),
     Mutation("run-certify.accuracy-unhalved", "judge",
              "a run's attack accuracy taken as its TV (not 1/2 + TV/2)",
              lambda: _set("verifier.deploy.run_certify:accuracy_of", lambda tv: tv),

@@ -106,3 +106,19 @@ def test_cli_writes_the_files_and_says_the_status(cli, tmp_path):
 def test_cli_refuses_in_one_line(cli, argv, says):
     rc, out, err = cli("certify", *argv)
     assert rc == 2 and says in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_target_near_delta_eps_is_decided_by_the_refined_pass():
+    """The two-phase Poisson run at eps 3.5 with the target a tenth of the first pass's width
+    below its upper end: the first pass (the engines' default width) straddles it, the refined
+    pass (1e-5 relative) decides it."""
+    from verifier.bounds.runs import delta_bracket
+    from verifier.deploy.run_certify import compare, delta_decided
+    run = verifier.run_from_file(RUN_FILE)
+    first = delta_bracket(run, F(7, 2), floor=7e-9).delta
+    target = first.upper - (first.upper - first.lower) / 10
+    assert compare(first, target) is Tri.UNDECIDED
+    iv = delta_decided(run, F(7, 2), target)
+    assert compare(iv, target) is not Tri.UNDECIDED
+    assert iv.lower <= first.upper and first.lower <= iv.upper    # both hold the truth
+    assert iv.upper - iv.lower <= (first.upper - first.lower) / 100

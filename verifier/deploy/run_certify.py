@@ -122,6 +122,20 @@ def worst_phase(run, delta: Fraction) -> Interval | None:
         return None
 
 
+REFINED_WIDTH = Fraction(1, 10 ** 5)    # the second pass's relative width
+
+
+def delta_decided(run, eps: Fraction, delta: Fraction) -> Interval:
+    """delta(eps) of the run, refined as far as deciding it against delta needs: first to the
+    engines' default width with the floor at delta / 1000 (a delta(eps) far below delta need
+    not be known to 0.1% of itself); where that straddles delta, to REFINED_WIDTH relative."""
+    from verifier.bounds.runs import delta_bracket
+    iv = delta_bracket(run, eps, floor=float(delta) / 1000).delta
+    if compare(iv, delta) is Tri.UNDECIDED:
+        iv = delta_bracket(run, eps, floor=float(delta) / 10 ** 6, rel_width=REFINED_WIDTH).delta
+    return iv
+
+
 def certify_run(run, delta: Fraction, target_epsilon: Fraction | None = None,
                 target_accuracy: Fraction | None = None) -> RunCertificate:
     """The run's certificate against the target of the module docstring."""
@@ -140,7 +154,7 @@ def certify_run(run, delta: Fraction, target_epsilon: Fraction | None = None,
     tv = delta_bracket(run, Fraction(0)).delta
     acc = accuracy_of(tv)
     if target_epsilon is not None:
-        kind, decided = "epsilon-delta", delta_bracket(run, target_epsilon).delta
+        kind, decided = "epsilon-delta", delta_decided(run, target_epsilon, delta)
         verdict = compare(decided, delta)
     elif target_accuracy is not None:
         kind, decided, verdict = "accuracy", acc, compare(acc, target_accuracy)

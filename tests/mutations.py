@@ -628,6 +628,23 @@ def _run_tradeoff_gaussian_smaller_mu():
     real = RT.GaussianProfile.__init__
     RT.GaussianProfile.__init__ = lambda self, mu2, top: real(self, mu2 * 9 / 10, top)
 
+
+def _refine_returns_last():
+    """The run's refinement returns the last bracket computed, not the narrowest."""
+    real = _get("verifier.bounds.runs.lattice:refine")
+
+    def refine(compute, eta, target, note=None):
+        seen = []
+
+        def rec(e):
+            got = compute(e)
+            seen.append(got)
+            return got
+        out = real(rec, eta, target, note)
+        return seen[-1] if seen and out is not None else out
+    _set("verifier.bounds.runs.lattice:refine", refine)
+    _set("verifier.bounds.runs:refine", refine)
+
 V = "tests/test_views.py::"
 
 
@@ -2473,6 +2490,10 @@ MUTATIONS = [
                           __import__("verifier.core.arith", fromlist=["Tri"]).Tri.FAILS),
              ("tests/test_run_certificate.py::test_each_target_is_decided_both_ways_and_"
               "undecided_inside_its_bracket",)),
+    Mutation("runs.refine-returns-last", "search",
+             "the run's refinement returns its last bracket where a finer step widened it",
+             _refine_returns_last,
+             ("tests/test_refine_best.py::test_a_stalled_refinement_returns_its_narrowest_bracket",)),
     Mutation("run-certify.no-refined-pass", "search",
              "a run's certificate stops at the first pass's width where it straddles the target",
              lambda: _set("verifier.deploy.run_certify:REFINED_WIDTH", None),

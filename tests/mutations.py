@@ -629,21 +629,10 @@ def _run_tradeoff_gaussian_smaller_mu():
     RT.GaussianProfile.__init__ = lambda self, mu2, top: real(self, mu2 * 9 / 10, top)
 
 
-def _refine_returns_last():
-    """The run's refinement returns the last bracket computed, not the narrowest."""
-    real = _get("verifier.bounds.runs.lattice:refine")
+def _at_most_lax():
+    from verifier.core.arith import Interval, Tri
+    Interval.at_most = lambda self, b: Tri.HOLDS if self.lower <= b else Tri.FAILS
 
-    def refine(compute, eta, target, note=None):
-        seen = []
-
-        def rec(e):
-            got = compute(e)
-            seen.append(got)
-            return got
-        out = real(rec, eta, target, note)
-        return seen[-1] if seen and out is not None else out
-    _set("verifier.bounds.runs.lattice:refine", refine)
-    _set("verifier.bounds.runs:refine", refine)
 
 V = "tests/test_views.py::"
 
@@ -2482,18 +2471,17 @@ MUTATIONS = [
              "a Gaussian run's trade-off from the closed form at 9/10 of its mu^2",
              _run_tradeoff_gaussian_smaller_mu,
              ("tests/test_run_tradeoff.py::test_a_gaussian_run_s_band_holds_g_mu",)),
-    Mutation("run-certify.compare-lax", "judge",
-             "a run's certificate reads a bracket whose lower end meets the target as meeting it",
-             lambda: _set("verifier.deploy.run_certify:compare",
-                          lambda iv, bound: __import__("verifier.core.arith", fromlist=["Tri"])
-                          .Tri.HOLDS if iv.lower <= bound else
-                          __import__("verifier.core.arith", fromlist=["Tri"]).Tri.FAILS),
+    Mutation("run-certify.at-most-lax", "judge",
+             "a bracket whose lower end meets a bound read as meeting it (Interval.at_most, "
+             "the run certificate's and its meets' decision)",
+             _at_most_lax,
              ("tests/test_run_certificate.py::test_each_target_is_decided_both_ways_and_"
               "undecided_inside_its_bracket",)),
-    Mutation("runs.refine-returns-last", "search",
-             "the run's refinement returns its last bracket where a finer step widened it",
-             _refine_returns_last,
-             ("tests/test_refine_best.py::test_a_stalled_refinement_returns_its_narrowest_bracket",)),
+    Mutation("refine.last-replaces-narrowest", "search",
+             "the refinements return their last bracket where a finer step widened it",
+             lambda: _set("verifier.bounds.poisson:narrowest", lambda best, got: got),
+             ("tests/test_refine_best.py::test_a_stalled_refinement_returns_its_narrowest_"
+              "bracket",)),
     Mutation("run-certify.no-refined-pass", "search",
              "a run's certificate stops at the first pass's width where it straddles the target",
              lambda: _set("verifier.deploy.run_certify:REFINED_WIDTH", None),
@@ -2501,7 +2489,8 @@ MUTATIONS = [
               "refined_pass",)),
     Mutation("run-certify.accuracy-unhalved", "judge",
              "a run's attack accuracy taken as its TV (not 1/2 + TV/2)",
-             lambda: _set("verifier.deploy.run_certify:accuracy_of", lambda tv: tv),
+             lambda: [_set(m + ":attack_accuracy", lambda tv: tv)
+                      for m in ("verifier.deploy.certify", "verifier.deploy.run_certify")],
              ("tests/test_run_certificate.py::test_a_gaussian_run_s_figures_hold_the_closed_forms",)),
     Mutation("float-mgf.rounding-uncharged", "box",
              "the float mgf's rounding factor (1 - u)^-N dropped (u taken as 0)",

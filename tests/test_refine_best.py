@@ -1,19 +1,25 @@
-"""The run engine's refinement (bounds/runs/lattice.py, ``refine``) keeps the narrowest
-bracket it computed: every lattice step's bracket is certified, so a finer step that widened
-it (an add direction's upper end lost at floor 1e-8, three phases of 1e4 Poisson steps) does
-not replace it, and the caller reads the directions of the profile returned."""
+"""The refinements of the Poisson engine and of a run (bounds/poisson ``refine``,
+bounds/runs/lattice.py ``refine``) keep the narrowest bracket they computed
+(``bounds.poisson.narrowest``): every lattice step's bracket is certified, so a finer step that
+widened it (an add direction's upper end lost at floor 1e-8, three phases of 1e4 Poisson
+steps) does not replace it, and the caller reads the directions of the profile returned."""
 from fractions import Fraction as F
 from types import SimpleNamespace
 
-from verifier.bounds.runs.lattice import refine
+import pytest
+
+from verifier.bounds import poisson as PO
+from verifier.bounds.runs import lattice as RL
 from verifier.core.arith import Interval
 
 
 def _fake_profile():
-    return SimpleNamespace(phases=[(SimpleNamespace(info={"points": 10}, rem=[]), 1)])
+    law = SimpleNamespace(info={"points": 10}, rem=[])
+    return SimpleNamespace(phases=[(law, 1)], laws=law)
 
 
-def test_a_stalled_refinement_returns_its_narrowest_bracket():
+@pytest.mark.parametrize("refine", [RL.refine, PO.refine], ids=["run", "poisson"])
+def test_a_stalled_refinement_returns_its_narrowest_bracket(refine):
     widths = iter([F(1, 100), F(1, 1000), F(1, 2)])
     made = []
 
@@ -27,7 +33,8 @@ def test_a_stalled_refinement_returns_its_narrowest_bracket():
     assert iv.upper - iv.lower == F(1, 1000) and P is made[1][1]
 
 
-def test_a_refinement_that_meets_its_target_returns_that_bracket():
+@pytest.mark.parametrize("refine", [RL.refine, PO.refine], ids=["run", "poisson"])
+def test_a_refinement_that_meets_its_target_returns_that_bracket(refine):
     widths = iter([F(1, 100), F(1, 10 ** 7)])
     made = []
 

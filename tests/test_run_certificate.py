@@ -113,12 +113,12 @@ def test_a_target_near_delta_eps_is_decided_by_the_refined_pass():
     below its upper end: the first pass (the engines' default width) straddles it, the refined
     pass (1e-5 relative) decides it."""
     from verifier.bounds.runs import delta_bracket
-    from verifier.deploy.run_certify import compare, delta_decided
+    from verifier.deploy.run_certify import meets
     run = verifier.run_from_file(RUN_FILE)
     first = delta_bracket(run, F(7, 2), floor=7e-9).delta
     target = first.upper - (first.upper - first.lower) / 10
-    assert compare(first, target) is Tri.UNDECIDED
-    iv = delta_decided(run, F(7, 2), target)
-    assert compare(iv, target) is not Tri.UNDECIDED
+    assert first.at_most(target) is Tri.UNDECIDED
+    verdict, iv = meets(run, F(7, 2), target)
+    assert verdict is not Tri.UNDECIDED and verdict is iv.at_most(target)
     assert iv.lower <= first.upper and first.lower <= iv.upper    # both hold the truth
     assert iv.upper - iv.lower <= (first.upper - first.lower) / 100

@@ -194,6 +194,12 @@ class PrivacyStatement:
                 "difference": None if d is None else d.to_json()}
 
 
+def attack_accuracy(tv: Interval) -> Interval:
+    """The best membership-inference accuracy at equal priors, 1/2 + TV/2 (docs/THEORY.md
+    section 1), as a bracket from the TV's."""
+    return Interval(Fraction(1, 2) + tv.lower / 2, Fraction(1, 2) + tv.upper / 2)
+
+
 def privacy_statement(sigma: Fraction, steps: int, epochs: int, eps: Fraction,
                       delta: Fraction) -> PrivacyStatement:
     from verifier.bounds import profile as PR
@@ -204,7 +210,7 @@ def privacy_statement(sigma: Fraction, steps: int, epochs: int, eps: Fraction,
     P = PR.engine(sigma, steps, epochs, float(delta), eps_cap=float(top) + 1)
     rem0, add0 = PR.directions(P, Fraction(0))
     tv = Interval(max(rem0.lower, add0.lower), min(rem0.upper, add0.upper))
-    acc = Interval(Fraction(1, 2) + tv.lower / 2, Fraction(1, 2) + tv.upper / 2)
+    acc = attack_accuracy(tv)
     grid = sorted({top * k / 16 for k in range(17)} | {eps})
     curve = tuple((e,) + PR.directions(P, e) for e in grid)
     from verifier.views.summary import views_summary

@@ -19,23 +19,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from verifier.core.arith import Interval, InputError, Tri, decimal_str, frac_str
+from verifier.deploy.certify import attack_accuracy
 
 KINDS = ("epsilon-delta", "accuracy", "tv")
-
-
-def compare(iv: Interval, bound: Fraction) -> Tri:
-    """HOLDS when the whole bracket is <= bound, FAILS when it is all above, else UNDECIDED."""
-    if iv.upper is not None and iv.upper <= bound:
-        return Tri.HOLDS
-    if iv.lower is not None and iv.lower > bound:
-        return Tri.FAILS
-    return Tri.UNDECIDED
-
-
-def accuracy_of(tv: Interval) -> Interval:
-    """The best membership-inference accuracy at equal priors, 1/2 + TV/2 (docs/THEORY.md
-    section 1), as a bracket from the TV's."""
-    return Interval(Fraction(1, 2) + tv.lower / 2, Fraction(1, 2) + tv.upper / 2)
 
 
 @dataclass(frozen=True)
@@ -125,15 +111,17 @@ def worst_phase(run, delta: Fraction) -> Interval | None:
 REFINED_WIDTH = Fraction(1, 10 ** 5)    # the second pass's relative width
 
 
-def delta_decided(run, eps: Fraction, delta: Fraction) -> Interval:
-    """delta(eps) of the run, refined as far as deciding it against delta needs: first to the
-    engines' default width with the floor at delta / 1000 (a delta(eps) far below delta need
-    not be known to 0.1% of itself); where that straddles delta, to REFINED_WIDTH relative."""
+def meets(run, eps: Fraction, delta: Fraction) -> tuple:
+    """Three-valued, certified: delta(eps) <= delta for the run?  (Tri, bracket of
+    delta(eps)), as bounds.poisson.meets and bounds.profile.meets for one phase, refined as
+    far as the decision needs: first to the engines' default width with the floor at
+    delta / 1000 (a delta(eps) far below delta need not be known to 0.1% of itself); where
+    that straddles delta, to REFINED_WIDTH relative."""
     from verifier.bounds.runs import delta_bracket
     iv = delta_bracket(run, eps, floor=float(delta) / 1000).delta
-    if compare(iv, delta) is Tri.UNDECIDED:
+    if iv.at_most(delta) is Tri.UNDECIDED:
         iv = delta_bracket(run, eps, floor=float(delta) / 10 ** 6, rel_width=REFINED_WIDTH).delta
-    return iv
+    return iv.at_most(delta), iv
 
 
 def certify_run(run, delta: Fraction, target_epsilon: Fraction | None = None,
@@ -152,14 +140,13 @@ def certify_run(run, delta: Fraction, target_epsilon: Fraction | None = None,
     er = epsilon_bracket(run, delta)
     report("certify a run: the TV and the attack accuracy")
     tv = delta_bracket(run, Fraction(0)).delta
-    acc = accuracy_of(tv)
+    acc = attack_accuracy(tv)
     if target_epsilon is not None:
-        kind, decided = "epsilon-delta", delta_decided(run, target_epsilon, delta)
-        verdict = compare(decided, delta)
+        kind, (verdict, decided) = "epsilon-delta", meets(run, target_epsilon, delta)
     elif target_accuracy is not None:
-        kind, decided, verdict = "accuracy", acc, compare(acc, target_accuracy)
+        kind, decided, verdict = "accuracy", acc, acc.at_most(target_accuracy)
     else:
-        kind, decided, verdict = "tv", tv, compare(tv, delta)
+        kind, decided, verdict = "tv", tv, tv.at_most(delta)
     report("certify a run: the Rényi view and the worst-phase collapse")
     try:                    # the float accountants' orders up to 256 (Opacus's stop at 63)
         ren = run_renyi(run, [a for a in CONVERSION_ORDERS if a <= 256]).to_epsilon(delta).epsilon

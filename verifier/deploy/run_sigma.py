@@ -101,7 +101,7 @@ def calibrate_run_scale(run, target_epsilon: Fraction, delta: Fraction,
     """The smallest grid scale c, or phase ``phase``'s smallest grid sigma (module
     docstring), searched over the engines' sigma range [0.3, 50] of every phase."""
     from verifier.bounds import runs
-    from verifier.deploy.run_certify import delta_decided
+    from verifier.deploy.run_certify import meets
     if resolution <= 0:
         raise InputError(f"resolution must be > 0, got {frac_str(resolution)}")
     phase = check_phase(run, phase)
@@ -112,8 +112,7 @@ def calibrate_run_scale(run, target_epsilon: Fraction, delta: Fraction,
     def pred(n):
         from verifier.core.progress import report
         report(f"calibrate the run: trying {what} = {frac_str(n * resolution)}")
-        iv = delta_decided(scaled(run, n * resolution, phase), target_epsilon, delta)
-        return iv.at_most(delta), iv
+        return meets(scaled(run, n * resolution, phase), target_epsilon, delta)
     s = calibrate(pred, start, floor, budget=ENGINE_BUDGET, ceiling=ceiling)
     common = dict(target_epsilon=target_epsilon, delta=delta, resolution=resolution,
                   phase=phase)

@@ -93,7 +93,6 @@ class RunTradeoff(Bands):
     points: tuple
     tv: Interval                        # delta(0) = the exact TV
     closest: Interval                   # max over the grid of a of 1 - a - f(a), both ends
-    seconds: float
     info: dict = field(default_factory=dict)
 
     @property
@@ -112,6 +111,5 @@ def run_tradeoff(run, at=None, points: int = 21) -> RunTradeoff:
     above, below = grids(run)
     pts, tv, closest = bands(above, at, below)
     info = {"grid_points": max(len(above.eps), len(below.eps)), "grid_top": frac_str(above.top),
-            "plan": plan(run)}
-    return RunTradeoff(run, pts, tv, closest, round(time.perf_counter() - t0, 3),
-                       {**info, "seconds": round(time.perf_counter() - t0, 3)})
+            "plan": plan(run), "seconds": round(time.perf_counter() - t0, 3)}
+    return RunTradeoff(run, pts, tv, closest, info)

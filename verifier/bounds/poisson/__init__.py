@@ -250,25 +250,37 @@ def stopped(note: dict | None, n: int, width, before) -> bool:
     return True
 
 
+def narrowest(best: tuple | None, got: tuple) -> tuple:
+    """The narrower of two (bracket, profile) answers of one quantity at two lattice steps
+    (``best`` None: ``got``): each bracket is certified, so a finer step that widened it
+    (a run's add direction lost its upper end at floor 1e-8) does not replace the narrower;
+    the caller reads the directions of the profile returned."""
+    if best is None or got[0].upper - got[0].lower < best[0].upper - best[0].lower:
+        return got
+    return best
+
+
 def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     """compute(eta) -> (bracket or None, profile): refined while the bracket is wider than
     target(bracket), one step's laws have fewer than REFINE_POINTS / 2 points and the last
     finer step narrowed it (``stopped``), and while the finer step fits the memory limit
     (``finer``).  Every eta is valid, a finer one is tighter: the width falls about as
-    eta^2, so the step is divided by about 1.2 sqrt(width / target), 2 to 8 times at once."""
-    last, before, prev = None, None, None
+    eta^2, so the step is divided by about 1.2 sqrt(width / target), 2 to 8 times at once.
+    Returns the narrowest (bracket, profile) computed (``narrowest``)."""
+    last, before, prev, best = None, None, None, None
     while True:
         got, eta = finer_or_half(compute, eta, prev, last, note)
         if got is None:
-            return last
+            return best
         iv, P = last = got
         prev = eta
         if iv is None:
             return iv, P
+        best = narrowest(best, got)
         width, want = iv.upper - iv.lower, target(iv)
         n = P.laws.info["points"]
         if width <= want or stopped(note, n, width, before):
-            return iv, P
+            return best
         before = width
         k = min(3, max(1, math.ceil(math.log2(1.2 * math.sqrt(float(width / want))))))
         eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
@@ -322,17 +334,16 @@ def delta_bracket(sigma: Fraction, q: Fraction, T: int, eps: Fraction,
                                                        max(rem.upper, add.upper)),
                             rem, add, larger_direction(rem, add), time.perf_counter() - t,
                             {"closed_form": single.INFO})
-    out = {}
+    dirs = {}                          # profile -> its two directions
 
     def compute(eta):
         P = engine(sigma, q, T, floor, float(eps) + 1, eta)
-        out["dirs"] = directions(P, eps)
-        rem, add = out["dirs"]
+        rem, add = dirs[P] = directions(P, eps)
         return Interval(max(rem.lower, add.lower), max(rem.upper, add.upper)), P
     note = {}
     both, P = refine(compute, lattice_step(sigma, q, T, float(eps)),
                      lambda iv: max(rel_width * iv.lower, Fraction(floor)), note)
-    rem, add = out["dirs"]
+    rem, add = dirs[P]                 # those of the profile refine returned
     return PoissonDelta(sigma, q, T, eps, both, rem, add, larger_direction(rem, add),
                         time.perf_counter() - t, {**P.laws.info, **note})
 
@@ -365,11 +376,11 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
                                 delta, next_guess(guess, out.get("ivs")),
                                 rel=bisection_rel(rel_width), failed=out.setdefault("failed",
                                                                                     set()))
-        out["ivs"] = ivs
+        out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
         return both_directions(ivs)[0], P
     note = {}
     _, P = refine(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width), note)
-    ivs = out["ivs"]
+    ivs = out[P]                       # those of the profile refine returned
     both, larger = both_directions(ivs)
     return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
                           time.perf_counter() - t, {**P.laws.info, **note})

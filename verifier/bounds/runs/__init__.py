@@ -314,11 +314,11 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         ivs, P = epsilon_search(lambda cap: engine(steps, floor, cap, eta), delta,
                                 next_guess(guess, out.get("ivs")), rel=bisection_rel(rel),
                                 failed=out.setdefault("failed", set()))
-        out["ivs"] = out.setdefault("by", {})[id(P)] = ivs
+        out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
         return both_directions(ivs)[0], P
     note = {}
     _, P = refine(compute, lattice_step(steps, guess), PO.eps_target(rel), note)
-    ivs = out["by"][id(P)]                 # the answer of the profile refine returned
+    ivs = out[P]                       # those of the profile refine returned
     both, larger = both_directions(ivs)
     return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
                       time.perf_counter() - t, {**_info(P, run), **note}, CERTIFIED_RUN)
@@ -378,12 +378,12 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
 
     def compute(eta):
         P = engine(steps, floor, float(eps) + 1, eta)
-        rem, add = out.setdefault("by", {})[id(P)] = directions(P, eps)
+        rem, add = out[P] = directions(P, eps)
         return _larger(rem, add), P
     note = {}
     both, P = refine(compute, lattice_step(steps, float(eps)),
                      lambda iv: max(rel * iv.lower, Fraction(floor)), note)
-    rem, add = out["by"][id(P)]            # the directions of the profile refine returned
+    rem, add = out[P]                  # the directions of the profile refine returned
     return RunDelta(run, eps, both, rem, add, larger_direction(rem, add),
                     time.perf_counter() - t, {**_info(P, run), **note}, CERTIFIED_RUN)
 

@@ -165,22 +165,19 @@ def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
     target(bracket), every phase's laws have fewer than bounds.poisson.REFINE_POINTS / 2
     points and the last finer step narrowed it (bounds.poisson.stopped), and while the finer
     step fits the memory limit (bounds.poisson.finer).  Returns the narrowest (bracket,
-    profile) computed (a finer step that widened it, seen at floor 1e-8 with an add
-    direction's upper end lost, does not replace it): the caller reads its directions from
-    that profile's own answer."""
-    from verifier.bounds.poisson import REFINE_POINTS, finer_or_half, stopped
+    profile) computed (bounds.poisson.narrowest)."""
+    from verifier.bounds.poisson import REFINE_POINTS, finer_or_half, narrowest, stopped
     last, before, prev, best = None, None, None, None
     while True:
         got, eta = finer_or_half(compute, eta, prev, last, note)   # past a limit: the best
         if got is None:
-            return best if best is not None else last
+            return best
         iv, P = last = got
         prev = eta
         if iv is None:
             return iv, P
+        best = narrowest(best, got)
         width, want = iv.upper - iv.lower, target(iv)
-        if best is None or width < best[0].upper - best[0].lower:
-            best = got             # every step's bracket is certified: the narrowest stands
         n = points(P)
         if width <= want or stopped(note, n, width, before):
             return best

@@ -280,6 +280,38 @@ def test_forced_coarse_laws_and_early_cut_stay_rigorous(monkeypatch):
         PO.clear_cache()
 
 
+def test_tail_points_double_by_the_second_order_rule(monkeypatch):
+    """The tail steps double while T (2 w eta)^2 P(x >= a) <= TAIL_TOL floor (the dots keep
+    the mean of e^x: a step's spread moves delta as its square, docs/THEORY.md section 12):
+    at sigma 1, q 1e-3, T 1e4, delta 1e-5 fewer than half the points of the first-order rule
+    (T w eta P <= 1e-3 floor; 1890 points) for a bracket as narrow."""
+    from verifier.bounds.poisson import pair as PP
+    PO.clear_cache()
+    ours = PO.epsilon_bracket(F(1), F(1, 1000), 10000, F(1, 10 ** 5))
+
+    def first_order(k, step, probe, tau):        # the rule before, tau = 1e-3 floor / (T eta)
+        out, w = [], 1
+        while True:
+            out.append(k)
+            stop, mass = probe(k)
+            if stop or len(out) > PP.MAX_POINTS:
+                return out
+            while 2 * w * mass <= tau * 1e-3 / PP.TAIL_TOL * 7 / 2 ** 16 and w < (1 << 40):
+                w *= 2
+            k += step * w
+    monkeypatch.setattr(PP, "_walk", first_order)
+    PO.clear_cache()
+    try:
+        before = PO.epsilon_bracket(F(1), F(1, 1000), 10000, F(1, 10 ** 5))
+    finally:
+        PO.clear_cache()
+    assert ours.info["eta"] == before.info["eta"] == F(7, 2 ** 16)
+    assert 2 * ours.info["points"] < before.info["points"], (ours.info, before.info)
+    w = [iv.epsilon.upper - iv.epsilon.lower for iv in (ours, before)]
+    assert w[0] <= F(21, 20) * w[1], w
+    assert ours.epsilon.upper - ours.epsilon.lower <= PO.REL_TARGET * ours.epsilon.lower
+
+
 class _Loader:
     def __init__(self, bs):
         self.batch_sampler = bs

@@ -37,7 +37,11 @@ from verifier.symbolic import derived as D
 
 MAX_POINTS = 600_000     # lattice points of one step's laws (beyond: refused, one line; above
                          # the refinement's REFINE_POINTS, so that a refined step stays below)
-TAIL_TOL = 1e-3          # tail steps double while T w eta P(x >= k eta) <= TAIL_TOL floor
+TAIL_TOL = 1e-4          # tail steps double while T (2 w eta)^2 P(x >= k eta) <= TAIL_TOL floor
+                         # (second order, as the random-allocation engine's cells: the dots
+                         # keep the mean of e^x, so a step's spread moves delta as its square;
+                         # the first-order rule, T w eta P <= 1e-3 floor, took 2.3-4.5 times
+                         # the points for the same brackets: docs/THEORY.md section 12)
 CHARGE = 1e-4            # the cut-off's charge T delta(c_n) is kept below CHARGE floor
 
 
@@ -47,7 +51,7 @@ def tails_float(sf: float, qf: float, a: float) -> tuple[float, float]:
     if qf >= 1:
         b = sf * (a + u / 2)
     else:
-        r = math.expm1(a) + qf
+        r = math.expm1(min(a, 700.0)) + qf       # (beyond: both tails 0 in floats)
         if r <= 0:
             return 1.0, 1.0
         b = sf * (math.log(r / qf) + u / 2)
@@ -77,7 +81,7 @@ def _tails(s: arb, qa: arb, q_one: bool, a: arb, check: bool) -> tuple[arb, arb]
 
 def _walk(k: int, step: int, probe, tau: float) -> list[int]:
     """Lattice points from k in direction ``step`` (+1 or -1) until stop(k): unit steps while
-    w mass(k) > tau, doubling steps beyond (any points are valid; fewer only loosen);
+    (2 w)^2 mass(k) > tau, doubling steps beyond (any points are valid; fewer only loosen);
     probe(k) = (stop(k), mass(k)), one evaluation of the step's float tails a point."""
     out, w = [], 1
     while True:
@@ -85,7 +89,7 @@ def _walk(k: int, step: int, probe, tau: float) -> list[int]:
         stop, mass = probe(k)
         if stop or len(out) > MAX_POINTS:
             return out
-        while 2 * w * mass <= tau and w < (1 << 40):
+        while 4 * w * w * mass <= tau and w < (1 << 40):
             w *= 2
         k += step * w
 
@@ -94,7 +98,7 @@ def points(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction) ->
     """The lattice points (indices k of a = k eta), increasing; a float choice."""
     sf, qf, ef = float(sigma), float(q), float(eta)
     budget = CHARGE * floor / T
-    tau = TAIL_TOL * floor / (T * ef)
+    tau = TAIL_TOL * floor / (T * ef * ef)    # (2 w)^2 mass <= tau: T (2 w eta)^2 mass
 
     def up_probe(k):                   # (delta_R(e^a) <= budget, P(x >= a))
         g, p = tails_float(sf, qf, k * ef)

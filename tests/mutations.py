@@ -106,6 +106,29 @@ def _float_best_by_prefix_differences():
     ComposedProfile._float_best = old
 
 
+def _float_sums_mirror_unconjugated():
+    """SpectralLaw.float_sums with the mirrored coefficients X[N - k] = X[k] (not conjugated:
+    the law read as a complex one)."""
+    import numpy as np
+    from verifier.numerics import spectral
+    real = spectral.SpectralLaw.float_sums
+
+    def float_sums(self):
+        if self._floats is None and self.N <= spectral.FLOAT_SUMS_N:
+            N = self.N
+            X = np.zeros(N, dtype=np.complex128)
+            for k, v in self.a.items():
+                X[k] = N * complex(float(v.real.mid()), float(v.imag.mid()))
+                if 0 < k < N - k:
+                    X[N - k] = X[k]
+            law = np.fft.ifft(X).real
+            pre = np.concatenate(([0.0], np.cumsum(law)))
+            suf = np.concatenate((np.cumsum(law[::-1])[::-1], [0.0]))
+            self._floats = (pre, suf, 1e-15 * N * (2 * np.log2(N) * np.abs(X).sum() / N + 1))
+        return real(self)
+    spectral.SpectralLaw.float_sums = float_sums
+
+
 def _thin_down():
     """spreads.thin moving each index down to the multiple of c below it (not a spread)."""
     from flint import arb
@@ -1938,6 +1961,16 @@ MUTATIONS = [
              "P0 tail below 1e-16 reads as 0: the lower end of delta is 0 at tiny delta)",
              _float_best_by_prefix_differences,
              ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails[dense]",)),
+    Mutation("compose.float-scan-unresolved", "search",
+             "the threshold scan trusts its float sums however far below their rounding "
+             "scale its best value lies (a P0 tail of 1e-20 read in floats: the lower end of "
+             "delta is 0 at tiny delta)",
+             lambda: _set("verifier.numerics.compose:SCAN_RESOLVED", 0.0),
+             ("tests/test_poisson.py::test_remove_tests_find_their_threshold_at_tiny_tails[sparse]",)),
+    Mutation("spectral.float-sums-mirror-unconjugated", "search",
+             "the scans' float sums take the kept spectrum's mirrors unconjugated",
+             _float_sums_mirror_unconjugated,
+             ("tests/test_spectral.py::test_float_sums_for_the_scans_agree_with_the_exact_sums",)),
     Mutation("poisson.stall-ignored", "search",
              "a Poisson or run refinement goes on past a finer step that did not narrow the "
              "bracket (sigma 0.3, q 1e-6, T 1e7: 21 s more for nothing)",

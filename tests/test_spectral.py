@@ -232,3 +232,37 @@ def test_sums_with_the_nyquist_frequency_kept(rho_num):
                            for j, (_, m) in enumerate(law) if j >= i), arb(0))
             assert sl.prefix(i, rho).contains(pre), (i, sl.prefix(i, rho), pre)
             assert sl.suffix(i, rho).contains(suf), (i, sl.suffix(i, rho), suf)
+
+
+@pytest.mark.parametrize("case", ["sparse", "nyquist"])
+def test_float_sums_for_the_scans_agree_with_the_exact_sums(case):
+    """The threshold scans' float sums (SpectralLaw.float_sums: one numpy inverse FFT of the
+    kept spectrum, its mirrors conjugated, then running sums both ways) are within their
+    stated rounding scale of the exact prefix and suffix sums at every i, for a sparse kept
+    spectrum (aliased law, T = 400) and a full one with its Nyquist term."""
+    if case == "sparse":
+        law, T, N, r0 = _law(7, 6), 400, 1024, 313
+        with ctx.workprec(128):
+            spectra, out = spectral.compose([([dict(_balls(law))], T)], N, 128)
+            sl = spectral.SpectralLaw(N, spectra[0], out, r0, 128)
+            exact = _exact_window(law, T, N, r0)
+        exact = [fmpq(v.p, v.q) if hasattr(v, "p") else v for v in exact]
+    else:
+        N = 64
+        law = _law(9, N)
+        with ctx.workprec(128):
+            X = _dft(_balls(law), N)
+            sl = spectral.SpectralLaw(N, {k: X[k] for k in range(N // 2 + 1)}, arb(0), 0, 128)
+        exact = [fmpq(m.numerator, m.denominator) for _, m in law]
+    pre, suf, err = sl.float_sums()
+    assert 0 < err < 1e-9
+    total = sum(exact, fmpq(0))
+    run = fmpq(0)
+    for i in range(N + 1):
+        assert abs(pre[i] - float(run)) <= err and abs(suf[i] - float(total - run)) <= err, i
+        if i < N:
+            run += exact[i]
+    scan = spectral.Sums(sl, "prefix")
+    assert scan.floats() is sl.float_sums()
+    assert spectral.Sums(sl, "suffix").floats() is None
+    assert spectral.Sums(sl, "prefix", arb(1) / 2).floats() is None

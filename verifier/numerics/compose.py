@@ -43,6 +43,7 @@ from verifier.numerics.spectral import SpectralLaw, Sums
 
 
 SCAN = 64           # the lazy threshold scan's points per grid (_float_best_lazy)
+SCAN_RESOLVED = 1e3  # ... in floats while its best value is this far above their rounding
 
 
 @dataclass
@@ -226,6 +227,9 @@ class ComposedProfile:
         c = math.exp(min(float(eps), 700.0))
         lo = min(self.s0, self.s1)
         hi = max(self.s0 + len(self.P0) - 1, self.s1 + len(self.P1) - 1)
+        got = self._float_scan(c, ge, lo, hi)
+        if got is not None:
+            return got
 
         def value(t):
             key = (ge, t)
@@ -241,6 +245,29 @@ class ComposedProfile:
                 return best
             a, b = max(lo, best - step), min(hi, best + step)
 
+    def _float_scan(self, c: float, ge: bool, lo: int, hi: int) -> int | None:
+        """_float_best_lazy's scan on float sums of the whole window (spectral.Sums.floats:
+        one FFT a law, where ten phases of 1e4 steps read 4815 ball prefix sums for their
+        scans), or None where they are not at hand or the best value found is not above
+        SCAN_RESOLVED times their rounding scale (a tail of 1e-20 read in floats; the ball
+        scan then)."""
+        import numpy as np
+        f0, f1 = self.P0.floats(), self.P1.floats()
+        if f0 is None or f1 is None:
+            return None
+        ts = np.arange(lo, hi + 1)
+
+        def at(arr, start, t):        # the sums at composed index t (clipped to the window)
+            return arr[np.clip(t - start, 0, len(arr) - 1)]
+        if ge:                        # P1(S >= t) - c P0(S >= t)
+            v = at(f1[1], self.s1, ts) - c * at(f0[1], self.s0, ts)
+            err = f1[2] + c * f0[2]
+        else:                         # P0(S <= t) - c P1(S <= t)
+            v = at(f0[0], self.s0, ts + 1) - c * at(f1[0], self.s1, ts + 1)
+            err = f0[2] + c * f1[2]
+        i = int(np.argmax(v))
+        return int(ts[i]) if v[i] > SCAN_RESOLVED * err else None
+
     def _event_floats(self, t: int, ge: bool) -> tuple:
         """(P1, P0) of {S >= t} (ge) or (P0, P1) of {S <= t} in floats, each mass a ball
         difference rounded once (a tail below 1e-16 is not read as 0)."""
@@ -252,11 +279,13 @@ class ComposedProfile:
         return tuple(float(v.mid()) for v in pair)
 
     def _thresholds(self, eps: Fraction, t0: int, ge: bool):
-        ts = set(range(t0 - 6, t0 + 7))
-        if self.scan_tests:
-            tb = self._float_best(eps, ge)
-            ts |= set(range(tb - 3, tb + 4))
-        return sorted(ts)
+        """The thresholds whose tests are taken (any are valid): t0 +- 6 (t0 the lattice's
+        eps), or, where the profile scans, t0 +- 2 and the scan's best +- 3 (the same
+        brackets on sixteen configurations as t0 +- 6 with them, 40% fewer ball sums)."""
+        if not self.scan_tests:
+            return list(range(t0 - 6, t0 + 7))
+        tb = self._float_best(eps, ge)
+        return sorted(set(range(t0 - 2, t0 + 3)) | set(range(tb - 3, tb + 4)))
 
     def _lower_remove(self, eps: Fraction) -> arb:
         """max over thresholds t of P1(S >= t) - e^eps P0(S >= t), P1 lowered and P0 raised."""

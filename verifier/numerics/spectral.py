@@ -47,6 +47,7 @@ from verifier.numerics.band import direct_sums, root
 COST = 0.5         # kept while points x (K + 1) <= this x N log2 N (else the full DFT path)
 MIN_N = 4096       # shorter windows: the full path (its transforms cost little)
 MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
+FLOAT_SUMS_N = 1 << 18   # threshold scans in floats from one FFT up to this window (Sums.floats)
 
 
 def radius(prec: int, T: float) -> arb:
@@ -236,7 +237,7 @@ class SpectralLaw:
         self.K = max(Y)
         with ctx.workprec(prec):
             self.a = {k: y * root(r0 * k, N) / N for k, y in Y.items()}
-        self._coef = {}
+        self._coef, self._floats = {}, None
 
     def __len__(self):             # the window's points (as the list of masses)
         return self.N
@@ -288,6 +289,28 @@ class SpectralLaw:
                 h = (rho ** i - rho ** N) / (1 - rho)
             return v + self.left_out(h)
 
+    def float_sums(self) -> tuple | None:
+        """(prefix, suffix, err): float arrays of the window's sums sum_{j < i} law[j] and
+        sum_{j >= i} law[j], i = 0 .. N, from one inverse FFT of the kept spectrum (numpy),
+        and a float scale of their rounding error (u times the FFT's and the running sums'
+        terms, with a margin); for choices only (numerics.compose's threshold scans), never
+        a bound.  None where N > FLOAT_SUMS_N (the ball sums where read cost less there)."""
+        if self._floats is None:
+            N = self.N
+            if N > FLOAT_SUMS_N:
+                return None
+            X = np.zeros(N, dtype=np.complex128)
+            for k, v in self.a.items():
+                X[k] = N * complex(float(v.real.mid()), float(v.imag.mid()))
+                if 0 < k < N - k:
+                    X[N - k] = X[k].conjugate()
+            law = np.fft.ifft(X).real
+            pre = np.concatenate(([0.0], np.cumsum(law)))
+            suf = np.concatenate((np.cumsum(law[::-1])[::-1], [0.0]))
+            err = 1e-15 * N * (2 * math.log2(N) * float(np.abs(X).sum()) / N + 1)
+            self._floats = (pre, suf, err)
+        return self._floats
+
     def left_out(self, weight: arb) -> arb:
         """0 +- out x weight: what the left-out coefficients (at most N, each |Y[k]| <= out,
         times the inverse DFT's 1/N) add to a sum whose weights rho^j total ``weight``."""
@@ -305,6 +328,13 @@ class Sums:
 
     def __len__(self):
         return self.law.N + 1
+
+    def floats(self) -> tuple | None:
+        """SpectralLaw.float_sums (prefix, suffix, err) where these are its plain prefix
+        sums, else None (choices only)."""
+        if self.kind != "prefix" or self.rho is not None or self.factor is not None:
+            return None
+        return self.law.float_sums()
 
     def __getitem__(self, i: int):
         if i < 0:

@@ -61,26 +61,34 @@ def clear_cache():
     _CACHE.clear()
 
 
+def log_moments(sigma: Fraction, q: Fraction):
+    """Floats log E_Q[W^a] for the orders a = 2 .. 64 (a numpy array) of the remove
+    direction, E_Q[W^a] = sum_k C(a, k) (1 - q)^{a - k} q^k e^{k (k - 1) u / 2} (binomial
+    expansion; Mironov, Talwar and Zhang, arXiv 1908.10530 v1, Section 3.3), on whole arrays
+    (orders x terms); for guesses only."""
+    import numpy as np
+    A, K = np.arange(2, 65)[:, None], np.arange(65)[None, :]
+    lf = np.array([math.lgamma(i + 1) for i in range(66)])       # log i!
+    inside = K <= A
+    u, qf = float(sigma) ** -2, float(q)
+    if qf == 1:
+        terms = np.where(K == A, K * (K - 1) * u / 2, -np.inf)
+    else:
+        terms = np.where(inside, lf[A] - lf[K] - lf[np.where(inside, A - K, 0)]
+                         + (A - K) * math.log1p(-qf), -np.inf) \
+            + K * math.log(qf) + K * (K - 1) * u / 2
+    m = terms.max(axis=1)
+    return m + np.log(np.exp(terms - m[:, None]).sum(axis=1))
+
+
 def guess_epsilon(sigma: Fraction, q: Fraction, T: int, delta: float) -> float:
     """A float guess of epsilon(delta) (a free parameter: it picks the lattice step and the
     composed windows' eps cap): the Renyi conversion of the integer-order moments of the
-    remove direction, E_Q[W^a] = sum_k C(a, k) (1 - q)^{a - k} q^k e^{k (k - 1) u / 2}
-    (binomial expansion; Mironov, Talwar and Zhang, arXiv 1908.10530 v1, Section 3.3)."""
-    u, qf = float(sigma) ** -2, float(q)
-    best = math.inf
-    for a in range(2, 65):
-        terms = []
-        for k in range(a + 1):
-            if qf == 1 and k < a:
-                continue
-            lt = (math.lgamma(a + 1) - math.lgamma(k + 1) - math.lgamma(a - k + 1)
-                  + (a - k) * (math.log1p(-qf) if qf < 1 else 0) + k * math.log(qf)
-                  + k * (k - 1) * u / 2)
-            terms.append(lt)
-        m = max(terms)
-        la = m + math.log(sum(math.exp(t - m) for t in terms))
-        best = min(best, (T * la + math.log(1 / delta)) / (a - 1))
-    return max(best, 0.0)
+    remove direction (``log_moments``), the best order from 2 to 64."""
+    import numpy as np
+    orders = np.arange(2, 65)
+    return max(float(((T * log_moments(sigma, q) + math.log(1 / delta)) / (orders - 1)).min()),
+               0.0)
 
 
 def lattice_step(sigma: Fraction, q: Fraction, T: int, guess: float) -> Fraction:

@@ -22,22 +22,12 @@ def guess_epsilon(steps: tuple, delta: float, extra=None) -> float:
     independent steps add; the moments as bounds.poisson.guess_epsilon); ``extra[a]`` the
     log-moments of other steps (random-allocation epochs) at order a."""
     import numpy as np
-    A, K = np.arange(2, 65)[:, None], np.arange(65)[None, :]
-    lf = np.array([math.lgamma(i + 1) for i in range(66)])       # log i!
-    inside = K <= A
-    binom = np.where(inside, lf[A] - lf[K] - lf[np.where(inside, A - K, 0)], -np.inf)
-    tot = np.zeros(A.shape[0]) if extra is None else np.array([extra[a] for a in A[:, 0]])
-    for sigma, q, n in steps:       # log sum_k C(a, k) (1 - q)^(a - k) q^k e^{k (k - 1) u / 2}
-        u, qf = float(sigma) ** -2, float(q)
-        if qf == 1:
-            terms = np.where(K == A, K * (K - 1) * u / 2, -np.inf)
-        else:
-            terms = binom + np.where(inside, (A - K) * math.log1p(-qf), 0) \
-                + K * math.log(qf) + K * (K - 1) * u / 2
-        m = terms.max(axis=1)
-        tot = tot + n * (m + np.log(np.exp(terms - m[:, None]).sum(axis=1)))
-    best = float(((tot + math.log(1 / delta)) / (A[:, 0] - 1)).min())
-    return max(best, 0.0)
+    from verifier.bounds.poisson import log_moments
+    orders = np.arange(2, 65)
+    tot = np.zeros(len(orders)) if extra is None else np.array([extra[a] for a in orders])
+    for sigma, q, n in steps:
+        tot = tot + n * log_moments(sigma, q)
+    return max(float(((tot + math.log(1 / delta)) / (orders - 1)).min()), 0.0)
 
 
 RUN_FINER = 0.8    # a run of several phases: its first lattice step this much finer (ten

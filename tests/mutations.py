@@ -129,6 +129,13 @@ def _float_sums_mirror_unconjugated():
     spectral.SpectralLaw.float_sums = float_sums
 
 
+def _stop_ignores_the_step():
+    """bounds.poisson.stopped with the next step's growth fixed at 2 (a halving)."""
+    from verifier.bounds import poisson as PO
+    real = PO.stopped
+    PO.stopped = lambda note, n, width, before, grow=2: real(note, n, width, before, 2)
+
+
 def _thin_down():
     """spreads.thin moving each index down to the multiple of c below it (not a spread)."""
     from flint import arb
@@ -1971,6 +1978,17 @@ MUTATIONS = [
              "the scans' float sums take the kept spectrum's mirrors unconjugated",
              _float_sums_mirror_unconjugated,
              ("tests/test_spectral.py::test_float_sums_for_the_scans_agree_with_the_exact_sums",)),
+    Mutation("poisson.partial-step-dropped", "search",
+             "a refinement halves the lattice step where the bracket is just too wide (no 7/8, "
+             "6/8 or 5/8 of it: sigma 1, q 1e-3, T 1e5 asked for 1e-8 stopped 1.37e-8 wide at "
+             "the point limit)",
+             lambda: _set("verifier.bounds.poisson:next_step", lambda eta, width, want, n: eta / 2),
+             ("tests/test_poisson.py::test_a_bracket_just_too_wide_takes_a_partial_step_within_the_point_limit",)),
+    Mutation("poisson.stop-ignores-the-step", "search",
+             "the point limit of a refinement judged as if the next step were a halving, "
+             "whatever step it takes",
+             _stop_ignores_the_step,
+             ("tests/test_poisson.py::test_a_bracket_just_too_wide_takes_a_partial_step_within_the_point_limit",)),
     Mutation("poisson.stall-ignored", "search",
              "a Poisson or run refinement goes on past a finer step that did not narrow the "
              "bracket (sigma 0.3, q 1e-6, T 1e7: 21 s more for nothing)",

@@ -151,13 +151,13 @@ def mixed_levels(compute, target) -> tuple:
 
 
 def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
-    """bounds.poisson.refine for a run (a bracket just too wide takes eta times 5/8 to 7/8, not
-    a half: the width falls about as eta^2): eta divided while the bracket is wider than
-    target(bracket), every phase's laws have fewer than bounds.poisson.REFINE_POINTS / 2
-    points and the last finer step narrowed it (bounds.poisson.stopped), and while the finer
-    step fits the memory limit (bounds.poisson.finer).  Returns the narrowest (bracket,
-    profile) computed (bounds.poisson.narrowest)."""
-    from verifier.bounds.poisson import REFINE_POINTS, finer_or_half, narrowest, stopped
+    """bounds.poisson.refine for a run: eta refined (bounds.poisson.next_step) while the
+    bracket is wider than target(bracket), the next step's laws would have at most
+    bounds.poisson.REFINE_POINTS points in every phase and the last finer step narrowed it
+    (bounds.poisson.stopped), and while the finer step fits the memory limit
+    (bounds.poisson.finer).  Returns the narrowest (bracket, profile) computed
+    (bounds.poisson.narrowest)."""
+    from verifier.bounds.poisson import finer_or_half, narrowest, next_step, stopped
     last, before, prev, best = None, None, None, None
     while True:
         got, eta = finer_or_half(compute, eta, prev, last, note)   # past a limit: the best
@@ -170,15 +170,12 @@ def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
         best = narrowest(best, got)
         width, want = iv.upper - iv.lower, target(iv)
         n = points(P)
-        if width <= want or stopped(note, n, width, before):
+        if width <= want:
             return best
-        before = width
-        shrink = 1.2 * math.sqrt(float(width / want))
-        if shrink <= Fraction(8, 5):          # just too wide: eta times 7/8, 6/8 or 5/8 (a
-            eta *= Fraction(min(7, math.floor(8 / shrink)), 8)    # halving would double N)
-            continue
-        k = min(3, max(1, math.ceil(math.log2(shrink))))
-        eta /= 2 ** min(k, max(1, int(math.log2(REFINE_POINTS / n))))
+        nxt = next_step(eta, width, want, n)
+        if stopped(note, n, width, before, eta / nxt):
+            return best
+        before, eta = width, nxt
 
 
 def points(P) -> int:

@@ -1989,6 +1989,11 @@ MUTATIONS = [
              "whatever step it takes",
              _stop_ignores_the_step,
              ("tests/test_poisson.py::test_a_bracket_just_too_wide_takes_a_partial_step_within_the_point_limit",)),
+    Mutation("memory.cached-engines-kept-at-the-limit", "search",
+             "a reservation past the memory limit is refused while cached engines of earlier "
+             "questions hold the memory it counts",
+             lambda: _set("verifier.numerics.memory:release_all", lambda: 0),
+             ("tests/test_memory.py::test_cached_engines_are_let_go_before_the_limit_refuses",)),
     Mutation("poisson.stall-ignored", "search",
              "a Poisson or run refinement goes on past a finer step that did not narrow the "
              "bracket (sigma 0.3, q 1e-6, T 1e7: 21 s more for nothing)",

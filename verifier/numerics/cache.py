@@ -6,7 +6,10 @@ and equal)."""
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
+
+_CACHES: "weakref.WeakSet[EngineCache]" = weakref.WeakSet()
 
 
 class EngineCache:
@@ -14,6 +17,7 @@ class EngineCache:
         self.size = size
         self._d: OrderedDict = OrderedDict()
         self._lock = threading.Lock()
+        _CACHES.add(self)
 
     def get(self, key, make):
         """The entry for ``key``, made by ``make()`` when missing."""
@@ -35,3 +39,14 @@ class EngineCache:
 
     def __len__(self) -> int:
         return len(self._d)
+
+
+def release_all() -> int:
+    """Empty every engine cache (numerics.memory.reserve, at the memory limit: engines
+    cached for earlier questions hold memory the next allocation counts; an engine in use
+    stays alive through its caller's references); returns the entries dropped."""
+    dropped = 0
+    for cache in list(_CACHES):
+        dropped += len(cache)
+        cache.clear()
+    return dropped

@@ -2,7 +2,9 @@
 balls, one per lattice point of a DFT) before making it, through ``reserve``.  A run that
 would need more than ``WARN_BYTES`` is announced once on stderr (the CLI) or as a
 ``MemoryWarning`` (the API); one that would need more than the limit is refused in one
-line, before anything is allocated (``MemoryLimitError``, an InputError: exit 2).
+line, before anything is allocated (``MemoryLimitError``, an InputError: exit 2), once the
+engine caches (numerics.cache) have let go of what they held and the memory was measured
+again.
 
 The limit: ``VERIFIER_MEMORY_LIMIT`` ("3GiB", "2.5GB", "800MB", bytes), else three
 quarters of this machine's physical memory; a sweep's workers set it to their own limit.
@@ -20,6 +22,7 @@ import re
 import warnings
 
 from verifier.core.arith import InputError
+from verifier.numerics.cache import release_all
 
 WARN_BYTES = 2 * 1024 ** 3       # announce runs above 2 GiB
 REFINE_BYTES = 4 * 1024 ** 3     # a refined lattice step's budget where no limit was set
@@ -173,6 +176,10 @@ def reserve(points: int, engine: str, what: str, prec: int | None = None,
     if _HOOK["dry"]:
         raise DryRun(estimate(points, engine, prec, now=BASELINE), points, what)
     need, cap = estimate(points, engine, prec), limit()
+    if cap is not None and need > cap and release_all():
+        import gc                        # cached engines of earlier questions let go first
+        gc.collect()                     # (a claims audit's narrower requests were refused
+        need = estimate(points, engine, prec)     # on the memory its coarser ones held)
     if cap is not None and need > cap:
         raise MemoryLimitError(
             f"{what} would need up to about {size_str(need)} of memory ({of} of {points} points at "

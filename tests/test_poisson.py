@@ -695,15 +695,16 @@ def test_refinement_says_why_it_stopped_short(engine):
 
 @pytest.mark.parametrize("engine", ["poisson", "run"])
 def test_a_bracket_just_too_wide_takes_a_partial_step_within_the_point_limit(engine):
-    """next_step: a bracket 1.3 times the target at 400000 points a step takes eta times 5/8
-    (1.2 sqrt(1.3) = 1.37: 8 / 1.37 rounded down), its laws about 640000 points: past
-    REFINE_POINTS, stopped with the reason; at 300000 points the same step (480000) fits
-    and meets the target (sigma 1, q 1e-3, T 1e5 asked for 1e-8: 1.37e-8 at 321105 points
-    where a halving would have passed the limit; 5.4e-9 at 437617 after 5/8 of the step)."""
+    """next_step: a bracket 1.3 times the target at 400000 points a step takes eta times 6/8
+    (1.2 sqrt(1.3) = 1.37 <= 8/5: 8 / (1.1 sqrt(1.3)) rounded down), its laws about 533000
+    points: past REFINE_POINTS, stopped with the reason; at 300000 points the same step
+    (400000) fits and meets the target (sigma 1, q 1e-3, T 1e5 asked for 1e-8: 1.37e-8 at
+    321105 points where a halving would have passed the limit, then part of the step)."""
     from verifier.bounds.runs.lattice import refine as run_refine
     refine = PO.refine if engine == "poisson" else run_refine
     target = lambda iv: F(1, 1000)                                  # noqa: E731
-    assert PO.next_step(F(1), F(13, 10000), F(1, 1000), 1000) == F(5, 8)
+    assert PO.next_step(F(1), F(13, 10000), F(1, 1000), 1000) == F(6, 8)
+    assert PO.next_step(F(1), F(16, 10000), F(1, 1000), 1000) == F(5, 8)
     assert PO.next_step(F(1), F(1, 500), F(1, 1000), 1000) == F(1, 2)
     for n0, stops in ((400000, True), (300000, False)):
         compute, calls = _fake([(n0, F(13, 10000)), (10 ** 9, F(1, 2000))], n0 // 10)
@@ -712,7 +713,7 @@ def test_a_bracket_just_too_wide_takes_a_partial_step_within_the_point_limit(eng
         if stops:
             assert calls == [n0] and "lattice points" in note["refinement_limit"], note
         else:
-            assert calls == [n0, n0 * 8 // 5] and note == {} and iv.upper - 1 == F(1, 2000)
+            assert calls == [n0, n0 * 4 // 3] and note == {} and iv.upper - 1 == F(1, 2000)
 
 
 @pytest.mark.parametrize("path", ["sparse", "dense"])

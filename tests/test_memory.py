@@ -277,27 +277,21 @@ def test_poisson_cells_are_not_planned_and_small_cells_not_with_a_large_share(mo
     assert [c["steps"] for c in planned] == [100000]
 
 
-def test_cached_engines_are_let_go_before_the_limit_refuses():
+def test_cached_engines_are_let_go_before_the_limit_refuses(monkeypatch):
     """At the limit, reserve empties the engine caches and measures again (a claims audit's
-    narrower requests were refused on the memory its coarser requests' engines held): a
-    cache holding about 200 MB of balls, a limit between the resident memory with them and
-    without them: the reservation passes and the cache is empty; an engine held by its
-    caller stays alive.  Nothing cached: refused as before."""
-    import gc
-
-    from flint import acb
+    narrower requests were refused on the memory its coarser requests' engines held): the
+    process's memory (a stand-in for /proc, which other tests in the same worker move) is
+    3 GiB while a cache holds an engine and 1 GiB once it is empty, the limit 2 GiB plus the
+    reservation: it passes and the caches are empty; an engine held by its caller stays
+    alive.  With nothing cached left, refused as before."""
     from verifier.numerics.cache import EngineCache
     cache, kept = EngineCache(2), EngineCache(2)
-    held = kept.get("in use", lambda: [acb(i) / 7 for i in range(10 ** 5)])
-    gc.collect()
-    base = memory.resident()
-    cache.get("old", lambda: [acb(i) / 7 for i in range(1500000)])
-    grown = memory.resident()
-    assert grown - base > 150 * 10 ** 6
+    held = kept.get("in use", lambda: ["an engine"])
+    cache.get("old", lambda: ["an engine of an earlier question"])
+    monkeypatch.setattr(memory, "resident", lambda: (3 if len(cache) else 1) * 1024 ** 3)
     need = 10 ** 5 * memory.PER_POINT["compose"] * memory.ball_bytes(128)
-    cap = (base + grown) // 2 + need
-    with memory.limited(cap):
+    with memory.limited(2 * 1024 ** 3 + need):
         memory.reserve(10 ** 5, "compose", "a test", 128)
-    assert len(cache) == 0 and len(kept) == 0 and len(held) == 10 ** 5
-    with memory.limited(memory.resident() + need // 2), pytest.raises(memory.MemoryLimitError):
+    assert len(cache) == 0 and len(kept) == 0 and held == ["an engine"]
+    with memory.limited(1024 ** 3 + need // 2), pytest.raises(memory.MemoryLimitError):
         memory.reserve(10 ** 5, "compose", "a test", 128)

@@ -312,6 +312,31 @@ def test_tail_points_double_by_the_second_order_rule(monkeypatch):
     assert ours.epsilon.upper - ours.epsilon.lower <= PO.REL_TARGET * ours.epsilon.lower
 
 
+def test_float_tails_far_out_are_zero_not_an_overflow():
+    """The walk's float tails past a = 700 (a doubling step can jump there) are 0, not an
+    OverflowError of expm1; below, the float tails agree with the ball ones."""
+    from verifier.bounds.poisson import pair as PP
+    assert PP.tails_float(1.0, 0.001, 7.3e6) == (0.0, 0.0)
+    assert PP.tails_float(0.5, 0.01, 701.0) == (0.0, 0.0)
+    g, p = PP.tails_float(1.0, 0.001, 0.01)
+    G, P = PP.tails(F(1), F(1, 1000), to_arb(F(1, 100)))
+    assert abs(g - float(G.mid())) < 1e-12 and abs(p - float(P.mid())) < 1e-12
+
+
+@pytest.mark.parametrize("sigma, q", [(F(1), F(1, 1000)), (F(7, 10), F(1, 100)), (F(2), F(1))])
+def test_log_moments_are_the_binomial_sums(sigma, q):
+    """The guess's log E_Q[W^a] (bounds.poisson.log_moments, numpy over orders and terms)
+    against the binomial sum at 30 digits in mpmath, every order 2 .. 64."""
+    got = PO.log_moments(sigma, q)
+    with mp.workdps(30):
+        u, qm = 1 / mp.mpf(sigma.numerator) ** 2 * sigma.denominator ** 2, \
+            mp.mpf(q.numerator) / q.denominator
+        for i, a in enumerate(range(2, 65)):
+            ref = mp.log(mp.fsum(mp.binomial(a, k) * (1 - qm) ** (a - k) * qm ** k
+                                 * mp.exp(k * (k - 1) * u / 2) for k in range(a + 1)))
+            assert abs(got[i] - float(ref)) <= 1e-11 * max(1, abs(float(ref))), (a, got[i], ref)
+
+
 class _Loader:
     def __init__(self, bs):
         self.batch_sampler = bs

@@ -192,7 +192,7 @@ def finer_or_half(compute, eta: Fraction, prev: Fraction | None, last: tuple,
     return got, eta
 
 
-def stopped(note: dict | None, n: int, width, before, grow=2) -> bool:
+def stopped(note: dict | None, n: int, width, before, grow) -> bool:
     """Whether the refinement stops short of its target, the reason in ``note``: the next
     step's laws at more than REFINE_POINTS points (``grow``: the next lattice step's
     fineness over this one's, the points taken to grow as much), or a finer step that
@@ -236,12 +236,14 @@ def narrowest(best: tuple | None, got: tuple) -> tuple:
     return best
 
 
-def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
+def refine(compute, eta: Fraction, target, note: dict | None = None,
+           points=lambda P: P.laws.info["points"]) -> tuple:
     """compute(eta) -> (bracket or None, profile): refined while the bracket is wider than
-    target(bracket), the next step's laws would have at most REFINE_POINTS points and the last
-    finer step narrowed it (``stopped``), and while the finer step fits the memory limit
-    (``finer``); the next step by ``next_step``.  Returns the narrowest (bracket, profile)
-    computed (``narrowest``)."""
+    target(bracket), the next step's laws would have at most REFINE_POINTS points (``points``:
+    a profile's points per step; a run's, runs.lattice.points) and the last finer step
+    narrowed it (``stopped``), and while the finer step fits the memory limit (``finer``);
+    the next step by ``next_step``.  Returns the narrowest (bracket, profile) computed
+    (``narrowest``).  One loop for the Poisson engine and for runs (runs.lattice.refine)."""
     last, before, prev, best = None, None, None, None
     while True:
         got, eta = finer_or_half(compute, eta, prev, last, note)
@@ -253,7 +255,7 @@ def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
             return iv, P
         best = narrowest(best, got)
         width, want = iv.upper - iv.lower, target(iv)
-        n = P.laws.info["points"]
+        n = points(P)
         if width <= want:
             return best
         nxt = next_step(eta, width, want, n)

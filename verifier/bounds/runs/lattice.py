@@ -151,31 +151,10 @@ def mixed_levels(compute, target) -> tuple:
 
 
 def refine(compute, eta: Fraction, target, note: dict | None = None) -> tuple:
-    """bounds.poisson.refine for a run: eta refined (bounds.poisson.next_step) while the
-    bracket is wider than target(bracket), the next step's laws would have at most
-    bounds.poisson.REFINE_POINTS points in every phase and the last finer step narrowed it
-    (bounds.poisson.stopped), and while the finer step fits the memory limit
-    (bounds.poisson.finer).  Returns the narrowest (bracket, profile) computed
-    (bounds.poisson.narrowest)."""
-    from verifier.bounds.poisson import finer_or_half, narrowest, next_step, stopped
-    last, before, prev, best = None, None, None, None
-    while True:
-        got, eta = finer_or_half(compute, eta, prev, last, note)   # past a limit: the best
-        if got is None:
-            return best
-        iv, P = last = got
-        prev = eta
-        if iv is None:
-            return iv, P
-        best = narrowest(best, got)
-        width, want = iv.upper - iv.lower, target(iv)
-        n = points(P)
-        if width <= want:
-            return best
-        nxt = next_step(eta, width, want, n)
-        if stopped(note, n, width, before, eta / nxt):
-            return best
-        before, eta = width, nxt
+    """bounds.poisson.refine for a run: the same loop (next_step, stopped, narrowest), the
+    points per step those of the run's widest phase (``points``)."""
+    from verifier.bounds.poisson import refine as refine_lattice
+    return refine_lattice(compute, eta, target, note, points)
 
 
 def points(P) -> int:

@@ -607,8 +607,8 @@ def _profile_keep_low_dropped():
 def _profile_bisect_swapped():
     real = _get("verifier.numerics.brackets:bisect")
 
-    def swapped(good, bad, ok, rel, absolute):
-        b, o = real(good, bad, ok, rel, absolute)
+    def swapped(good, bad, ok, rel, absolute, **kw):
+        b, o = real(good, bad, ok, rel, absolute, **kw)
         return o, b
     _set("verifier.numerics.brackets:bisect", swapped)
 
@@ -1377,6 +1377,26 @@ def _sparse_tails_dropped():
     from flint import acb
     from verifier.numerics import band
     band.sparse_sums = lambda seqs, N, K: [{k: acb(0) for k in range(K + 1)} for _ in seqs]
+
+
+def _rewritten(path: str, old: str, new: str):
+    """The function at ``path`` recompiled from its source with ``old`` replaced by ``new``
+    (once, and it must occur), in its own module's namespace (which it then replaces)."""
+    import inspect
+    import textwrap
+    f = _get(path)
+    src = textwrap.dedent(inspect.getsource(f))
+    if src.count(old) != 1:
+        raise RuntimeError(f"{path}: the text to mutate is not there once: {old!r}")
+    exec(compile(src.replace(old, new), f.__code__.co_filename, "exec"), f.__globals__)
+
+
+def _guide_ignored():
+    real = _get("verifier.numerics.brackets:bisect")
+
+    def blind(good, bad, ok, rel, absolute, guide=None):
+        return real(good, bad, ok, rel, absolute)
+    _set("verifier.numerics.brackets:bisect", blind)
 
 
 def _bisection_rel_fixed():
@@ -2591,6 +2611,26 @@ MUTATIONS = [
              "the direct sums of a law's dense run leave out its sparse tails' sums",
              _sparse_tails_dropped,
              ("tests/test_spectral.py::test_direct_sums_match_the_full_dft",)),
+    Mutation("brackets.guided-probe-unbounded", "search",
+             "the guided bisection takes its secant point without checking that it lies "
+             "inside (bad, ok) (a point outside ends the search short, or moves an end out)",
+             lambda: _rewritten("verifier.numerics.brackets:bisect",
+                                "float(bad) < aim < float(ok) and", "True or"),
+             ("tests/test_guided_bisection.py::test_the_invariant_holds_whatever_the_guide_says",)),
+    Mutation("brackets.guide-ignored", "search",
+             "the epsilon search bisects without its evaluations' floats (a free parameter: "
+             "about 17 certified ends an end instead of 3-6)",
+             _guide_ignored,
+             ("tests/test_guided_bisection.py::"
+              "test_a_faithful_guide_takes_a_few_evaluations_where_bisection_takes_14_or_more",
+              "tests/test_guided_bisection.py::"
+              "test_epsilon_direction_reads_its_own_evaluations_as_the_guide")),
+    Mutation("brackets.no-overshoot-on-one-side", "search",
+             "the guided bisection aims at the secant root only, where one end moved twice "
+             "running (secant steps that stay on one side of a curved guide)",
+             lambda: _rewritten("verifier.numerics.brackets:bisect",
+                                "past = max(past, 2 * abs(root - before))", "pass"),
+             ("tests/test_guided_bisection.py::test_a_curved_guide_is_overshot",)),
     Mutation("brackets.next-guess-ignored", "compose",
              "a refined lattice step's epsilon search starts from the first (Renyi) guess, not "
              "the last bracket (a free parameter: the cap, and so the precision and memory)",

@@ -650,8 +650,9 @@ def test_precision_just_above_two_limbs_is_taken_down():
     assert PO.precision(100, 1e-5, F(1, 64), 4) < 128
     PO.clear_cache()
     e = PO.epsilon_bracket(F(1), F("0.001"), 10 ** 5, F("1e-5")).epsilon
-    assert F("1.636681045") <= e.lower <= F("1.636681046"), e
-    assert e.upper == F(107359, 65536), e        # a bisection point: 1.6381683349...
+    # the ends the rule's 132 bits give, exactly (the guided bisection's points)
+    assert e.lower == F(1799558426799, 1 << 40), e       # 1.63668885470...
+    assert e.upper == F(1801172206569, 1 << 40), e       # 1.63815657885...
 
 
 class _Laws:

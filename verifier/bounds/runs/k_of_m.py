@@ -35,7 +35,7 @@ import numpy as np
 from flint import arb, ctx
 
 from verifier.core.arith import Interval, ball_bounds, to_arb
-from verifier.numerics.brackets import EPS_MAX, bisect
+from verifier.numerics.brackets import EPS_MAX, bisect, log_ratio
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.lattice import (normal_sf, powers, smooth_length, suffix_sums, two_dfts,
                                        two_inverse)
@@ -186,9 +186,12 @@ def epsilon_lower(tests: KofMTests, which: str, delta: Fraction, upper: Fraction
     search goes on past it, so that the bracket inverts and is refused (never a silent
     point at the upper end)."""
     d = to_arb(delta)
+    f_low = {}                 # the evaluations' floats, to guide the bisection
 
     def above(e):
-        return bool(tests.lower(which, e) > d)
+        L = tests.lower(which, e)
+        f_low[e] = log_ratio(L.lower(), delta)
+        return bool(L > d)
     if not above(Fraction(0)):
         return Fraction(0)
     lo, hi = Fraction(0), upper
@@ -196,7 +199,8 @@ def epsilon_lower(tests: KofMTests, which: str, delta: Fraction, upper: Fraction
         if hi >= EPS_MAX:
             return hi
         lo, hi = hi, min(2 * hi + 1, EPS_MAX)
-    return bisect(lambda e: not above(e), lo, hi, rel, Fraction(1, 10 ** 8))[0]
+    return bisect(lambda e: not above(e), lo, hi, rel, Fraction(1, 10 ** 8),
+                  guide=f_low.get)[0]
 
 
 def k_of_m_kinds(run) -> list:

@@ -1399,6 +1399,17 @@ def _guide_ignored():
     _set("verifier.numerics.brackets:bisect", blind)
 
 
+def _sums_by_horner():
+    """SpectralLaw's sums' polynomial evaluated by Horner's rule at the ball root (acb_poly)."""
+    from flint import acb_poly
+    import verifier.numerics.spectral as S
+
+    def at_root(self, m):
+        coeffs = [self.M[a, b] for a in range(self.A) for b in range(self.B)]
+        return acb_poly(coeffs)(S.root(m, self.N))
+    S.Poly.at_root = at_root
+
+
 def _bisection_rel_fixed():
     """The epsilon search's tolerance fixed at REL, whatever the request, where every
     engine looks it up."""
@@ -2631,6 +2642,12 @@ MUTATIONS = [
              lambda: _rewritten("verifier.numerics.brackets:bisect",
                                 "past = max(past, 2 * abs(root - before))", "pass"),
              ("tests/test_guided_bisection.py::test_a_curved_guide_is_overshot",)),
+    Mutation("spectral.sums-by-horner", "compose",
+             "the sparse path's sums read by Horner's rule at a ball root of unity (radii "
+             "multiplied by up to sqrt 2 a degree: the brackets lost at K = 560)",
+             _sums_by_horner,
+             ("tests/test_spectral.py::test_the_sums_polynomial_stays_tight_at_a_high_degree",
+              "tests/test_spectral.py::test_a_long_kept_spectrum_gives_the_full_paths_bracket")),
     Mutation("brackets.next-guess-ignored", "compose",
              "a refined lattice step's epsilon search starts from the first (Renyi) guess, not "
              "the last bracket (a free parameter: the cap, and so the precision and memory)",

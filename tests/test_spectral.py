@@ -266,3 +266,39 @@ def test_float_sums_for_the_scans_agree_with_the_exact_sums(case):
     assert scan.floats() is sl.float_sums()
     assert spectral.Sums(sl, "suffix").floats() is None
     assert spectral.Sums(sl, "prefix", arb(1) / 2).floats() is None
+
+
+def test_the_sums_polynomial_stays_tight_at_a_high_degree():
+    """spectral.Poly at z = e^{2 pi i m / N}, degree 600, coefficients decaying from 1 to
+    1e-60 (a composed spectrum's shape): contains the sum taken at 400 bits and is at most
+    1e-30 wide (Horner's rule at the ball z multiplies radii by |Re z| + |Im z| a step:
+    about 1e80 at this degree; it returned [+- 0.43] on an engine's spectrum)."""
+    import random
+    from flint import acb
+    rng = random.Random(3)
+    N, K = 40960, 600
+    with ctx.workprec(128):
+        cs = [acb(arb(rng.uniform(-1, 1)), arb(rng.uniform(-1, 1))) * arb(10) ** (-k // 10)
+              for k in range(K + 1)]
+        P = spectral.Poly(cs, N)
+        for m in (1, 7, 24472, 12345, N - 3):
+            got = P.at_root(m)
+            with ctx.workprec(400):
+                z = acb(arb(2 * (m % N)) / N).exp_pi_i()
+                ref = sum((c * z ** k for k, c in enumerate(cs)), acb(0))
+            assert got.contains(ref), (m, got, ref)
+            assert got.real.rad() < 1e-30 and got.imag.rad() < 1e-30, (m, got)
+
+
+def test_a_long_kept_spectrum_gives_the_full_paths_bracket(monkeypatch):
+    """sigma 0.8, q 1e-4, T 1e4, delta 1e-10 on the sparse path (K = 560 kept indices) gives
+    the full path's bracket [0.3650117352, 0.3652226572] to 9 digits (it gave [0.28, 0.70]
+    with the sums' polynomials by Horner's rule)."""
+    from verifier.bounds import poisson
+    args = (Fraction(8, 10), Fraction(1, 10 ** 4), 10000, Fraction(1, 10 ** 10))
+    monkeypatch.setattr(spectral, "COST", 1e9)
+    poisson.clear_cache()
+    e = poisson.epsilon_bracket(*args).epsilon
+    poisson.clear_cache()
+    assert Fraction("0.36501173") <= e.lower <= Fraction("0.36501174"), e
+    assert Fraction("0.36522265") <= e.upper <= Fraction("0.36522266"), e

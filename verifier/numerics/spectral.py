@@ -29,7 +29,8 @@ formed:
       sum_{i <= j < N} law[j] rho^j = sum_k a_k (t_k^i - t_k^N) / (1 - t_k)
   (the k = 0 term a_0 i, a_0 (N - i) where rho = 1); the kept k pair with their mirrors
   N - k (a real law: 2 Re), so a sum at i is one polynomial of degree K evaluated at
-  w^{-i}.  A left-out |Y[k]| <= out moves the prefix sum by at most out sum_{j < i} rho^j
+  w^{-i} (``Poly``: baby and giant steps, every power an exact root of unity).  A
+  left-out |Y[k]| <= out moves the prefix sum by at most out sum_{j < i} rho^j
   (the suffix sum by out sum_{j >= i} rho^j; at most N of them, each times the 1/N).
 
 Cost: a float coarse DFT of about N / c points per law and one ball matrix product per phase, where the
@@ -40,11 +41,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from flint import acb, acb_poly, arb, ctx
+from flint import acb, arb, ctx
 
 from verifier.numerics.band import direct_sums, root
 
-COST = 0.5         # kept while points x (K + 1) <= this x N log2 N (else the full DFT path)
+COST = 2.5         # kept while points x (K + 1) <= this x N log2 N per law and phase (else
+                   # the full DFT path; measured: the sparse path wins to a ratio of 2.04 and
+                   # loses from 3.86; 0.5 while the sums' polynomials were evaluated by
+                   # Horner's rule, whose radii grew with K: docs/THEORY.md section 16)
 MIN_N = 4096       # shorter windows: the full path (its transforms cost little)
 MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
 FLOAT_SUMS_N = 1 << 18   # threshold scans in floats from one FFT up to this window (Sums.floats)
@@ -243,7 +247,7 @@ class SpectralLaw:
         return self.N
 
     def _coefs(self, rho: arb | None):
-        """(B_0, poly of B_k for 0 < k < N/2, B_{N/2} or 0, Sigma) for rho (None: 1)."""
+        """(B_0, Poly of B_k for 0 < k < N/2, B_{N/2} or 0, Sigma) for rho (None: 1)."""
         key = None if rho is None else (rho.mid(), rho.rad())
         if key not in self._coef:
             N, a = self.N, self.a
@@ -252,17 +256,15 @@ class SpectralLaw:
                  if k > 0 or rho is not None}
             inner = [B.get(k, acb(0)) if 0 < k < N - k else acb(0)
                      for k in range(min(self.K, (N - 1) // 2) + 1)]
-            P = acb_poly(inner)
             Bn = B.get(N // 2, acb(0)) if N % 2 == 0 else acb(0)
             B0 = B.get(0, acb(0))
             sigma = (2 * sum(inner, acb(0))).real + Bn.real + B0.real
-            self._coef[key] = (B0, P, Bn, sigma)
+            self._coef[key] = (B0, Poly(inner, N), Bn, sigma)
         return self._coef[key]
 
     def _omega(self, i: int, rho: arb | None):
         B0, P, Bn, _ = self._coefs(rho)
-        z = root(i, self.N)                     # w^{-i}
-        return (2 * P(z)).real + (Bn.real if i % 2 == 0 else -Bn.real) + B0.real
+        return (2 * P.at_root(i)).real + (Bn.real if i % 2 == 0 else -Bn.real) + B0.real
 
     def prefix(self, i: int, rho: arb | None = None) -> arb:
         """sum_{j < i} law[j] rho^j (rho None: 1), 0 <= i <= N."""
@@ -315,6 +317,35 @@ class SpectralLaw:
         """0 +- out x weight: what the left-out coefficients (at most N, each |Y[k]| <= out,
         times the inverse DFT's 1/N) add to a sum whose weights rho^j total ``weight``."""
         return arb(0, (self.out * abs(weight)).upper())
+
+
+class Poly:
+    """sum_k c_k z^k at z = e^{2 pi i m / N} (SpectralLaw's sums), by baby and giant steps
+    whose powers are exact roots of unity: with k = a B + b (b < B about sqrt(K)),
+    sum_a z^{a B} sum_b c_{a B + b} z^b, the inner sums one ball matrix product of the
+    A x B coefficients and the B powers z^b, each power formed on its own (e^{2 pi i m b / N},
+    m b reduced exactly mod N).  Horner's rule at a ball z multiplies the radius by
+    |Re z| + |Im z| (up to sqrt 2) a step (Arb's rectangular complex balls): at sigma 0.8,
+    q 1e-4, T 1e4 (K = 560) it returned [+- 0.43] for a sum of about 0.2; here every term
+    is one product of a coefficient and a power, at the same cost (95 us against 90)."""
+
+    def __init__(self, coeffs: list, N: int):
+        from flint import acb_mat
+        n = max(1, len(coeffs))
+        self.N, self.B = N, max(1, math.isqrt(n))
+        self.A = -(-n // self.B)
+        pad = list(coeffs) + [acb(0)] * (self.A * self.B - len(coeffs))
+        self.M = acb_mat([pad[a * self.B:(a + 1) * self.B] for a in range(self.A)])
+
+    def at_root(self, m: int) -> acb:
+        """sum_k c_k e^{2 pi i m k / N}."""
+        from flint import acb_mat
+        N, B = self.N, self.B
+        q = self.M * acb_mat([[root(m * b, N)] for b in range(B)])
+        out = acb(0)
+        for a in range(self.A):
+            out += q[a, 0] * root(m * a * B, N)
+        return out
 
 
 class Sums:

@@ -2648,6 +2648,32 @@ MUTATIONS = [
              _sums_by_horner,
              ("tests/test_spectral.py::test_the_sums_polynomial_stays_tight_at_a_high_degree",
               "tests/test_spectral.py::test_a_long_kept_spectrum_gives_the_full_paths_bracket")),
+    Mutation("spectral.kept-share-unchecked", "compose",
+             "the sparse path taken with more than N / KEPT_SHARE kept indices (few steps: "
+             "the direct sums' multiplied-up powers lose their digits)",
+             lambda: _set("verifier.numerics.spectral:KEPT_SHARE", 1),
+             ("tests/test_spectral.py::test_many_kept_indices_take_the_full_path",)),
+    Mutation("spectral.kept-radii-unchecked", "compose",
+             "the sparse path's kept values used whatever their radii (direct sums that lost "
+             "their digits give brackets of [0, 1])",
+             lambda: _rewritten("verifier.numerics.spectral:compose",
+                                "if not all(y.real.rad() <= tight", "if False and not all("
+                                "y.real.rad() <= tight"),
+             ("tests/test_spectral.py::test_wide_direct_sums_take_the_full_path",)),
+    Mutation("poisson.refine-drops-the-coarser-bracket", "search",
+             "a finer lattice step that certifies no end replaces the coarser step's certified "
+             "bracket (the answer becomes 'inconclusive')",
+             lambda: _rewritten("verifier.bounds.poisson:refine",
+                                "return best if best is not None else (iv, P)", "return iv, P"),
+             ("tests/test_poisson.py::test_a_finer_step_without_an_end_keeps_the_last_bracket",)),
+    Mutation("poisson.stall-not-retried", "search",
+             "a refinement that stopped narrowing short of the target is not taken again at a "
+             "lower floor (epsilon near 1e-3 stays 0.75% wide)",
+             lambda: _set("verifier.bounds.poisson:again_if_stalled",
+                          lambda compute, eta, target, note, state: _get(
+                              "verifier.bounds.poisson:refine")(compute, eta, target, note)),
+             ("tests/test_poisson.py::test_a_stalled_refinement_is_taken_again_at_a_lower_floor",
+              "tests/test_poisson.py::test_a_small_epsilon_is_bracketed_to_the_default_width")),
     Mutation("brackets.next-guess-ignored", "compose",
              "a refined lattice step's epsilon search starts from the first (Renyi) guess, not "
              "the last bracket (a free parameter: the cap, and so the precision and memory)",

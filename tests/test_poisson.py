@@ -815,3 +815,63 @@ def test_a_search_does_not_start_again_at_a_cap_that_failed(monkeypatch):
     made.clear()
     BR.epsilon_search(make, F(1, 10 ** 5), 18.7)           # no record: 16 first again
     assert made == [16, 32]
+
+
+@pytest.mark.parametrize("engine", ["poisson", "run"])
+def test_a_finer_step_without_an_end_keeps_the_last_bracket(engine):
+    """A finer lattice step whose search certifies no end (None) does not replace the
+    bracket a coarser step certified: the narrowest certified one is returned, and the note
+    says why the refinement stopped (sigma 4.65, q 1.6e-4, T 2, delta 9e-7 printed
+    'inconclusive: no epsilon <= 60' where two coarser steps had bracketed it)."""
+    from verifier.bounds.runs.lattice import refine as run_refine
+    refine = PO.refine if engine == "poisson" else run_refine
+    calls = []
+
+    def compute(eta):
+        n = int(1000 / eta)
+        calls.append(n)
+        return (Interval(F(1), F(1) + F(1, 100)) if n <= 10000 else None), _Profile(n)
+    note = {}
+    iv, P = refine(compute, F(1, 10), lambda iv: F(1, 10 ** 6), note)
+    assert iv == Interval(F(1), F(101, 100)) and P.laws.info["points"] == 10000
+    assert len(calls) == 2 and "certified no end" in note["refinement_limit"], note
+
+
+def test_two_steps_at_a_tiny_rate_are_bracketed():
+    """sigma 4.65, q 1.6e-4, T 2, delta 9e-7: certified (epsilon about 1e-4; the finest
+    lattice step's composition had taken the sparse path with K = N / 2 and lost every
+    digit, and the refinement had dropped the coarser brackets)."""
+    PO.clear_cache()
+    r = PO.epsilon_bracket(F("4.65"), F("0.00016"), 2, F("9e-7"))
+    PO.clear_cache()
+    assert r.epsilon is not None, r.info
+    assert F(9, 10 ** 5) < r.epsilon.lower <= r.epsilon.upper < F(11, 10 ** 5), r.epsilon
+
+
+def test_a_stalled_refinement_is_taken_again_at_a_lower_floor():
+    """Where the bracket stopped narrowing short of the target, the refinement runs again
+    from its last step with the charges' floor times STALL_FLOOR and keeps the narrower
+    answer (fakes: the width follows the floor, not eta)."""
+    state, calls = {"floor": 1.0}, []
+
+    def compute(eta):
+        n = int(1000 / eta)
+        calls.append((n, state["floor"]))
+        w = F(1, 100) if state["floor"] == 1.0 else F(1, 10 ** 5)
+        P = _Profile(n)
+        P.laws.eta = eta
+        return Interval(F(1), F(1) + w), P
+    note = {}
+    iv, _ = PO.again_if_stalled(compute, F(1, 10), lambda iv: F(1, 1000), note, state)
+    assert iv.upper - iv.lower == F(1, 10 ** 5), iv
+    assert state["floor"] == PO.STALL_FLOOR and calls[2][1] == PO.STALL_FLOOR, calls
+    assert "refinement_limit" not in note, note       # the second refinement met the target
+
+
+def test_a_small_epsilon_is_bracketed_to_the_default_width():
+    """sigma 1.09, q 5.7e-5, T 48, delta 7e-6 (epsilon about 1.03e-3): at most 0.1% wide (the
+    tails' cells, placed by the floor, were wider than epsilon: it stalled 0.75% wide)."""
+    PO.clear_cache()
+    e = PO.epsilon_bracket(F("1.09"), F("5.7e-5"), 48, F("7e-6")).epsilon
+    PO.clear_cache()
+    assert F("0.00103") < e.lower and e.upper - e.lower <= e.lower / 1000, e

@@ -302,3 +302,32 @@ def test_a_long_kept_spectrum_gives_the_full_paths_bracket(monkeypatch):
     poisson.clear_cache()
     assert Fraction("0.36501173") <= e.lower <= Fraction("0.36501174"), e
     assert Fraction("0.36522265") <= e.upper <= Fraction("0.36522266"), e
+
+
+def test_many_kept_indices_take_the_full_path():
+    """More than N / KEPT_SHARE kept indices (few steps: most frequencies survive) take the
+    full path, whatever the cost rule says: 3 steps of a 40-point law, N = 8192."""
+    law = _law(11, 40)
+    with ctx.workprec(128):
+        import math
+        old = spectral.COST
+        try:
+            spectral.COST = 1e9
+            got = spectral.compose([([dict(_balls(law))], 3)], 8192, 128)
+        finally:
+            spectral.COST = old
+    assert got is None
+
+
+def test_wide_direct_sums_take_the_full_path(monkeypatch):
+    """Kept values whose radii exceed 2^-(prec/2) (direct sums that lost their digits) are
+    not used: compose declines, so the full path is taken."""
+    law, T, N = _law(7, 6), 400, 1024
+    real = spectral.direct_sums
+
+    def wide(seqs, N_, K):
+        return [{k: v + acb(arb(0, 1e-10), 0) for k, v in d.items()} for d in real(seqs, N_, K)]
+    with ctx.workprec(128):
+        assert spectral.compose([([dict(_balls(law))], T)], N, 128) is not None
+        monkeypatch.setattr(spectral, "direct_sums", wide)
+        assert spectral.compose([([dict(_balls(law))], T)], N, 128) is None

@@ -51,6 +51,10 @@ COST = 2.5         # kept while points x (K + 1) <= this x N log2 N per law and 
                    # Horner's rule, whose radii grew with K: docs/THEORY.md section 16)
 MIN_N = 4096       # shorter windows: the full path (its transforms cost little)
 MIN_STRIDE = 4     # coarse DFTs of more than N / 4 points: the full path
+KEPT_SHARE = 4     # more than N / 4 kept indices: the full path (few steps, e.g. T = 2 at
+                   # sigma 4.65, q 1.6e-4: K = N / 2, the direct sums' powers multiplied up
+                   # hundreds of times lost every digit; the kept values' radii are checked
+                   # too, at 2^-(prec/2): compose)
 FLOAT_SUMS_N = 1 << 18   # threshold scans in floats from one FFT up to this window (Sums.floats)
 
 
@@ -221,7 +225,7 @@ def compose(phases: list, N: int, prec: int, hold=None):
               for i, (pts, c, fl) in enumerate(zip(shifted, cs, fls)))
           for j in range(nvar)]
     cost = sum(len(pts[j]) * (Ks[j] + 1) for pts in shifted for j in range(nvar))
-    if cost > COST * N * math.log2(N) * nvar * len(phases):
+    if cost > COST * N * math.log2(N) * nvar * len(phases) or max(Ks) > N // KEPT_SHARE:
         return None
     Ys = [None] * nvar
     for pts, (_, n) in zip(shifted, phases):     # one matrix product for the phase's laws
@@ -229,6 +233,9 @@ def compose(phases: list, N: int, prec: int, hold=None):
         for j in range(nvar):
             X = [sums[j][k] ** n for k in range(Ks[j] + 1)]
             Ys[j] = X if Ys[j] is None else [a * b for a, b in zip(Ys[j], X)]
+    tight = arb(2) ** -(prec // 2)
+    if not all(y.real.rad() <= tight and y.imag.rad() <= tight for Y in Ys for y in Y):
+        return None                # the direct sums' radii grew (a free parameter: the full path)
     return [dict(enumerate(Y)) for Y in Ys], out
 
 

@@ -44,6 +44,8 @@ STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at 
                          # width falls about as eta^2; sigma 0.3, q 1e-6, T 1e7, delta 1e-12 was
                          # 22% wide at 27247 and 104937 points while its remove test's threshold
                          # scan was blind, ComposedProfile._float_best: 21 s for nothing)
+STALL_FLOOR = 1e-3       # a stalled refinement again, the floor this much lower (its tails'
+                         # cells follow the floor: epsilon 1e-3 stalled 0.75% wide; THEORY 12)
 LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (numerics.
                          # lattice.two_limbs; sigma 1, q 1e-3, delta 1e-5, T 1e5 and 1e6: 132 and
                          # 138 bits -> 128, the same brackets to 10 digits, 1.39 -> 1.09 s and
@@ -63,11 +65,9 @@ def clear_cache():
 def charge_floor(delta: Fraction, rel_width: Fraction | None) -> float:
     """The floor the engine's charges are relative to (pair.points: the cut-off below
     CHARGE floor, the doubling tail steps below TAIL_TOL floor) for epsilon(delta) at a
-    requested relative width: delta at the default REL_TARGET, and delta times the request
-    over REL_TARGET below it (a free parameter: any floor is valid, a smaller one only
-    tighter; the charges at the default floor held sigma 2, q 1e-4, T 1e5, delta 1e-10 at
-    2.6e-6 wide for any lattice step, the request 1e-6 refining to 163166 points in 26 s;
-    scaled, it was met at 37469 points in 7 s)."""
+    requested relative width: delta at the default REL_TARGET, delta times the request over
+    REL_TARGET below it (any floor is valid, a smaller one tighter: at the default floor
+    sigma 2, q 1e-4, T 1e5, delta 1e-10 stalled 2.6e-6 wide; scaled, 1e-6 in 7 s)."""
     scale = 1 if rel_width is None else min(Fraction(1), Fraction(rel_width) / REL_TARGET)
     return float(Fraction(delta) * scale)
 
@@ -251,8 +251,11 @@ def refine(compute, eta: Fraction, target, note: dict | None = None,
             return best
         iv, P = last = got
         prev = eta
-        if iv is None:
-            return iv, P
+        if iv is None:                 # no certified end at this step: a coarser one stands
+            if best is not None and note is not None:
+                note["refinement_limit"] = (f"the next lattice step (eta = {float(eta):.3g}) "
+                                            f"certified no end; the last bracket stands")
+            return best if best is not None else (iv, P)
         best = narrowest(best, got)
         width, want = iv.upper - iv.lower, target(iv)
         n = points(P)
@@ -262,6 +265,24 @@ def refine(compute, eta: Fraction, target, note: dict | None = None,
         if stopped(note, n, width, before, eta / nxt):
             return best
         before, eta = width, nxt
+
+
+def again_if_stalled(compute, eta: Fraction, target, note: dict, state: dict) -> tuple:
+    """``refine``; where it stopped narrowing short of the target, again from its last step
+    with state["floor"] (compute's) times STALL_FLOOR (any floor is valid): the narrower."""
+    best = refine(compute, eta, target, note)
+    iv, P = best
+    if iv is None or iv.upper - iv.lower <= target(iv) or \
+            "stopped narrowing" not in note.get("refinement_limit", ""):
+        return best
+    state["floor"] *= STALL_FLOOR
+    again = {}
+    got = refine(compute, P.laws.eta, target, again)
+    if got[0] is None or narrowest(best, got) is best:
+        return best
+    note.clear()
+    note.update(again)
+    return got
 
 
 def eps_target(rel: Fraction):
@@ -347,17 +368,18 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
         return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
                               time.perf_counter() - t, {"closed_form": single.INFO})
     guess = guess_epsilon(sigma, q, T, float(delta))
-    out, floor = {}, charge_floor(delta, rel_width)
+    out = {"floor": charge_floor(delta, rel_width)}
 
     def compute(eta):
-        ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, floor, cap, eta),
+        ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, out["floor"], cap, eta),
                                 delta, next_guess(guess, out.get("ivs")),
                                 rel=bisection_rel(rel_width), failed=out.setdefault("failed",
                                                                                     set()))
         out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
         return both_directions(ivs)[0], P
     note = {}
-    _, P = refine(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width), note)
+    _, P = again_if_stalled(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width),
+                            note, out)
     ivs = out[P]                       # those of the profile refine returned
     both, larger = both_directions(ivs)
     return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,

@@ -149,7 +149,7 @@ def log_ratio(v, d) -> float:
     return math.log(x) - math.log(float(d))
 
 
-REL, ABS = Fraction(1, 10 ** 6), Fraction(1, 10 ** 8)
+REL, ABS = Fraction(1, 10 ** 6), Fraction(1, 10 ** 11)
 BISECTION_SHARE = 100  # a requested width's share left to the bisection of epsilon(delta)
 
 

@@ -267,17 +267,17 @@ def refine(compute, eta: Fraction, target, note: dict | None = None,
         before, eta = width, nxt
 
 
-def again_if_stalled(compute, eta: Fraction, target, note: dict, state: dict) -> tuple:
-    """``refine``; where it stopped narrowing short of the target, again from its last step
-    with state["floor"] (compute's) times STALL_FLOOR (any floor is valid): the narrower."""
-    best = refine(compute, eta, target, note)
+def again_if_stalled(compute, eta: Fraction, target, note: dict, state: dict,
+                     points=lambda P: P.laws.info["points"]) -> tuple:
+    """refine; where it stalled short of target, again at state["floor"] x STALL_FLOOR."""
+    best = refine(compute, eta, target, note, points)
     iv, P = best
     if iv is None or iv.upper - iv.lower <= target(iv) or \
             "stopped narrowing" not in note.get("refinement_limit", ""):
         return best
     state["floor"] *= STALL_FLOOR
     again = {}
-    got = refine(compute, P.laws.eta, target, again)
+    got = refine(compute, P.laws.eta, target, again, points)
     if got[0] is None or narrowest(best, got) is best:
         return best
     note.clear()

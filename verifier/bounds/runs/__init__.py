@@ -308,16 +308,17 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
                           time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
     guess = guess_epsilon(steps, float(delta))
-    out, floor = {}, PO.charge_floor(delta, rel)
+    out = {"floor": PO.charge_floor(delta, rel)}
 
     def compute(eta):
-        ivs, P = epsilon_search(lambda cap: engine(steps, floor, cap, eta), delta,
+        ivs, P = epsilon_search(lambda cap: engine(steps, out["floor"], cap, eta), delta,
                                 next_guess(guess, out.get("ivs")), rel=bisection_rel(rel),
                                 failed=out.setdefault("failed", set()))
         out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
         return both_directions(ivs)[0], P
-    note = {}
-    _, P = refine(compute, lattice_step(steps, guess), PO.eps_target(rel), note)
+    note = {}                          # (a stalled refinement again at a lower floor)
+    _, P = PO.again_if_stalled(compute, lattice_step(steps, guess), PO.eps_target(rel), note,
+                               out, points)
     ivs = out[P]                       # those of the profile refine returned
     both, larger = both_directions(ivs)
     return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,

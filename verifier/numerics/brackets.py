@@ -92,14 +92,14 @@ def bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction,
     ends' values, aimed 0.45 of the tolerance past it toward the end that did not move last
     (two steps then close the bracket around an accurate root); where one end moved twice
     running (a curved guide: secant steps stay on one side), past it by twice the root's
-    last correction; a bisection step follows POOR_STEPS steps that did not halve the
-    bracket.  Measured: the certified epsilon search took 76 ends at sigma 1, q 1e-3,
-    T 1e3 (docs/BENCHMARKS.md)."""
+    last correction; a midpoint follows POOR_STEPS guided steps that did not halve the
+    bracket.  Measured: the certified epsilon search's ends at sigma 1, q 1e-3, T 1e3,
+    76 -> 27 (docs/THEORY.md section 9)."""
     f_bad, f_ok = _read(guide, bad), _read(guide, ok)
     last, same, poor, before = 0, 0, 0, None   # last: the end the last step moved (+1 ok,
     #                                            -1 bad), same: how many times running
     while (w := ok - bad) > (tol := max(absolute, rel * ok)):
-        mid = _dyadic((bad + ok) / 2)
+        mid, guided = _dyadic((bad + ok) / 2), False
         if guide is not None and poor < POOR_STEPS and f_bad > f_ok:   # (False with a nan)
             root = float(ok) - f_ok * float(w) / (f_ok - f_bad)
             past = 0.45 * float(tol)
@@ -109,7 +109,7 @@ def bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction,
             for aim in (root - last * past, root + last * past):
                 if math.isfinite(aim) and float(bad) < aim < float(ok) and \
                         bad < _dyadic(Fraction(aim)) < ok:
-                    mid = _dyadic(Fraction(aim))
+                    mid, guided = _dyadic(Fraction(aim)), True
                     break
         if not bad < mid < ok:
             break
@@ -120,7 +120,7 @@ def bisect(good, bad: Fraction, ok: Fraction, rel: Fraction, absolute: Fraction,
         else:
             bad, f_bad = mid, _read(guide, mid)
         last = moved
-        poor = poor + 1 if ok - bad > w / 2 else 0
+        poor = poor + 1 if guided and ok - bad > w / 2 else 0     # (a midpoint: 0 again)
     return bad, ok
 
 
@@ -138,8 +138,8 @@ def _read(guide, x) -> float:
 
 
 def log_ratio(v, d) -> float:
-    """log(v / d) in floats for a ball end v and delta d > 0 (a guide: choices only); v <= 0
-    or not finite reads as far below."""
+    """log(v / d) in floats for a ball end v and delta d > 0 (a guide: choices only); v = 0
+    reads as far below (-1e3), a negative or not finite v as nan (no guide)."""
     try:
         x = float(v)
     except (TypeError, ValueError, OverflowError):

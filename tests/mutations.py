@@ -2731,7 +2731,7 @@ MUTATIONS = [
              _k_of_m_unweighted,
              ("tests/test_runs.py::test_k_of_m_brackets_a_gauss_hermite_reference",)),
     Mutation("brackets.bisection-rel-fixed", "search",
-             "the epsilon search bisects to its default 1e-5 whatever width was requested",
+             "the epsilon search bisects to its default tolerance (REL) whatever width was requested",
              _bisection_rel_fixed,
              ("tests/test_poisson.py::test_a_narrow_request_narrows_the_bisection_and_the_charges",
               "tests/test_runs.py::test_a_narrow_request_on_a_run_is_met")),

@@ -2674,6 +2674,20 @@ MUTATIONS = [
                               "verifier.bounds.poisson:refine")(compute, eta, target, note)),
              ("tests/test_poisson.py::test_a_stalled_refinement_is_taken_again_at_a_lower_floor",
               "tests/test_poisson.py::test_a_small_epsilon_is_bracketed_to_the_default_width")),
+    Mutation("band.chains-unbroken", "compose",
+             "the direct sums' chains of ball products by roots (Horner's rule over a window's "
+             "blocks, the powers multiplied up) never restart from exact roots (span 60000: "
+             "radii about 1e31 times wider)",
+             lambda: _set("verifier.numerics.band:WRAP_BITS", 10 ** 6),
+             ("tests/test_spectral.py::test_blocked_sums_stay_tight_over_a_long_span",
+              "tests/test_spectral.py::test_sparse_sums_stay_tight_with_many_giant_steps")),
+    Mutation("poisson.stall-retried-once", "search",
+             "a refinement that stalled again after its retry at a lower floor is not taken "
+             "again (epsilon 2.6e-6 at T 2 stays 0.27% wide)",
+             lambda: _set("verifier.bounds.poisson:STALL_RETRIES", 1),
+             ("tests/test_poisson.py::test_a_refinement_stalled_again_is_retried_while_it_narrows",
+              "tests/test_poisson.py::"
+              "test_a_tiny_epsilon_of_two_steps_is_bracketed_to_the_default_width")),
     Mutation("brackets.next-guess-ignored", "compose",
              "a refined lattice step's epsilon search starts from the first (Renyi) guess, not "
              "the last bracket (a free parameter: the cap, and so the precision and memory)",

@@ -872,6 +872,38 @@ def test_a_stalled_refinement_is_taken_again_at_a_lower_floor():
     assert "refinement_limit" not in note, note       # the second refinement met the target
 
 
+def test_a_refinement_stalled_again_is_retried_while_it_narrows():
+    """A retry that stalls again is taken again at a floor STALL_FLOOR lower, at most
+    STALL_RETRIES times; a retry that did not narrow ends the retries (fakes: the width is
+    the floor / 100, the floor taken no lower than ``least``)."""
+    state, floors, least = {"floor": 1.0}, [], [1e-9]
+
+    def compute(eta):
+        floors.append(state["floor"])
+        P = _Profile(int(1000 / eta))
+        P.laws.eta = eta
+        return Interval(F(1), F(1) + F(max(state["floor"], least[0])) / 100), P
+    note = {}
+    iv, _ = PO.again_if_stalled(compute, F(1, 10), lambda iv: F(1, 10 ** 13), note, state)
+    assert iv.upper - iv.lower == F(1e-9) / 100, iv        # three retries: 1e-3, 1e-6, 1e-9
+    assert sorted(set(floors), reverse=True) == [1.0, 1e-3, 1e-6, 1e-9], floors
+    assert "stopped narrowing" in note["refinement_limit"], note   # no fourth retry
+    state, least = {"floor": 1.0}, [1e-3]
+    iv, _ = PO.again_if_stalled(compute, F(1, 10), lambda iv: F(1, 10 ** 13), {}, state)
+    assert state["floor"] == 1e-6 and iv.upper - iv.lower == F(1e-3) / 100, (state, iv)
+
+
+def test_a_tiny_epsilon_of_two_steps_is_bracketed_to_the_default_width():
+    """sigma 4.94, q 2.4e-6, T 2, delta 3e-10 (epsilon about 2.6e-6, a point of the range's
+    random sample): 15% wide at the first floor, 0.27% after one retry at a floor 1000 times
+    lower (it stalled again), at most 0.1% after the second."""
+    PO.clear_cache()
+    e = PO.epsilon_bracket(F("4.94"), F("2.4e-6"), 2, F("3e-10")).epsilon
+    PO.clear_cache()
+    assert F("2.61e-6") < e.lower and e.upper - e.lower <= e.lower / 1000, e
+    assert e.upper < F("2.64e-6"), e
+
+
 def test_a_small_epsilon_is_bracketed_to_the_default_width():
     """sigma 1.09, q 5.7e-5, T 48, delta 7e-6 (epsilon about 1.03e-3): at most 0.1% wide (the
     tails' cells, placed by the floor, were wider than epsilon: it stalled 0.75% wide)."""

@@ -161,6 +161,8 @@ def values(Y: Spectrum) -> list:
 
 
 SPARSE_BLOCK = 32        # the direct sums' baby steps: z^b for b < this multiplied up
+WRAP_BITS = 16           # a chain of ball products by a root restarts from an exact root
+                         # before its radius may have grown 2^WRAP_BITS times (``chain``)
 BLOCKED_FILL = 4         # direct sums by blocks where the span is at most this x the points
 DENSE_GAP = 2            # ... over the points' longest run with gaps at most this
 SPARSE_COST = 0.5        # the direct sums are used while points x (K + 1) <= this x N log2 N
@@ -280,12 +282,12 @@ def sparse_sums(seqs: list, N: int, K: int) -> list:
     for _ in range(1, B):
         rows.append([w * u for w, u in zip(rows[-1], z)])
     zB = [w * u for w, u in zip(rows[-1], z)]          # z_p^B
-    U = []
-    for i in range(len(pts)):
+    U, R = [], chain(None, N)
+    for i, p in enumerate(pts):
         g, power = [], acb(1)
-        for _ in range(A):                                # z_p^{a B}, multiplied up
-            g.append(power)
-            power = power * zB[i]
+        for a in range(A):                                # z_p^{a B}, multiplied up
+            g.append(power)                               # (from an exact root every R)
+            power = power * zB[i] if (a + 1) % R else root(-p * (a + 1) * B, N)
         U.append([e * col[i] for e in g for col in cols])
     R = acb_mat(rows) * acb_mat(U)
     out = [dict() for _ in seqs]
@@ -318,18 +320,43 @@ def blocked_sums(seqs: list, N: int, K: int, lo: int, hi: int) -> list:
             X[s_ * U + u][v_] += v
     V = [[acb(1)] * (K + 1)]
     w = [root(-k, N) for k in range(K + 1)]
-    for _ in range(1, G):                                 # w^{v k}, multiplied up in v
-        V.append([a * b for a, b in zip(V[-1], w)])
+    R = chain(K, N)
+    for v in range(1, G):             # w^{v k}, multiplied up in v (from exact roots every R)
+        V.append([a * b for a, b in zip(V[-1], w)] if v % R else
+                 [root(-v * k, N) for k in range(K + 1)])
     C = acb_mat(X) * acb_mat(V)
     out = [dict() for _ in seqs]
     for k in range(K + 1):
-        t, first = root(-G * k, N), root(-lo * k, N)
-        for s_ in range(S):                               # Horner in t = w^{G k}
-            acc = acb(0)
-            for u in range(U - 1, -1, -1):
-                acc = acc * t + C[s_ * U + u, k]
-            out[s_][k] = first * acc
+        t, R = root(-G * k, N), chain(G * k, N, exact=True)
+        firsts = [root(-(lo + G * u0) * k, N) for u0 in range(0, U, R)]
+        for s_ in range(S):           # Horner in t = w^{G k}, in chunks of R blocks
+            total = acb(0)
+            for first, u0 in zip(firsts, range(0, U, R)):
+                acc = acb(0)
+                for u in range(min(U, u0 + R) - 1, u0 - 1, -1):
+                    acc = acc * t + C[s_ * U + u, k]
+                total += first * acc
+            out[s_][k] = total
     return out
+
+
+def chain(m: int | None, N: int, exact: bool = False) -> int:
+    """How many ball products by e^{2 pi i m' / N} a chain may take before its radius may
+    have grown 2^WRAP_BITS times (a free parameter: every chain is certified, a longer one
+    only wider): a product by z multiplies a rectangular ball's radius by up to |Re z| +
+    |Im z| <= 1 + d (d: z's angle to the nearest axis), and at most sqrt 2; m: for every
+    |m'| <= m when not ``exact``, for m' = m when ``exact``, any root when None.  Horner's rule
+    over a window's blocks (angles up to 2 pi span k / N) had lost every digit: span 4e5,
+    N 2^20, K 50, radii [+- 1.7e5] (docs/THEORY.md section 16)."""
+    if m is None:
+        d = math.pi / 4
+    elif exact:
+        a = 2 * math.pi * (m % N) / N
+        d = min(a % (math.pi / 2), math.pi / 2 - a % (math.pi / 2))
+    else:
+        d = min(2 * math.pi * abs(m) / N, math.pi / 4)
+    f = min(1 + d, math.sqrt(2))
+    return max(1, min(1 << 30, int(WRAP_BITS * math.log(2) / math.log(f)) if d > 0 else 1 << 30))
 
 
 def root(m: int, N: int) -> acb:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from flint import acb, arb, ctx
+from flint import acb, acb_mat, arb, ctx
 
 from verifier.numerics.band import direct_sums, root
 
@@ -337,7 +337,6 @@ class Poly:
     is one product of a coefficient and a power, at the same cost (95 us against 90)."""
 
     def __init__(self, coeffs: list, N: int):
-        from flint import acb_mat
         n = max(1, len(coeffs))
         self.N, self.B = N, max(1, math.isqrt(n))
         self.A = -(-n // self.B)
@@ -346,7 +345,6 @@ class Poly:
 
     def at_root(self, m: int) -> acb:
         """sum_k c_k e^{2 pi i m k / N}."""
-        from flint import acb_mat
         N, B = self.N, self.B
         q = self.M * acb_mat([[root(m * b, N)] for b in range(B)])
         out = acb(0)

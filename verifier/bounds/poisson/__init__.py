@@ -2,11 +2,9 @@
 privacy profile delta(eps) and epsilon(delta) of T composed steps at sample rate q, each a
 rigorous bracket (docs/THEORY.md section 12).
 
-- pair.py: one step as four lattice laws (dominating pairs for the upper ends, the cell of
-  the privacy loss for the lower ends), from the closed-form tails of the pair;
-- the kernel (verifier/numerics): the T-fold composition by DFT powers in ball arithmetic
-  and the brackets, the same code as the random-allocation engine's;
-- this module: the range, the free parameters (the lattice step eta), results and searches.
+pair.py: one step as four lattice laws (dominating pairs: upper ends; the privacy loss's
+cells: lower ends); verifier/numerics: the T-fold composition and the brackets (the
+random-allocation engine's code); this module: the range, the lattice step, the searches.
 """
 from __future__ import annotations
 
@@ -36,20 +34,18 @@ RANGE_HELP = RANGE.help()
 REL_TARGET = Fraction(1, 1000)    # epsilon(delta): eta is halved while the bracket is wider
 ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.1) ...
 REFINE_POINTS = 1 << 19  # ... and one step's laws have fewer points than this (60,000 before:
-                         # sigma 0.8, q 1e-4, T 1e6, delta 1e-10 stopped at 0.171% with 31414
-                         # points, past the 0.1% default; 131072 held TensorFlow Privacy's
-                         # sigma 0.7, q 0.01, T 120, delta 1e-5 at 5.4e-8 when 1e-8 was asked;
-                         # now 6.2e-9 at 322907 points in 65 s, 2.7 GB)
+                         # sigma 0.8, q 1e-4, T 1e6, delta 1e-10 stopped at 0.171%; 131072 held
+                         # TensorFlow Privacy's sigma 0.7, q 0.01, T 120, delta 1e-5 at 5.4e-8
+                         # when 1e-8 was asked; now 6.2e-9 at 322907 points in 65 s, 2.7 GB)
 STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at most this much (the
-                         # width falls about as eta^2; sigma 0.3, q 1e-6, T 1e7, delta 1e-12 was
-                         # 22% wide at 27247 and 104937 points while its remove test's threshold
-                         # scan was blind, ComposedProfile._float_best: 21 s for nothing)
+                         # width falls about as eta^2; sigma 0.3, q 1e-6, T 1e7, delta 1e-12: 22%
+                         # wide at 27247 and 104937 points, its threshold scan blind, 21 s)
 STALL_FLOOR = 1e-3       # a stalled refinement again, the floor this much lower (its tails'
-                         # cells follow the floor: epsilon 1e-3 stalled 0.75% wide; THEORY 12)
+                         # cells follow the floor: epsilon 1e-3 stalled 0.75% wide; THEORY 12),
+STALL_RETRIES = 3        # ... at most this many times, while each retry narrows the bracket
 LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (numerics.
-                         # lattice.two_limbs; sigma 1, q 1e-3, delta 1e-5, T 1e5 and 1e6: 132 and
-                         # 138 bits -> 128, the same brackets to 10 digits, 1.39 -> 1.09 s and
-                         # 4.48 -> 3.52 s; sigma 0.6, q 4e-4, T 1e5: 4.95 -> 3.84 s)
+                         # lattice.two_limbs; sigma 1, q 1e-3, delta 1e-5, T 1e5 and 1e6: 132
+                         # and 138 bits -> 128, the same brackets to 10 digits, 1.39 -> 1.09 s)
 _CACHE = EngineCache(5)         # composed profiles (numerics/cache.py)
 
 
@@ -269,20 +265,24 @@ def refine(compute, eta: Fraction, target, note: dict | None = None,
 
 def again_if_stalled(compute, eta: Fraction, target, note: dict, state: dict,
                      points=lambda P: P.laws.info["points"]) -> tuple:
-    """refine; where it stalled short of target, again at state["floor"] x STALL_FLOOR."""
+    """refine; where it stalled short of target, again from its last step at state["floor"]
+    x STALL_FLOOR, up to STALL_RETRIES times while each retry narrows (sigma 4.94, q 2.4e-6,
+    T 2, delta 3e-10, epsilon 2.6e-6: 15% wide, then 0.27%, then 0.042%)."""
     best = refine(compute, eta, target, note, points)
-    iv, P = best
-    if iv is None or iv.upper - iv.lower <= target(iv) or \
-            "stopped narrowing" not in note.get("refinement_limit", ""):
-        return best
-    state["floor"] *= STALL_FLOOR
-    again = {}
-    got = refine(compute, P.laws.eta, target, again, points)
-    if got[0] is None or narrowest(best, got) is best:
-        return best
-    note.clear()
-    note.update(again)
-    return got
+    for _ in range(STALL_RETRIES):
+        iv, P = best
+        if iv is None or iv.upper - iv.lower <= target(iv) or \
+                "stopped narrowing" not in note.get("refinement_limit", ""):
+            return best
+        state["floor"] *= STALL_FLOOR
+        again = {}
+        got = refine(compute, P.laws.eta, target, again, points)
+        if got[0] is None or narrowest(best, got) is best:
+            return best
+        note.clear()
+        note.update(again)
+        best = got
+    return best
 
 
 def eps_target(rel: Fraction):

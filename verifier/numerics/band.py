@@ -262,8 +262,8 @@ def sparse_sums(seqs: list, N: int, K: int) -> list:
     """``direct_sums`` by baby and giant steps over any points: with k = a B + b
     (b < B = SPARSE_BLOCK), X[a B + b] = sum_p z_p^b (x_p z_p^{a B}) (z_p =
     e^{-2 pi i p / N}), one ball matrix product of the B x P matrix z_p^b and the
-    P x (A S) matrix x_p z_p^{a B} (both powers multiplied up from z_p: ball products, a
-    radius growing by a few ulp a factor)."""
+    P x (A S) matrix x_p z_p^{a B} (both powers multiplied up from z_p, the giant steps
+    restarted from exact roots: ``chain``)."""
     from flint import acb_mat
     pts = sorted({p for seq in seqs for p, _ in seq})
     if not pts:
@@ -306,8 +306,9 @@ def blocked_sums(seqs: list, N: int, K: int, lo: int, hi: int) -> list:
     C[u, k] = sum_v x_{lo + u G + v} w^{v k} (w = e^{-2 pi i / N}): one ball matrix product
     of the laws' masses laid out in blocks of G and the G x (K + 1) powers w^{v k}
     (multiplied up from the exact roots w^k, m reduced mod N), then Horner's rule in
-    w^{G k} over the U blocks per k and law (a radius growing by a few ulp a step).  O((U + G) K) Python
-    ball operations where direct_sums' baby and giant steps take O(P (B + A))."""
+    w^{G k} over the U blocks per k and law; both chains restarted from exact roots
+    (``chain``).  O((U + G) K) Python ball operations where direct_sums' baby and giant
+    steps take O(P (B + A))."""
     from flint import acb_mat
     span = hi - lo + 1
     G = max(1, math.isqrt(span))

@@ -2681,6 +2681,13 @@ MUTATIONS = [
              lambda: _set("verifier.numerics.band:WRAP_BITS", 10 ** 6),
              ("tests/test_spectral.py::test_blocked_sums_stay_tight_over_a_long_span",
               "tests/test_spectral.py::test_sparse_sums_stay_tight_with_many_giant_steps")),
+    Mutation("band.last-block-of-points-dropped", "compose",
+             "the sparse sums over blocks of points leave out the last block",
+             lambda: _rewritten("verifier.numerics.band:sparse_sums",
+                                "for c0 in range(0, len(pts), size):",
+                                "for c0 in range(0, len(pts) - size, size):"),
+             ("tests/test_spectral.py::"
+              "test_sparse_sums_in_blocks_of_points_are_the_whole_sums",)),
     Mutation("poisson.stall-retried-once", "search",
              "a refinement that stalled again after its retry at a lower floor is not taken "
              "again (epsilon 2.6e-6 at T 2 stays 0.27% wide)",

@@ -161,6 +161,7 @@ def values(Y: Spectrum) -> list:
 
 
 SPARSE_BLOCK = 32        # the direct sums' baby steps: z^b for b < this multiplied up
+CHUNK_BALLS = 1 << 18    # the sparse sums' matrices in blocks of points of at most this many balls
 WRAP_BITS = 16           # a chain of ball products by a root restarts from an exact root
                          # before its radius may have grown 2^WRAP_BITS times (``chain``)
 BLOCKED_FILL = 4         # direct sums by blocks where the span is at most this x the points
@@ -261,42 +262,44 @@ def dense_run(pts: list) -> tuple:
 def sparse_sums(seqs: list, N: int, K: int) -> list:
     """``direct_sums`` by baby and giant steps over any points: with k = a B + b
     (b < B = SPARSE_BLOCK), X[a B + b] = sum_p z_p^b (x_p z_p^{a B}) (z_p =
-    e^{-2 pi i p / N}), one ball matrix product of the B x P matrix z_p^b and the
+    e^{-2 pi i p / N}), ball matrix products of the B x P matrix z_p^b and the
     P x (A S) matrix x_p z_p^{a B} (both powers multiplied up from z_p, the giant steps
-    restarted from exact roots: ``chain``)."""
+    restarted from exact roots: ``chain``), summed over blocks of points of at most
+    CHUNK_BALLS entries (one product of the whole matrices held 3.2 GB at 356029 points a
+    step, above the memory the composition had announced)."""
     from flint import acb_mat
     pts = sorted({p for seq in seqs for p, _ in seq})
-    if not pts:
-        return [{k: acb(0) for k in range(K + 1)} for _ in seqs]
-    at = {p: i for i, p in enumerate(pts)}
     S, B = len(seqs), SPARSE_BLOCK
     A = K // B + 1
-    cols = []
-    for seq in seqs:
-        col = [arb(0)] * len(pts)
+    at = {p: i for i, p in enumerate(pts)}
+    cols = [[arb(0)] * len(pts) for _ in seqs]
+    for col, seq in zip(cols, seqs):
         for p, v in seq:
             col[at[p]] += v
-        cols.append(col)
-    z = [root(p, N).conjugate() for p in pts]
-    rows = [[acb(1)] * len(pts)]
-    for _ in range(1, B):
-        rows.append([w * u for w, u in zip(rows[-1], z)])
-    zB = [w * u for w, u in zip(rows[-1], z)]          # z_p^B
-    U, R = [], chain(None, N)
-    for i, p in enumerate(pts):
-        g, power = [], acb(1)
-        for a in range(A):                                # z_p^{a B}, multiplied up
-            g.append(power)                               # (from an exact root every R)
-            power = power * zB[i] if (a + 1) % R else root(-p * (a + 1) * B, N)
-        U.append([e * col[i] for e in g for col in cols])
-    R = acb_mat(rows) * acb_mat(U)
+    total, size, R = None, max(1, CHUNK_BALLS // (B + A * S)), chain(None, N)
+    for c0 in range(0, len(pts), size):
+        chunk = range(c0, min(len(pts), c0 + size))
+        z = [root(pts[i], N).conjugate() for i in chunk]
+        rows = [[acb(1)] * len(z)]
+        for _ in range(1, B):
+            rows.append([w * u for w, u in zip(rows[-1], z)])
+        zB = [w * u for w, u in zip(rows[-1], z)]      # z_p^B
+        U = []
+        for i, zb in zip(chunk, zB):
+            g, power = [], acb(1)
+            for a in range(A):                            # z_p^{a B}, multiplied up
+                g.append(power)                           # (from an exact root every R)
+                power = power * zb if (a + 1) % R else root(-pts[i] * (a + 1) * B, N)
+            U.append([e * col[i] for e in g for col in cols])
+        part = acb_mat(rows) * acb_mat(U)
+        total = part if total is None else total + part
     out = [dict() for _ in seqs]
     for a in range(A):
         for b in range(B):
             k = a * B + b
             if k <= K:
                 for s_ in range(S):
-                    out[s_][k] = R[b, a * S + s_]
+                    out[s_][k] = acb(0) if total is None else total[b, a * S + s_]
     return out
 
 

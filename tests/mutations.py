@@ -1340,10 +1340,10 @@ def _calibrate_phase_scales_all():
 
 
 def _blocked_sums_short():
-    real = _get("verifier.numerics.band:blocked_sums")
-    _set("verifier.numerics.band:blocked_sums",
-         lambda seqs, N, K, lo, hi: real([[(p, v) for p, v in seq if p < hi] for seq in seqs],
-                                         N, K, lo, hi - 1))
+    real = _get("verifier.numerics.direct:blocked_sums")
+    _set("verifier.numerics.direct:blocked_sums",
+         lambda seqs, N, K, lo, hi, g=1: real([[(p, v) for p, v in seq if p < hi]
+                                               for seq in seqs], N, K, lo, hi - g, g))
 
 
 def _spectral_radius_unchecked():
@@ -1375,8 +1375,8 @@ def _float_l1_real_part_only():
 def _sparse_tails_dropped():
     """The direct sums of a dense run with tails: the tails' sums not added."""
     from flint import acb
-    from verifier.numerics import band
-    band.sparse_sums = lambda seqs, N, K: [{k: acb(0) for k in range(K + 1)} for _ in seqs]
+    from verifier.numerics import direct
+    direct.sparse_sums = lambda seqs, N, K: [{k: acb(0) for k in range(K + 1)} for _ in seqs]
 
 
 def _rewritten(path: str, old: str, new: str):
@@ -2674,20 +2674,27 @@ MUTATIONS = [
                               "verifier.bounds.poisson:refine")(compute, eta, target, note)),
              ("tests/test_poisson.py::test_a_stalled_refinement_is_taken_again_at_a_lower_floor",
               "tests/test_poisson.py::test_a_small_epsilon_is_bracketed_to_the_default_width")),
-    Mutation("band.chains-unbroken", "compose",
+    Mutation("direct.chains-unbroken", "compose",
              "the direct sums' chains of ball products by roots (Horner's rule over a window's "
              "blocks, the powers multiplied up) never restart from exact roots (span 60000: "
              "radii about 1e31 times wider)",
-             lambda: _set("verifier.numerics.band:WRAP_BITS", 10 ** 6),
+             lambda: _set("verifier.numerics.direct:WRAP_BITS", 10 ** 6),
              ("tests/test_spectral.py::test_blocked_sums_stay_tight_over_a_long_span",
               "tests/test_spectral.py::test_sparse_sums_stay_tight_with_many_giant_steps")),
-    Mutation("band.last-block-of-points-dropped", "compose",
+    Mutation("direct.last-block-of-points-dropped", "compose",
              "the sparse sums over blocks of points leave out the last block",
-             lambda: _rewritten("verifier.numerics.band:sparse_sums",
+             lambda: _rewritten("verifier.numerics.direct:sparse_sums",
                                 "for c0 in range(0, len(pts), size):",
                                 "for c0 in range(0, len(pts) - size, size):"),
              ("tests/test_spectral.py::"
               "test_sparse_sums_in_blocks_of_points_are_the_whole_sums",)),
+    Mutation("direct.strided-runs-dropped", "compose",
+             "the direct sums of the tails' runs of a constant stride are not added",
+             lambda: _rewritten("verifier.numerics.direct:direct_sums",
+                                "out = got if out is None else [_added(x, y) for x, y in "
+                                "zip(out, got)]", "out = got if out is None else out"),
+             ("tests/test_spectral.py::"
+              "test_direct_sums_over_tails_in_runs_of_a_constant_stride",)),
     Mutation("poisson.stall-retried-once", "search",
              "a refinement that stalled again after its retry at a lower floor is not taken "
              "again (epsilon 2.6e-6 at T 2 stays 0.27% wide)",

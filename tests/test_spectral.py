@@ -101,16 +101,16 @@ def test_direct_sums_match_the_full_dft(step, tails):
     giant steps (points 7 apart), and by both (a dense run and tails doubling their gaps
     to 2^12 past it: the run blocked, the tails by the baby and giant steps, the sums
     added): each ball overlaps the full Arb DFT's and is as narrow as 25 digits."""
-    from verifier.numerics import band
+    from verifier.numerics import direct
     with ctx.workprec(128):
         a = _balls([(p + 3, m) for p, m in _with_tails(_law(5, 1000, step), tails)]
                    if tails else [(p + 3, m) for p, m in _law(5, 1000, step)])
         b = _balls([(p + 3, m) for p, m in _law(6, 997, step)])
         if tails:
             pts = sorted({p for p, _ in a + b})
-            assert band.dense_run(pts) == (3, 3 + 996)    # the tails left to the sparse sums
+            assert direct.dense_run(pts) == (3, 3 + 996)    # the tails left to the sparse sums
         N, K = 16384, 90
-        got = band.direct_sums([a, b], N, K)
+        got = direct.direct_sums([a, b], N, K)
         for law, sums in ((a, got[0]), (b, got[1])):
             X = _dft(law, N)
             assert sorted(sums) == list(range(K + 1))
@@ -134,12 +134,12 @@ def test_blocked_sums_stay_tight_over_a_long_span(span, N, K):
     up to 2 pi span K / N, e^72 in the first case) contain the closed form taken at 300
     bits and are at most 1e-25 wide: Horner's rule over the blocks at the ball root w^{G k}
     multiplied the radii by |Re| + |Im| a block (about 1e31 at span 60000; [+- 1.7e5] at
-    span 4e5), unless restarted from exact roots (band.chain)."""
-    from verifier.numerics import band
+    span 4e5), unless restarted from exact roots (direct.chain)."""
+    from verifier.numerics import direct
     lo = 5
     with ctx.workprec(128):
         seq = [(p, arb(1) / span) for p in range(lo, lo + span)]
-        got = band.blocked_sums([seq], N, K, lo, lo + span - 1)[0]
+        got = direct.blocked_sums([seq], N, K, lo, lo + span - 1)[0]
     for k in range(0, K + 1, 7):
         with ctx.workprec(300):
             ref = _uniform_dft(lo, span, N, k)
@@ -151,11 +151,11 @@ def test_sparse_sums_stay_tight_with_many_giant_steps():
     """The baby and giant steps over scattered points with K = 4000 (126 giant steps of
     z_p^32, whose products would multiply the radii by up to sqrt 2 each: 2^63) contain the
     full Arb DFT's values and are at most 1e-25 wide."""
-    from verifier.numerics import band
+    from verifier.numerics import direct
     with ctx.workprec(128):
         law = _balls([(p + 3, m) for p, m in _law(8, 150, 7)])
         N, K = 16384, 4000
-        got = band.sparse_sums([law], N, K)[0]
+        got = direct.sparse_sums([law], N, K)[0]
         X = _dft(law, N)
     for k in range(0, K + 1, 37):
         assert got[k].overlaps(X[k]), (k, got[k], X[k])
@@ -167,13 +167,37 @@ def test_sparse_sums_in_blocks_of_points_are_the_whole_sums(monkeypatch):
     and a last block of 1, two laws, 150 and 149 points) contain the full Arb DFT's values,
     as narrow as 25 digits: every block counted once (one product of the whole matrices
     held 3.2 GB at 356029 points)."""
-    from verifier.numerics import band
-    monkeypatch.setattr(band, "CHUNK_BALLS", 2 * (band.SPARSE_BLOCK + 2 * 4))
+    from verifier.numerics import direct
+    monkeypatch.setattr(direct, "CHUNK_BALLS", 2 * (direct.SPARSE_BLOCK + 2 * 4))
     with ctx.workprec(128):
         a = _balls([(p + 3, m) for p, m in _law(8, 151, 7)])
         b = _balls([(p + 3, m) for p, m in _law(9, 150, 7)])
         N, K = 16384, 100
-        got = band.sparse_sums([a, b], N, K)
+        got = direct.sparse_sums([a, b], N, K)
+        for law, sums in ((a, got[0]), (b, got[1])):
+            X = _dft(law, N)
+            for k in range(K + 1):
+                assert sums[k].overlaps(X[k]), (k, sums[k], X[k])
+                assert sums[k].real.rad() < 1e-25 and sums[k].imag.rad() < 1e-25
+
+
+def test_direct_sums_over_tails_in_runs_of_a_constant_stride():
+    """A dense run, then tails of 300 points 4 apart and 200 points 8 apart (a refined
+    Poisson step's tails, whose lattice points double their steps) and a few scattered
+    points: the tails' runs go by blocked sums with strides 4 and 8, the rest by the baby
+    and giant steps; every value of two laws overlaps the full Arb DFT's and is as narrow
+    as 25 digits."""
+    from verifier.numerics import direct
+    pts = list(range(3, 1003)) + [1002 + 4 * j for j in range(1, 301)]
+    pts += [pts[-1] + 8 * j for j in range(1, 201)]
+    pts += [pts[-1] + 16, pts[-1] + 48, pts[-1] + 112]
+    assert direct.gap_runs(pts[1000:]) == [(1006, 2202, 4), (2210, 3802, 8)]
+    rng = random.Random(5)
+    with ctx.workprec(128):
+        a = _balls([(p, Fraction(rng.randint(1, 9), 10 ** 4)) for p in pts])
+        b = _balls([(p, Fraction(rng.randint(1, 9), 10 ** 4)) for p in pts[::3]])
+        N, K = 16384, 60
+        got = direct.direct_sums([a, b], N, K)
         for law, sums in ((a, got[0]), (b, got[1])):
             X = _dft(law, N)
             for k in range(K + 1):

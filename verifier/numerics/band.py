@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from flint import acb, arb, ctx
 
 from verifier.core.arith import InputError
+from verifier.numerics.direct import direct_sums, root
 from verifier.numerics.lattice import MAX_N
 
 KERNEL_BITS = 64    # extra working bits for D_G, E_G near k = 0: (1 - z)^2 ~ (2 pi k / N)^2
@@ -160,12 +161,6 @@ def values(Y: Spectrum) -> list:
     return [z.real + r for z in acb.dft(Z, inverse=True)]
 
 
-SPARSE_BLOCK = 32        # the direct sums' baby steps: z^b for b < this multiplied up
-CHUNK_BALLS = 1 << 18    # the sparse sums' matrices in blocks of points of at most this many balls
-WRAP_BITS = 16           # a chain of ball products by a root restarts from an exact root
-                         # before its radius may have grown 2^WRAP_BITS times (``chain``)
-BLOCKED_FILL = 4         # direct sums by blocks where the span is at most this x the points
-DENSE_GAP = 2            # ... over the points' longest run with gaps at most this
 SPARSE_COST = 0.5        # the direct sums are used while points x (K + 1) <= this x N log2 N
 
 
@@ -222,147 +217,3 @@ def _coarse_stride(N: int, L: float, rf: float) -> int:
     while (N // 2) % (2 * c) == 0 and math.pi * 2 * c * L / N <= (1 - rf) / 4:
         c *= 2
     return c
-
-
-def direct_sums(seqs: list, N: int, K: int) -> list:
-    """[{k: sum_p x_p e^{-2 pi i p k / N}}] for k = 0 .. K, each sequence a list of
-    (p, ball): the points' longest run with gaps of at most DENSE_GAP by ``blocked_sums``
-    where it holds at least half the points, the others (a law's sparse tails, where its
-    lattice points double their steps) by ``sparse_sums``, the two sums added; else all
-    points by ``blocked_sums`` where they fill their span (BLOCKED_FILL), by
-    ``sparse_sums`` where not."""
-    pts = sorted({p for seq in seqs for p, _ in seq})
-    lo, hi = dense_run(pts)
-    if 2 * sum(1 for p in pts if lo <= p <= hi) < len(pts):
-        if pts[-1] - pts[0] + 1 <= BLOCKED_FILL * len(pts):
-            return blocked_sums(seqs, N, K, pts[0], pts[-1])
-        return sparse_sums(seqs, N, K)
-    inside = [[(p, v) for p, v in seq if lo <= p <= hi] for seq in seqs]
-    outside = [[(p, v) for p, v in seq if not lo <= p <= hi] for seq in seqs]
-    out = blocked_sums(inside, N, K, lo, hi)
-    if any(outside):
-        for mine, more in zip(out, sparse_sums(outside, N, K)):
-            for k in mine:
-                mine[k] += more[k]
-    return out
-
-
-def dense_run(pts: list) -> tuple:
-    """(lo, hi): the sorted points' longest stretch (by count) whose gaps are at most
-    DENSE_GAP (a free choice: any split of the points gives the same sums)."""
-    best, start = (pts[0], pts[0], 1), 0
-    for i in range(1, len(pts) + 1):
-        if i == len(pts) or pts[i] - pts[i - 1] > DENSE_GAP:
-            if i - start > best[2]:
-                best = (pts[start], pts[i - 1], i - start)
-            start = i
-    return best[0], best[1]
-
-
-def sparse_sums(seqs: list, N: int, K: int) -> list:
-    """``direct_sums`` by baby and giant steps over any points: with k = a B + b
-    (b < B = SPARSE_BLOCK), X[a B + b] = sum_p z_p^b (x_p z_p^{a B}) (z_p =
-    e^{-2 pi i p / N}), ball matrix products of the B x P matrix z_p^b and the
-    P x (A S) matrix x_p z_p^{a B} (both powers multiplied up from z_p, the giant steps
-    restarted from exact roots: ``chain``), summed over blocks of points of at most
-    CHUNK_BALLS entries (one product of the whole matrices held 3.2 GB at 356029 points a
-    step, above the memory the composition had announced)."""
-    from flint import acb_mat
-    pts = sorted({p for seq in seqs for p, _ in seq})
-    S, B = len(seqs), SPARSE_BLOCK
-    A = K // B + 1
-    at = {p: i for i, p in enumerate(pts)}
-    cols = [[arb(0)] * len(pts) for _ in seqs]
-    for col, seq in zip(cols, seqs):
-        for p, v in seq:
-            col[at[p]] += v
-    total, size, R = None, max(1, CHUNK_BALLS // (B + A * S)), chain(None, N)
-    for c0 in range(0, len(pts), size):
-        chunk = range(c0, min(len(pts), c0 + size))
-        z = [root(pts[i], N).conjugate() for i in chunk]
-        rows = [[acb(1)] * len(z)]
-        for _ in range(1, B):
-            rows.append([w * u for w, u in zip(rows[-1], z)])
-        zB = [w * u for w, u in zip(rows[-1], z)]      # z_p^B
-        U = []
-        for i, zb in zip(chunk, zB):
-            g, power = [], acb(1)
-            for a in range(A):                            # z_p^{a B}, multiplied up
-                g.append(power)                           # (from an exact root every R)
-                power = power * zb if (a + 1) % R else root(-pts[i] * (a + 1) * B, N)
-            U.append([e * col[i] for e in g for col in cols])
-        part = acb_mat(rows) * acb_mat(U)
-        total = part if total is None else total + part
-    out = [dict() for _ in seqs]
-    for a in range(A):
-        for b in range(B):
-            k = a * B + b
-            if k <= K:
-                for s_ in range(S):
-                    out[s_][k] = acb(0) if total is None else total[b, a * S + s_]
-    return out
-
-
-def blocked_sums(seqs: list, N: int, K: int, lo: int, hi: int) -> list:
-    """direct_sums for points filling most of [lo, hi]: with p = lo + u G + v (v < G about
-    the square root of the span), X[k] = sum_u w^{(lo + u G) k} C[u, k],
-    C[u, k] = sum_v x_{lo + u G + v} w^{v k} (w = e^{-2 pi i / N}): one ball matrix product
-    of the laws' masses laid out in blocks of G and the G x (K + 1) powers w^{v k}
-    (multiplied up from the exact roots w^k, m reduced mod N), then Horner's rule in
-    w^{G k} over the U blocks per k and law; both chains restarted from exact roots
-    (``chain``).  O((U + G) K) Python ball operations where direct_sums' baby and giant
-    steps take O(P (B + A))."""
-    from flint import acb_mat
-    span = hi - lo + 1
-    G = max(1, math.isqrt(span))
-    U = -(-span // G)
-    S = len(seqs)
-    X = [[acb(0)] * G for _ in range(S * U)]
-    for s_, seq in enumerate(seqs):
-        for p, v in seq:
-            u, v_ = divmod(p - lo, G)
-            X[s_ * U + u][v_] += v
-    V = [[acb(1)] * (K + 1)]
-    w = [root(-k, N) for k in range(K + 1)]
-    R = chain(K, N)
-    for v in range(1, G):             # w^{v k}, multiplied up in v (from exact roots every R)
-        V.append([a * b for a, b in zip(V[-1], w)] if v % R else
-                 [root(-v * k, N) for k in range(K + 1)])
-    C = acb_mat(X) * acb_mat(V)
-    out = [dict() for _ in seqs]
-    for k in range(K + 1):
-        t, R = root(-G * k, N), chain(G * k, N, exact=True)
-        firsts = [root(-(lo + G * u0) * k, N) for u0 in range(0, U, R)]
-        for s_ in range(S):           # Horner in t = w^{G k}, in chunks of R blocks
-            total = acb(0)
-            for first, u0 in zip(firsts, range(0, U, R)):
-                acc = acb(0)
-                for u in range(min(U, u0 + R) - 1, u0 - 1, -1):
-                    acc = acc * t + C[s_ * U + u, k]
-                total += first * acc
-            out[s_][k] = total
-    return out
-
-
-def chain(m: int | None, N: int, exact: bool = False) -> int:
-    """How many ball products by e^{2 pi i m' / N} a chain may take before its radius may
-    have grown 2^WRAP_BITS times (a free parameter: every chain is certified, a longer one
-    only wider): a product by z multiplies a rectangular ball's radius by up to |Re z| +
-    |Im z| <= 1 + d (d: z's angle to the nearest axis), and at most sqrt 2; m: for every
-    |m'| <= m when not ``exact``, for m' = m when ``exact``, any root when None.  Horner's rule
-    over a window's blocks (angles up to 2 pi span k / N) had lost every digit: span 4e5,
-    N 2^20, K 50, radii [+- 1.7e5] (docs/THEORY.md section 16)."""
-    if m is None:
-        d = math.pi / 4
-    elif exact:
-        a = 2 * math.pi * (m % N) / N
-        d = min(a % (math.pi / 2), math.pi / 2 - a % (math.pi / 2))
-    else:
-        d = min(2 * math.pi * abs(m) / N, math.pi / 4)
-    f = min(1 + d, math.sqrt(2))
-    return max(1, min(1 << 30, int(WRAP_BITS * math.log(2) / math.log(f)) if d > 0 else 1 << 30))
-
-
-def root(m: int, N: int) -> acb:
-    """e^{2 pi i m / N} (m reduced exactly mod N)."""
-    return acb(arb(2 * (m % N)) / N).exp_pi_i()

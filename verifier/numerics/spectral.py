@@ -19,7 +19,7 @@ formed:
   whose bound is not certified <= r_i for some phase i, with
   prod_i r_i^{n_i} <= 2^-(prec + 10) (checked in Arb, ``checked_radii``): every |Y[k]|,
   K < k <= N/2, is at most that product (every phase's |X_i[k]| <= r_i there).
-* **The kept values** (numerics.band.direct_sums, its blocked sums where the points fill
+* **The kept values** (numerics.direct.direct_sums, its blocked sums where the points fill
   their span): X_i[k], k = 0 .. K, for both laws of a phase by one ball matrix product
   (Horner over all points at a ball root of unity lost up to 30 digits at 1890 points).
 * **Every sum the profile reads** (``SpectralLaw``): with a_k = Y[k] w^{-r0 k} / N (the
@@ -43,7 +43,7 @@ import math
 import numpy as np
 from flint import acb, acb_mat, arb, ctx
 
-from verifier.numerics.band import direct_sums, root
+from verifier.numerics.direct import direct_sums, root
 
 COST = 2.5         # kept while points x (K + 1) <= this x N log2 N per law and phase (else
                    # the full DFT path; measured: the sparse path wins to a ratio of 2.04 and

@@ -2695,6 +2695,16 @@ MUTATIONS = [
                                 "zip(out, got)]", "out = got if out is None else out"),
              ("tests/test_spectral.py::"
               "test_direct_sums_over_tails_in_runs_of_a_constant_stride",)),
+    Mutation("poisson.tv-zero-one-step", "closed-form",
+             "epsilon 0 when one step's total variation, not T times it, is at most delta",
+             lambda: _rewritten("verifier.bounds.poisson.single:zero_by_tv",
+                                "T * one <= ", "one <= "),
+             ("tests/test_poisson.py::test_epsilon_zero_by_the_total_variation",)),
+    Mutation("poisson.tv-zero-half-the-mean", "closed-form",
+             "one step's total variation taken at half the means' distance",
+             lambda: _rewritten("verifier.bounds.poisson.single:zero_by_tv",
+                                "(1 / (2 * arb(2).sqrt()", "(1 / (4 * arb(2).sqrt()"),
+             ("tests/test_poisson.py::test_epsilon_zero_by_the_total_variation",)),
     Mutation("poisson.stall-retried-once", "search",
              "a refinement that stalled again after its retry at a lower floor is not taken "
              "again (epsilon 2.6e-6 at T 2 stays 0.27% wide)",

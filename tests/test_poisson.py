@@ -911,3 +911,30 @@ def test_a_small_epsilon_is_bracketed_to_the_default_width():
     e = PO.epsilon_bracket(F("1.09"), F("5.7e-5"), 48, F("7e-6")).epsilon
     PO.clear_cache()
     assert F("0.00103") < e.lower and e.upper - e.lower <= e.lower / 1000, e
+
+
+def test_epsilon_zero_by_the_total_variation(monkeypatch):
+    """epsilon(delta) = 0 without the lattice where T q erf(1 / (2 sqrt 2 sigma)) <= delta
+    (the T-fold total variation is at most T times one step's, q TV(N(1, sigma^2),
+    N(0, sigma^2))): the decision at the bound's two sides (mpmath at 50 digits), the
+    lattice's own 0 where the bound applies, and epsilon > 0 certified by the lattice at
+    delta = 1.2 times one step's TV, T = 2 (below the bound: neither one step's TV nor
+    half of it may stand for two steps')."""
+    import mpmath as mp
+    from verifier.bounds.poisson import single
+    sigma, q = F("29.1"), F("9.4e-6")
+    with mp.workdps(50):
+        tv1 = mp.mpf("9.4e-6") * mp.erf(1 / (2 * mp.sqrt(2) * mp.mpf("29.1")))
+        at = {f: F(mp.nstr(5 * tv1 * (1 + f), 40)) for f in (-1e-9, 1e-9, 1e-4)}
+        below = F(mp.nstr(mp.mpf("1.2") * tv1, 30))
+    assert single.zero_by_tv(sigma, q, 5, at[1e-9])
+    assert not single.zero_by_tv(sigma, q, 5, at[-1e-9])
+    PO.clear_cache()
+    r = PO.epsilon_bracket(sigma, q, 5, at[1e-4])
+    assert r.epsilon == Interval(F(0), F(0)) and "total variation" in r.info["closed_form"]
+    e = PO.epsilon_bracket(sigma, q, 2, below).epsilon
+    assert e.lower > 0, e
+    monkeypatch.setattr(single, "zero_by_tv", lambda *a: False)
+    PO.clear_cache()
+    assert PO.epsilon_bracket(sigma, q, 5, at[1e-4]).epsilon.upper == 0    # the lattice's 0
+    PO.clear_cache()

@@ -1,6 +1,5 @@
-"""Certified (epsilon, delta) of DP-SGD with Poisson subsampling: both directions of the
-privacy profile delta(eps) and epsilon(delta) of T composed steps at sample rate q, each a
-rigorous bracket (docs/THEORY.md section 12).
+"""Certified (epsilon, delta) of DP-SGD with Poisson subsampling: both directions of delta(eps)
+and epsilon(delta) of T steps at sample rate q, rigorous brackets (docs/THEORY.md section 12).
 
 pair.py: one step as four lattice laws (dominating pairs: upper ends; the privacy loss's
 cells: lower ends); verifier/numerics: the T-fold composition and the brackets (the
@@ -361,12 +360,13 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
         iv, _ = epsilon_interval(mu_squared([(sigma, T)]), delta, d)
         return PoissonEpsilon(sigma, q, T, delta, iv, iv, iv, "undecided",
                               time.perf_counter() - t, gaussian_info(d))
-    if single.closed_form(T):          # one step: certified bisection on its closed form
+    if single.closed_form(T) or single.zero_by_tv(sigma, q, T, delta):   # one step: certified
         ivs = single.epsilon_intervals(sigma, q, delta, min(rel_width, single.EPS_WIDTH),
-                                      RANGE.epsilon[1])
+                                      RANGE.epsilon[1], T)     # bisection; or epsilon 0
         both, larger = both_directions(ivs)
         return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
-                              time.perf_counter() - t, {"closed_form": single.INFO})
+                              time.perf_counter() - t,
+                              {"closed_form": single.INFO if T == 1 else single.TV_INFO})
     guess = guess_epsilon(sigma, q, T, float(delta))
     out = {"floor": charge_floor(delta, rel_width)}
 

@@ -36,6 +36,21 @@ INFO = ("one step in closed form (the hockey stick at the likelihood ratio's thr
         "section 12)")
 
 
+TV_INFO = ("epsilon 0 by the total variation: delta(0) = TV(P^T, Q^T) <= T q erf(1 / (2 sqrt 2 "
+           "sigma)) <= delta (docs/THEORY.md section 12, epsilon 0 by the total variation)")
+
+
+def zero_by_tv(sigma: Fraction, q: Fraction, T: int, delta: Fraction) -> bool:
+    """Whether T q erf(1 / (2 sqrt 2 sigma)) <= delta is certified (at 128 bits): then both
+    directions' delta(0), the total variation of the T-fold products, is at most T times one
+    step's, q TV(N(1, sigma^2), N(0, sigma^2)) = q erf(1 / (2 sqrt 2 sigma)), hence at most
+    delta, and epsilon(delta) = 0 (docs/THEORY.md section 12: the composed lattice took up
+    to 5 s to find the same 0)."""
+    with ctx.workprec(128):
+        one = to_arb(q) * (1 / (2 * arb(2).sqrt() * to_arb(sigma))).erf()
+        return bool(T * one <= to_arb(delta))
+
+
 def closed_form(T: int) -> bool:
     """Whether the Poisson answer comes from the closed form: one step (T = 1)."""
     return T == 1
@@ -98,8 +113,12 @@ def epsilon_direction(sigma: Fraction, q: Fraction, delta: Fraction, which: int,
 
 
 def epsilon_intervals(sigma: Fraction, q: Fraction, delta: Fraction,
-                      rel_width: Fraction, eps_max) -> dict:
+                      rel_width: Fraction, eps_max, T: int = 1) -> dict:
     """{"remove": bracket or None, "add": ...} of each direction's epsilon(delta) up to
-    eps_max (the engine's range)."""
+    eps_max (the engine's range): of one step, or [0, 0] for T steps by ``zero_by_tv``."""
+    if T > 1:
+        if not zero_by_tv(sigma, q, T, delta):
+            raise ValueError(f"epsilon_intervals: T = {T} steps without epsilon 0 certified")
+        return {w: Interval(Fraction(0), Fraction(0)) for w in ("remove", "add")}
     return {w: epsilon_direction(sigma, q, delta, i, rel_width, eps_max)
             for i, w in enumerate(("remove", "add"))}

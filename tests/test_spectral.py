@@ -32,6 +32,15 @@ def _dft(pts, N):
     return acb.dft(x)
 
 
+def _agree_with_the_full_dft(laws, got, N, ks):
+    """Each law's direct sums at ks overlap the full Arb DFT's and are at most 1e-25 wide."""
+    for law, sums in zip(laws, got):
+        X = _dft(law, N)
+        for k in ks:
+            assert sums[k].overlaps(X[k]), (k, sums[k], X[k])
+            assert sums[k].real.rad() < 1e-25 and sums[k].imag.rad() < 1e-25, (k, sums[k])
+
+
 @pytest.mark.parametrize("seed,n,N,T", [(1, 5, 4096, 300), (2, 9, 8192, 2000),
                                         (3, 3, 4096, 2000), (4, 40, 8192, 100000)])
 def test_band_edge_certifies_every_left_out_frequency(seed, n, N, T):
@@ -111,12 +120,8 @@ def test_direct_sums_match_the_full_dft(step, tails):
             assert direct.dense_run(pts) == (3, 3 + 996)    # the tails left to the sparse sums
         N, K = 16384, 90
         got = direct.direct_sums([a, b], N, K)
-        for law, sums in ((a, got[0]), (b, got[1])):
-            X = _dft(law, N)
-            assert sorted(sums) == list(range(K + 1))
-            for k in range(K + 1):
-                assert sums[k].overlaps(X[k]), (k, sums[k], X[k])
-                assert sums[k].real.rad() < 1e-25 and sums[k].imag.rad() < 1e-25
+        assert all(sorted(sums) == list(range(K + 1)) for sums in got)
+        _agree_with_the_full_dft([a, b], got, N, range(K + 1))
 
 
 def _uniform_dft(lo: int, span: int, N: int, k: int):
@@ -128,13 +133,15 @@ def _uniform_dft(lo: int, span: int, N: int, k: int):
     return w(lo * k) * (1 - w(span * k)) / (1 - w(k)) / span
 
 
-@pytest.mark.parametrize("span,N,K", [(60000, 1 << 18, 50), (3000, 1 << 14, 600)])
+@pytest.mark.parametrize("span,N,K", [(60000, 1 << 18, 50), (3000, 1 << 14, 600),
+                                      (8500, 1 << 14, 2100)])
 def test_blocked_sums_stay_tight_over_a_long_span(span, N, K):
     """The blocked sums of a law filling a long span (a refined lattice step's run: angles
     up to 2 pi span K / N, e^72 in the first case) contain the closed form taken at 300
     bits and are at most 1e-25 wide: Horner's rule over the blocks at the ball root w^{G k}
     multiplied the radii by |Re| + |Im| a block (about 1e31 at span 60000; [+- 1.7e5] at
-    span 4e5), unless restarted from exact roots (direct.chain)."""
+    span 4e5), and so did the powers w^{v k} multiplied up in v (span 8500, K 2100: angles
+    past pi / 4, 92 factors), unless restarted from exact roots (direct.chain)."""
     from verifier.numerics import direct
     lo = 5
     with ctx.workprec(128):
@@ -155,11 +162,8 @@ def test_sparse_sums_stay_tight_with_many_giant_steps():
     with ctx.workprec(128):
         law = _balls([(p + 3, m) for p, m in _law(8, 150, 7)])
         N, K = 16384, 4000
-        got = direct.sparse_sums([law], N, K)[0]
-        X = _dft(law, N)
-    for k in range(0, K + 1, 37):
-        assert got[k].overlaps(X[k]), (k, got[k], X[k])
-        assert got[k].real.rad() < 1e-25 and got[k].imag.rad() < 1e-25, (k, got[k])
+        got = direct.sparse_sums([law], N, K)
+        _agree_with_the_full_dft([law], got, N, range(0, K + 1, 37))
 
 
 def test_sparse_sums_in_blocks_of_points_are_the_whole_sums(monkeypatch):
@@ -174,11 +178,7 @@ def test_sparse_sums_in_blocks_of_points_are_the_whole_sums(monkeypatch):
         b = _balls([(p + 3, m) for p, m in _law(9, 150, 7)])
         N, K = 16384, 100
         got = direct.sparse_sums([a, b], N, K)
-        for law, sums in ((a, got[0]), (b, got[1])):
-            X = _dft(law, N)
-            for k in range(K + 1):
-                assert sums[k].overlaps(X[k]), (k, sums[k], X[k])
-                assert sums[k].real.rad() < 1e-25 and sums[k].imag.rad() < 1e-25
+        _agree_with_the_full_dft([a, b], got, N, range(K + 1))
 
 
 def test_direct_sums_over_tails_in_runs_of_a_constant_stride():
@@ -198,11 +198,7 @@ def test_direct_sums_over_tails_in_runs_of_a_constant_stride():
         b = _balls([(p, Fraction(rng.randint(1, 9), 10 ** 4)) for p in pts[::3]])
         N, K = 16384, 60
         got = direct.direct_sums([a, b], N, K)
-        for law, sums in ((a, got[0]), (b, got[1])):
-            X = _dft(law, N)
-            for k in range(K + 1):
-                assert sums[k].overlaps(X[k]), (k, sums[k], X[k])
-                assert sums[k].real.rad() < 1e-25 and sums[k].imag.rad() < 1e-25
+        _agree_with_the_full_dft([a, b], got, N, range(K + 1))
 
 
 def _exact_window(law, T, N, r0):

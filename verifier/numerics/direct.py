@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import math
 
-from flint import acb, arb
+from flint import acb, acb_mat, arb
 
 SPARSE_BLOCK = 32        # the direct sums' baby steps: z^b for b < this multiplied up
 CHUNK_BALLS = 1 << 18    # the sparse sums' matrices in blocks of points of at most this many balls
@@ -33,17 +33,14 @@ def direct_sums(seqs: list, N: int, K: int) -> list:
         if pts[-1] - pts[0] + 1 <= BLOCKED_FILL * len(pts):
             return blocked_sums(seqs, N, K, pts[0], pts[-1])
         return sparse_sums(seqs, N, K)
-    parts = [(lo, hi, 1)] + gap_runs([p for p in pts if p < lo]) + gap_runs(
-        [p for p in pts if p > hi])
-    starts = [a for a, _, _ in parts]
-    order = sorted(range(len(parts)), key=starts.__getitem__)
-    firsts = [starts[i] for i in order]
+    parts = (gap_runs([p for p in pts if p < lo]) + [(lo, hi, 1)] +
+             gap_runs([p for p in pts if p > hi]))          # in increasing order
+    firsts = [a for a, _, _ in parts]
     split = [[[] for _ in seqs] for _ in range(len(parts) + 1)]     # the last: the rest
     for s_, seq in enumerate(seqs):
         for p, v in seq:
             i = bisect.bisect_right(firsts, p) - 1
-            i = order[i] if i >= 0 and p <= parts[order[i]][1] else len(parts)
-            split[i][s_].append((p, v))
+            split[i if i >= 0 and p <= parts[i][1] else -1][s_].append((p, v))
     out = None
     for (a, b, g), mine in zip(parts, split):
         got = blocked_sums(mine, N, K, a, b, g)
@@ -97,7 +94,6 @@ def sparse_sums(seqs: list, N: int, K: int) -> list:
     restarted from exact roots: ``chain``), summed over blocks of points of at most
     CHUNK_BALLS entries (one product of the whole matrices held 3.2 GB at 356029 points a
     step, above the memory the composition had announced)."""
-    from flint import acb_mat
     pts = sorted({p for seq in seqs for p, _ in seq})
     S, B = len(seqs), SPARSE_BLOCK
     A = K // B + 1
@@ -142,7 +138,6 @@ def blocked_sums(seqs: list, N: int, K: int, lo: int, hi: int, stride: int = 1) 
     w^{g k}, m reduced mod N), then Horner's rule in w^{g G k} over the U blocks per k and
     law; both chains restarted from exact roots (``chain``).  O((U + G) K) Python ball
     operations where direct_sums' baby and giant steps take O(P (B + A))."""
-    from flint import acb_mat
     g = stride
     span = (hi - lo) // g + 1
     G = max(1, math.isqrt(span))

@@ -266,7 +266,7 @@ def again_if_stalled(compute, eta: Fraction, target, note: dict, state: dict,
                      points=lambda P: P.laws.info["points"]) -> tuple:
     """refine; where it stalled short of target, again from its last step at state["floor"]
     x STALL_FLOOR, up to STALL_RETRIES times while each retry narrows (sigma 4.94, q 2.4e-6,
-    T 2, delta 3e-10, epsilon 2.6e-6: 15% wide, then 0.27%, then 0.042%)."""
+    T 2, delta 3e-10, epsilon 2.6e-6: 15% wide, then 0.27%, then 0.003%)."""
     best = refine(compute, eta, target, note, points)
     for _ in range(STALL_RETRIES):
         iv, P = best
@@ -361,8 +361,8 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
         return PoissonEpsilon(sigma, q, T, delta, iv, iv, iv, "undecided",
                               time.perf_counter() - t, gaussian_info(d))
     if single.closed_form(T) or single.zero_by_tv(sigma, q, T, delta):   # one step: certified
-        ivs = single.epsilon_intervals(sigma, q, delta, min(rel_width, single.EPS_WIDTH),
-                                      RANGE.epsilon[1], T)     # bisection; or epsilon 0
+        ivs = single.zero_intervals() if T > 1 else single.epsilon_intervals(  # bisection
+            sigma, q, delta, min(rel_width, single.EPS_WIDTH), RANGE.epsilon[1])
         both, larger = both_directions(ivs)
         return PoissonEpsilon(sigma, q, T, delta, both, ivs["remove"], ivs["add"], larger,
                               time.perf_counter() - t,

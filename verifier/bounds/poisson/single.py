@@ -51,6 +51,11 @@ def zero_by_tv(sigma: Fraction, q: Fraction, T: int, delta: Fraction) -> bool:
         return bool(T * one <= to_arb(delta))
 
 
+def zero_intervals() -> dict:
+    """Both directions' epsilon(delta) where ``zero_by_tv`` holds: exactly 0."""
+    return {w: Interval(Fraction(0), Fraction(0)) for w in ("remove", "add")}
+
+
 def closed_form(T: int) -> bool:
     """Whether the Poisson answer comes from the closed form: one step (T = 1)."""
     return T == 1
@@ -113,12 +118,8 @@ def epsilon_direction(sigma: Fraction, q: Fraction, delta: Fraction, which: int,
 
 
 def epsilon_intervals(sigma: Fraction, q: Fraction, delta: Fraction,
-                      rel_width: Fraction, eps_max, T: int = 1) -> dict:
+                      rel_width: Fraction, eps_max) -> dict:
     """{"remove": bracket or None, "add": ...} of each direction's epsilon(delta) up to
-    eps_max (the engine's range): of one step, or [0, 0] for T steps by ``zero_by_tv``."""
-    if T > 1:
-        if not zero_by_tv(sigma, q, T, delta):
-            raise ValueError(f"epsilon_intervals: T = {T} steps without epsilon 0 certified")
-        return {w: Interval(Fraction(0), Fraction(0)) for w in ("remove", "add")}
+    eps_max (the engine's range)."""
     return {w: epsilon_direction(sigma, q, delta, i, rel_width, eps_max)
             for i, w in enumerate(("remove", "add"))}

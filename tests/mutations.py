@@ -1349,8 +1349,15 @@ def _blocked_sums_short():
 def _spectral_radius_unchecked():
     from flint import arb
     from verifier.numerics import spectral
-    spectral.checked_radii = lambda prec, ns, Vs: (spectral.radii(prec, ns, Vs),
-                                                   arb(2) ** (-(prec + 10)))
+    spectral.checked_radii = lambda bits, ns, Vs: (spectral.radii(bits, ns, Vs),
+                                                   arb(2) ** -bits)
+
+
+def _left_out_level_uncharged():
+    """The sparse path certifies its edges at the budget's level but charges the sums the
+    working precision's 2^-(prec + 10)."""
+    _rewritten("verifier.numerics.spectral:compose", "    out = got[1]\n",
+               "    out = arb(2) ** -(prec + 10)\n")
 
 
 def _float_twiddles_uncertified():
@@ -2532,9 +2539,15 @@ MUTATIONS = [
              ("tests/test_spectral.py::test_direct_sums_match_the_full_dft",)),
     Mutation("spectral.radius-unchecked", "box",
              "the sparse composition takes its radii without checking prod r_i^{n_i} <= "
-             "2^-(prec + 10)",
+             "2^-bits",
              _spectral_radius_unchecked,
              ("tests/test_spectral.py::test_a_radius_not_certified_takes_the_full_path",)),
+    Mutation("spectral.left-out-level-uncharged", "compose",
+             "the sparse composition's edges at the budget's left-out level, its sums charged "
+             "at the working precision's 2^-(prec + 10)",
+             _left_out_level_uncharged,
+             ("tests/test_spectral.py::"
+              "test_sums_at_a_budget_level_enclose_the_exact_aliased_law",)),
     Mutation("float-dft.error-bound-zero", "box",
              "the float DFT's certified error bound taken as 0 (the butterflies' roundings "
              "uncharged)",

@@ -244,6 +244,38 @@ def test_sums_enclose_the_exact_aliased_law(rho_num):
             assert p.rad() < 1e-20 * (1 + abs(float(pre[i].mid())))
 
 
+@pytest.mark.parametrize("rho_num", [None, Fraction(1, 50)])
+def test_sums_at_a_budget_level_enclose_the_exact_aliased_law(rho_num):
+    """A left-out level from the caller's budget (2^-30 here, far above the working
+    precision's 2^-138; numerics.compose.left_out_level): fewer indices kept, every one
+    left out at most 2^-30 certified and charged to each sum, so the prefix and suffix sums
+    still contain the exact sums of the exact composed law (and lose no more than the
+    charge: out x the weights' total)."""
+    law, T, N, r0 = _law(7, 6), 400, 1024, 313
+    prec = 128
+    with ctx.workprec(prec):
+        full, _ = spectral.compose([([dict(_balls(law))], T)], N, prec)
+        spectra, out = spectral.compose([([dict(_balls(law))], T)], N, prec, level=1e-9)
+        assert out == arb(2) ** -30 and spectral.out_bits(prec, 1e-9) == 30
+        assert max(spectra[0]) < max(full[0])           # fewer kept
+        sl = spectral.SpectralLaw(N, spectra[0], out, r0, prec)
+        exact = _exact_window(law, T, N, r0)
+        rho = None if rho_num is None else arb(fmpq(rho_num.numerator,
+                                                    rho_num.denominator)).exp()
+        w = [arb(1) if rho is None else rho ** j for j in range(N)]
+    with ctx.workprec(400):
+        pre = [arb(0)]
+        for j, v in enumerate(exact):
+            pre.append(pre[-1] + arb(v) * w[j])
+    with ctx.workprec(prec):
+        for i in (0, 1, 17, 200, 511, 512, 900, 1023, 1024):
+            p, s = sl.prefix(i, rho), sl.suffix(i, rho)
+            assert p.contains(pre[i]), (i, p, pre[i])
+            assert s.contains(pre[N] - pre[i]), (i, s, pre[N] - pre[i])
+            weight = sum(w[:i], arb(0))
+            assert p.rad() <= 1.01 * float((out * weight).upper()) + 1e-20
+
+
 def test_left_out_coefficients_are_charged():
     """Each sum carries out x (its weights' total) for the at most N left-out coefficients
     (here a bound out = 1e-6 given, far above the balls' own radii)."""

@@ -29,6 +29,7 @@ composed laws of the test statistic under P0 and P1, for thresholds t near eps; 
 Every bound is clamped to [0, 1] (0 <= delta <= 1)."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -100,6 +101,7 @@ class ComposedProfile:
         # the composed windows' outside mass is charged as 2 e^eps P_out: below 1e-5 floor
         # for every eps <= eps_cap (beyond, still valid, only looser)
         target = 1e-5 * floor * math.exp(-eps_cap)
+        left_out = functools.partial(left_out_level, target, eps_cap, float(laws.eta))
         one = len(phases) == 1
         with ctx.workprec(prec):
             eta = to_arb(laws.eta)
@@ -108,9 +110,9 @@ class ComposedProfile:
             def compose(a, b, what):
                 if one:
                     return compose_laws([getattr(laws, a), getattr(laws, b)], E, what, target,
-                                        unit)
+                                        unit, left_out)
                 return compose_phases([([getattr(lw, a), getattr(lw, b)], n)
-                                       for lw, n in phases], what, target)
+                                       for lw, n in phases], what, target, left_out=left_out)
 
             def total(name, sign):     # prod over phases of (sum_k law_k e^{sign k eta})^n
                 out = None
@@ -314,6 +316,22 @@ class ComposedProfile:
                 if v.lower() > best.lower():
                     best = arb(v.lower())
             return best
+
+
+LEFT_OUT_SHARE = 2.0 ** -10    # the sparse path's left-out charge: at most this x target
+
+
+def left_out_level(target: float, eps_cap: float, eta: float, N: int) -> float:
+    """The level of the sparse path's left-out frequencies (numerics.spectral.out_bits) on a
+    window of N: every sum the profile reads carries out x its weights' total
+    (SpectralLaw.left_out), at most N for a plain sum and e^eps (1/eta + 1) for a sum
+    weighted by e^{s eta} or e^{-s eta} up to the cut at eps (the largest weight below
+    e^eps, the others falling geometrically by e^-eta), and an end takes it times at most
+    1 + e^eps; so for eps <= eps_cap an end moves by at most LEFT_OUT_SHARE x target (the
+    composed windows' outside mass is charged at target: a free parameter, every level is
+    certified and charged)."""
+    ec = math.exp(eps_cap)
+    return LEFT_OUT_SHARE * target / ((1 + ec) * (N + ec * (1 / eta + 1)))
 
 
 def min_upper(a: arb, b: arb) -> arb:      # upper ends: the smaller (both are valid; nan never wins)

@@ -77,24 +77,28 @@ def window_plan(sub, E: int, what: str, target: float):
     return N, None, best, centre
 
 
-def compose_laws(subs: list, E: int, what: str, target: float, unit: str = "epochs"):
+def compose_laws(subs: list, E: int, what: str, target: float, unit: str = "epochs",
+                 left_out=None):
     """The E-fold sums of one or two grid variables (sub-probabilities ``subs``, index ->
     ball), both by one complex DFT of x1 + i x2 and one inverse: for each, (start, masses on
     [start, start + N), P_out) where the masses are those of the sum reduced mod N (aliasing
     only adds: each is >= the true mass at its index, and the excess in all is at most the
     true mass outside the window) and P_out >= the mass outside the window, a Chernoff bound
     of each side in Arb (0 when the window holds the whole support)."""
-    return compose_phases([(subs, E)], what, target, unit)
+    return compose_phases([(subs, E)], what, target, unit, left_out)
 
 
-def compose_phases(phases: list, what: str, target: float, unit: str = "steps"):
+def compose_phases(phases: list, what: str, target: float, unit: str = "steps",
+                   left_out=None):
     """compose_laws for a run of different steps (docs/THEORY.md section 15): ``phases`` a
     list of (subs, n), subs one or two grid variables of one step (index -> ball), n the
     count of such steps; for each variable the law of the sum over all n_1 + n_2 + ... steps
     (independent), as (start, masses, P_out) like compose_laws.  The transform of the sum is
     the product of the phases' transforms, each raised to its own count: one forward DFT per
     phase (its two variables packed), one inverse in all.  ``unit``: what one count is
-    ("epochs" of random allocation, "steps" of Poisson), for the memory messages."""
+    ("epochs" of random allocation, "steps" of Poisson), for the memory messages.
+    ``left_out(N)``: the level of the sparse path's left-out frequencies the caller's budget
+    allows on a window of N (numerics.spectral.out_bits; None: the working precision's)."""
     nvar = len(phases[0][0])
     if any(len(subs) != nvar for subs, _ in phases):
         raise ValueError("compose_phases: every phase needs the same variables")
@@ -109,7 +113,8 @@ def compose_phases(phases: list, what: str, target: float, unit: str = "steps"):
     sparse = None
     if N >= spectral.MIN_N:
         sparse = spectral.compose(phases, N, ctx.prec, lambda n: reserve(
-            n, "compose-sparse", f"the {what} composition of {count}", less=less))
+            n, "compose-sparse", f"the {what} composition of {count}", less=less),
+            None if left_out is None else left_out(N))
     if sparse is None:
         reserve(N, "compose", f"the {what} composition of {count}", less=less)
         y, off = _dense(phases, N)

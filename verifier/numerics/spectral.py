@@ -17,7 +17,8 @@ formed:
   x + i (p - j0) x), taken in floats with a certified error bound (numerics.float_dft,
   docs/THEORY.md section 17); every t within h = pi / L of some t_m.  K: the last index
   whose bound is not certified <= r_i for some phase i, with
-  prod_i r_i^{n_i} <= 2^-(prec + 10) (checked in Arb, ``checked_radii``): every |Y[k]|,
+  prod_i r_i^{n_i} <= out = 2^-b (checked in Arb, ``checked_radii``; b at most prec + 10,
+  less where the caller's budget allows: ``out_bits``): every |Y[k]|,
   K < k <= N/2, is at most that product (every phase's |X_i[k]| <= r_i there).
 * **The kept values** (numerics.direct.direct_sums, its blocked sums where the points fill
   their span): X_i[k], k = 0 .. K, for both laws of a phase by one ball matrix product
@@ -58,17 +59,29 @@ KEPT_SHARE = 4     # more than N / 4 kept indices: the full path (few steps, e.g
 FLOAT_SUMS_N = 1 << 18   # threshold scans in floats from one FFT up to this window (Sums.floats)
 
 
-def radius(prec: int, T: float) -> arb:
-    """A float choice of r with r^T just below 2^-(prec + 10) (T may be an effective count,
-    inf: r just below 1; checked by the caller)."""
-    return arb(math.exp(-(prec + 10) * math.log(2) / T) * (1 - 1e-9))
+def out_bits(prec: int, level: float | None = None) -> int:
+    """b with the left-out level out = 2^-b: ``level`` (from the caller's budget:
+    numerics.compose.left_out_level) rounded down to a power of 2, at most 2^-16 and never
+    below 2^-(prec + 10), the working precision's level (a free parameter: every level is
+    certified by ``checked_radii`` and charged by SpectralLaw.left_out; the edge's K grows
+    as the square root of b: sigma 1, q 1e-3, T 1000 kept 161 at 2^-128, 96 at 2^-74)."""
+    b = prec + 10
+    if level is not None and level > 0:
+        b = min(b, max(16, math.ceil(-math.log2(level))))
+    return b
 
 
-def radii(prec: int, ns: list, Vs: list) -> list | None:
+def radius(bits: int, T: float) -> arb:
+    """A float choice of r with r^T just below 2^-bits (T may be an effective count, inf: r
+    just below 1; checked by the caller)."""
+    return arb(math.exp(-bits * math.log(2) / T) * (1 - 1e-9))
+
+
+def radii(bits: int, ns: list, Vs: list) -> list | None:
     """A float choice of a radius r_i for each phase (of n_i steps, its law's second moment
     V_i; checked by ``checked_radii``; any radii whose product is certified are valid):
     each phase's Gaussian decay e^{-V_i t^2 / 2} at the t where their product reaches
-    2^-(prec + 10), i.e. r_i^{S / V_i} just below it (S = sum_i n_i V_i), so that every
+    2^-bits, i.e. r_i^{S / V_i} just below it (S = sum_i n_i V_i), so that every
     phase's edge lies near the composed law's and a phase of narrow steps does not set it
     alone (one radius for all, r^T, put it where the narrowest phase alone reaches r: 500
     steps at sigma 2 before 5000 at sigma 1, q 0.01, took the full path).  One phase:
@@ -76,17 +89,16 @@ def radii(prec: int, ns: list, Vs: list) -> list | None:
     S = sum(n * V for n, V in zip(ns, Vs))
     if not S > 0:
         return None
-    return [radius(prec, S / V if V > 0 else math.inf) for V in Vs]
+    return [radius(bits, S / V if V > 0 else math.inf) for V in Vs]
 
 
-def checked_radii(prec: int, ns: list, Vs: list):
-    """(rs, out): ``radii`` with prod_i r_i^{n_i} <= out = 2^-(prec + 10) certified in Arb
-    (every |Y[k]| past the phases' edges is then at most out: |X_i[k]| <= r_i there), or
-    None."""
-    rs = radii(prec, ns, Vs)
+def checked_radii(bits: int, ns: list, Vs: list):
+    """(rs, out): ``radii`` with prod_i r_i^{n_i} <= out = 2^-bits certified in Arb (every
+    |Y[k]| past the phases' edges is then at most out: |X_i[k]| <= r_i there), or None."""
+    rs = radii(bits, ns, Vs)
     if rs is None:
         return None
-    out, prod = arb(2) ** (-(prec + 10)), arb(1)
+    out, prod = arb(2) ** (-bits), arb(1)
     for r, n in zip(rs, ns):
         prod *= r ** n
     return (rs, out) if prod <= out else None
@@ -193,13 +205,14 @@ def curvature(h: arb, V: arb) -> arb:
     return h * h * V / 2
 
 
-def compose(phases: list, N: int, prec: int, hold=None):
+def compose(phases: list, N: int, prec: int, hold=None, level: float | None = None):
     """The kept spectra of the sums over ``phases`` [(subs, n)] (subs: one or two laws,
     index -> ball; shifted to the phase's least index, as the full path):
     ([{k: Y_j[k]} for each variable j], out) with every left-out |Y_j[k]| <= out, or None
     where the coarse DFTs would be long (a stride below MIN_STRIDE) or the direct values
     would cost more than the full DFTs.  ``hold(points)``: announces (or refuses) the
-    longest coarse DFT before it is formed (numerics.memory.reserve)."""
+    longest coarse DFT before it is formed (numerics.memory.reserve); ``level``: the
+    left-out level the caller's budget allows (``out_bits``)."""
     nvar = len(phases[0][0])
     shifted = []                   # each phase's laws from the phase's least index
     for subs, _ in phases:
@@ -207,9 +220,9 @@ def compose(phases: list, N: int, prec: int, hold=None):
         shifted.append([[(k - kmin, v) for k, v in sub.items()] for sub in subs])
     fls = [[float_law(law) for law in pts] for pts in shifted]
     moms = [[moments(fl) for fl in laws] for laws in fls]
-    rs = []                        # rs[j][i]: phase i's radius for variable j
+    rs, bits = [], out_bits(prec, level)   # rs[j][i]: phase i's radius for variable j
     for j in range(nvar):
-        got = checked_radii(prec, [n for _, n in phases], [float(mo[j][1].upper())
+        got = checked_radii(bits, [n for _, n in phases], [float(mo[j][1].upper())
                                                           for mo in moms])
         if got is None:            # cannot happen with the radii's margin: the full path
             return None

@@ -2736,6 +2736,18 @@ MUTATIONS = [
              lambda: _rewritten("verifier.bounds.poisson.single:zero_by_tv",
                                 "(1 / (2 * arb(2).sqrt()", "(1 / (4 * arb(2).sqrt()"),
              ("tests/test_poisson.py::test_epsilon_zero_by_the_total_variation",)),
+    Mutation("runs.tv-zero-one-step-a-phase", "closed-form",
+             "a run's epsilon 0 when each phase's one step (or epoch), not its count, sums "
+             "to at most delta",
+             lambda: _rewritten("verifier.bounds.runs.lattice:zero_by_tv",
+                                "(n * to_arb(q) * tv(s)", "(to_arb(q) * tv(s)"),
+             ("tests/test_runs.py::test_a_run_is_epsilon_zero_by_the_total_variation",)),
+    Mutation("runs.tv-zero-epochs-dropped", "closed-form",
+             "a run's epsilon 0 by the Poisson steps' total variations alone, its "
+             "random-allocation epochs left out of the sum",
+             lambda: _rewritten("verifier.bounds.runs.lattice:zero_by_tv",
+                                "total += sum(", "total += 0 * sum("),
+             ("tests/test_runs.py::test_a_run_is_epsilon_zero_by_the_total_variation",)),
     Mutation("poisson.stall-retried-once", "search",
              "a refinement that stalled again after its retry at a lower floor is not taken "
              "again (epsilon 2.6e-6 at T 2 stays 0.27% wide)",

@@ -809,3 +809,37 @@ def test_a_narrow_request_on_a_run_is_met():
     assert e.upper - e.lower <= F("2e-6") * e.lower and "refinement_limit" not in r.info, r.info
     d = runs.epsilon_bracket(run, F("1e-5")).epsilon
     assert d.lower <= e.lower <= e.upper <= d.upper, (d, e)
+
+
+def test_a_run_is_epsilon_zero_by_the_total_variation(monkeypatch):
+    """epsilon(delta) = 0 without the lattice where the phases' total variations sum to at
+    most delta (n q erf(1 / (2 sqrt 2 sigma)) a Poisson phase of n steps, E erf(1 / (2 sqrt 2
+    sigma)) a random-allocation phase of E epochs: the total variation of product pairs is
+    at most the sum of theirs): the decision at the sum's two sides (mpmath at 50 digits),
+    for Poisson phases and for Poisson steps with random-allocation epochs (neither a
+    phase's count nor the epochs' term may be left out), the lattice's own 0 where it
+    applies, and epsilon > 0 certified by the lattice at 0.2 times the sum (the sum is a
+    sufficient condition only: the lattice gives 0 up to about 0.45 times it here)."""
+    from verifier.bounds.runs import lattice as RL
+    erf = lambda s: mp.erf(1 / (2 * mp.sqrt(2) * mp.mpf(s)))          # noqa: E731
+    with mp.workdps(50):
+        pois = 3 * mp.mpf("9.4e-6") * erf("29.1") + 2 * mp.mpf("7e-6") * erf("31")
+        mixed = 3 * mp.mpf("9.4e-6") * erf("29.1") + 2 * erf("45")
+        at = {(s, f): F(mp.nstr(s * (1 + f), 40)) for s in (pois, mixed)
+              for f in (-1e-9, 1e-9, 1e-4, -0.8)}
+    r1 = Run((phase("29.1", sample_rate="9.4e-6", steps=3),
+              phase("31", sample_rate="7e-6", steps=2)))
+    r2 = Run((phase("29.1", sample_rate="9.4e-6", steps=3),
+              phase("45", steps_per_epoch=5, epochs=2)))
+    for run, s in ((r1, pois), (r2, mixed)):
+        steps, ra = runs._steps(run), runs._ra(run)
+        assert RL.zero_by_tv(steps, ra, at[s, 1e-9])
+        assert not RL.zero_by_tv(steps, ra, at[s, -1e-9])
+        r = runs.epsilon_bracket(run, at[s, 1e-4])
+        assert r.epsilon.upper == 0 and "total variation" in r.info["closed_form"], r
+    runs.clear_cache()
+    assert runs.epsilon_bracket(r1, at[pois, -0.8]).epsilon.lower > 0
+    monkeypatch.setattr(RL, "zero_by_tv", lambda *a: False)
+    runs.clear_cache()
+    assert runs.epsilon_bracket(r1, at[pois, 1e-4]).epsilon.upper == 0    # the lattice's 0
+    runs.clear_cache()

@@ -288,10 +288,15 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         return RunEpsilon(run, delta, iv, iv, iv, "undecided", time.perf_counter() - t,
                           {"closed_form": CERTIFIED_GAUSSIAN, "mu_squared": mu2, "digits": d},
                           CERTIFIED_GAUSSIAN)
-    steps = _steps(run)
+    steps, ra = _steps(run), _ra(run)
     rel = PO.check_rel_width(rel_width)
+    if _lattice.zero_by_tv(steps, ra, delta):
+        ivs = {w: Interval(Fraction(0), Fraction(0)) for w in ("remove", "add")}
+        both, larger = both_directions(ivs)
+        return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
+                          time.perf_counter() - t, {"closed_form": _lattice.TV_INFO},
+                          _lattice.TV_INFO)
     if how == "mixed":
-        ra = _ra(run)
         guess = guess_epsilon(steps, float(delta), ra_log_moments(ra))
         outm, floor = {}, PO.charge_floor(delta, rel)
 

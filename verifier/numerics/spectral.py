@@ -66,7 +66,7 @@ def out_bits(prec: int, level: float | None = None) -> int:
     certified by ``checked_radii`` and charged by SpectralLaw.left_out; the edge's K grows
     as the square root of b: sigma 1, q 1e-3, T 1000 kept 161 at 2^-128, 96 at 2^-74)."""
     b = prec + 10
-    if level is not None and level > 0:
+    if level is not None and 0 < level < 1:
         b = min(b, max(16, math.ceil(-math.log2(level))))
     return b
 

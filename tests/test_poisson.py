@@ -938,3 +938,27 @@ def test_epsilon_zero_by_the_total_variation(monkeypatch):
     PO.clear_cache()
     assert PO.epsilon_bracket(sigma, q, 5, at[1e-4]).epsilon.upper == 0    # the lattice's 0
     PO.clear_cache()
+
+
+def test_the_floor_follows_a_tiny_epsilon(monkeypatch):
+    """choices.small_eps_floor: the request's floor times min(1, 10 eps), never above the
+    current one and unchanged without an upper end; and at sigma 4.945, q 2.4e-6, T 2,
+    delta 7e-11 (epsilon 3.06e-6) every step after the first is composed at that lower
+    floor, the bracket within 0.1% (with the floor at delta throughout it had stalled and
+    been retried 1000 times lower, three times slower)."""
+    from verifier.bounds.poisson.choices import small_eps_floor
+    assert small_eps_floor(1e-5, 1e-5, Interval(F(1, 100), F(2, 100))) == 1e-5 * 0.2
+    assert small_eps_floor(1e-5, 1e-5, Interval(F(1), F(2))) == 1e-5
+    assert small_eps_floor(1e-9, 1e-5, Interval(F(1, 100), F(2, 100))) == 1e-9
+    assert small_eps_floor(1e-5, 1e-5, None) == 1e-5
+    floors, real = [], PO.engine
+    monkeypatch.setattr(PO, "engine", lambda s, q, T, floor, cap, eta=None: (
+        floors.append((eta, floor)), real(s, q, T, floor, cap, eta))[1])
+    PO.clear_cache()
+    e = PO.epsilon_bracket(F("4.945"), F("2.4e-6"), 2, F("7e-11")).epsilon
+    PO.clear_cache()
+    assert F("3.05e-6") < e.lower and e.upper - e.lower <= e.lower / 1000, e
+    first = floors[0][0]
+    assert all(f == 7e-11 for eta, f in floors if eta == first), floors
+    later = [f for eta, f in floors if eta != first]
+    assert later and max(later) < 7e-11 * 1e-3, floors     # from the first refined step on

@@ -16,7 +16,8 @@ from verifier.core.arith import InputError, Interval, frac_str
 from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.poisson import single
 from verifier.bounds.poisson.choices import (EPS_GRID, START_POINTS, STEP_GRID,  # noqa: F401
-                                            guess_epsilon, lattice_step, log_moments)
+                                            guess_epsilon, lattice_step, log_moments,
+                                            small_eps_floor)
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.lattice import two_limbs
@@ -34,17 +35,15 @@ REL_TARGET = Fraction(1, 1000)    # epsilon(delta): eta is halved while the brac
 ABS_TARGET = Fraction(1, 10 ** 4)  # (relative width, or absolute where eps < 0.1) ...
 REFINE_POINTS = 1 << 19  # ... and one step's laws have fewer points than this (60,000 before:
                          # sigma 0.8, q 1e-4, T 1e6, delta 1e-10 stopped at 0.171%; 131072 held
-                         # TensorFlow Privacy's sigma 0.7, q 0.01, T 120, delta 1e-5 at 5.4e-8
-                         # when 1e-8 was asked; now 6.2e-9 at 322907 points in 65 s, 2.7 GB)
+                         # TF Privacy's sigma 0.7, q 0.01, T 120 at 5.4e-8 when 1e-8 was asked)
 STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at most this much (the
                          # width falls about as eta^2; sigma 0.3, q 1e-6, T 1e7, delta 1e-12: 22%
-                         # wide at 27247 and 104937 points, its threshold scan blind, 21 s)
-STALL_FLOOR = 1e-3       # a stalled refinement again, the floor this much lower (its tails'
-                         # cells follow the floor: epsilon 1e-3 stalled 0.75% wide; THEORY 12),
+                         # wide at 27247 and 104937 points, its scan blind; THEORY 12)
+STALL_FLOOR = 1e-3       # a stalled refinement again, the floor this much lower (tail cells
+                         # follow it: epsilon 1e-3 stalled 0.75% wide; choices.small_eps_floor)
 STALL_RETRIES = 3        # ... at most this many times, while each retry narrows the bracket
-LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (numerics.
-                         # lattice.two_limbs; sigma 1, q 1e-3, delta 1e-5, T 1e5 and 1e6: 132
-                         # and 138 bits -> 128, the same brackets to 10 digits, 1.39 -> 1.09 s)
+LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (lattice.
+                         # two_limbs; sigma 1, q 1e-3, T 1e6: 138 bits -> 128, 1.39 -> 1.09 s)
 _CACHE = EngineCache(5)         # composed profiles (numerics/cache.py)
 
 
@@ -371,12 +370,13 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
     out = {"floor": charge_floor(delta, rel_width)}
 
     def compute(eta):
-        ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, out["floor"], cap, eta),
-                                delta, next_guess(guess, out.get("ivs")),
-                                rel=bisection_rel(rel_width), failed=out.setdefault("failed",
-                                                                                    set()))
+        ivs, P = epsilon_search(lambda cap: engine(sigma, q, T, out["floor"], cap, eta), delta,
+                                next_guess(guess, out.get("ivs")), rel=bisection_rel(rel_width),
+                                failed=out.setdefault("failed", set()))
         out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
-        return both_directions(ivs)[0], P
+        both = both_directions(ivs)[0]
+        out["floor"] = small_eps_floor(out["floor"], charge_floor(delta, rel_width), both)
+        return both, P
     note = {}
     _, P = again_if_stalled(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width),
                             note, out)

@@ -14,10 +14,9 @@ Which engine answers a run (one dispatch, ``plan``):
   raised to its own count (numerics.compose.ComposedProfile with ``phases``), the charges
   summed over phases;
 - one kind of random-allocation epoch with other steps: on the epochs' lattice (mixed);
-- a phase its sampler reduces (k of M): the upper and lower runs of the reduction;
-- the rest refused in one line before anything is computed.
-What the dispatch asks of a sampler it asks its engine in ``samplers.py`` (one registry,
-one protocol), never its type.
+- a phase its sampler reduces (k of M): the upper and lower runs of the reduction; the rest
+  refused in one line before anything is computed.
+What the dispatch asks of a sampler it asks its engine (``samplers.py``), never its type.
 """
 from __future__ import annotations
 
@@ -30,6 +29,7 @@ from verifier.bounds.runs import lattice as _lattice
 from verifier.bounds.runs.lattice import (engine, guess_epsilon, lattice_step, mixed_engine,
                                           mixed_levels, points, ra_log_moments, refine)
 from verifier.bounds.gaussian import mu_squared
+from verifier.bounds.poisson.choices import small_eps_floor
 from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
 from verifier.core.run import Run, check_size
@@ -320,7 +320,9 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                                 next_guess(guess, out.get("ivs")), rel=bisection_rel(rel),
                                 failed=out.setdefault("failed", set()))
         out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
-        return both_directions(ivs)[0], P
+        both = both_directions(ivs)[0]
+        out["floor"] = small_eps_floor(out["floor"], PO.charge_floor(delta, rel), both)
+        return both, P
     note = {}                          # (a stalled refinement again at a lower floor)
     _, P = PO.again_if_stalled(compute, lattice_step(steps, guess), PO.eps_target(rel), note,
                                out, points)

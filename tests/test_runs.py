@@ -820,7 +820,7 @@ def test_a_run_is_epsilon_zero_by_the_total_variation(monkeypatch):
     phase's count nor the epochs' term may be left out), the lattice's own 0 where it
     applies, and epsilon > 0 certified by the lattice at 0.2 times the sum (the sum is a
     sufficient condition only: the lattice gives 0 up to about 0.45 times it here)."""
-    from verifier.bounds.runs import lattice as RL
+    from verifier.bounds.poisson import single
     erf = lambda s: mp.erf(1 / (2 * mp.sqrt(2) * mp.mpf(s)))          # noqa: E731
     with mp.workdps(50):
         pois = 3 * mp.mpf("9.4e-6") * erf("29.1") + 2 * mp.mpf("7e-6") * erf("31")
@@ -833,13 +833,13 @@ def test_a_run_is_epsilon_zero_by_the_total_variation(monkeypatch):
               phase("45", steps_per_epoch=5, epochs=2)))
     for run, s in ((r1, pois), (r2, mixed)):
         steps, ra = runs._steps(run), runs._ra(run)
-        assert RL.zero_by_tv(steps, ra, at[s, 1e-9])
-        assert not RL.zero_by_tv(steps, ra, at[s, -1e-9])
+        assert single.tv_at_most(steps, ra, at[s, 1e-9])
+        assert not single.tv_at_most(steps, ra, at[s, -1e-9])
         r = runs.epsilon_bracket(run, at[s, 1e-4])
         assert r.epsilon.upper == 0 and "total variation" in r.info["closed_form"], r
     runs.clear_cache()
     assert runs.epsilon_bracket(r1, at[pois, -0.8]).epsilon.lower > 0
-    monkeypatch.setattr(RL, "zero_by_tv", lambda *a: False)
+    monkeypatch.setattr(single, "tv_at_most", lambda *a: False)
     runs.clear_cache()
     assert runs.epsilon_bracket(r1, at[pois, 1e-4]).epsilon.upper == 0    # the lattice's 0
     runs.clear_cache()

@@ -214,6 +214,32 @@ def _exact_window(law, T, N, r0):
     return [c[(r0 + j) % N] for j in range(N)]
 
 
+def _exact_sums(law, T, N, r0, rho_num):
+    """(prefix sums of law[j] rho^j of the exact composed law's window at 400 bits, rho at
+    400 bits or None for 1, the weights rho^j)."""
+    exact = _exact_window(law, T, N, r0)
+    with ctx.workprec(400):
+        rho = None if rho_num is None else arb(fmpq(rho_num.numerator,
+                                                    rho_num.denominator)).exp()
+        w = [arb(1) if rho is None else rho ** j for j in range(N)]
+        pre = [arb(0)]
+        for j, v in enumerate(exact):
+            pre.append(pre[-1] + arb(v) * w[j])
+    return pre, rho, w
+
+
+def _sums_contain(sl, pre, rho, N, narrow):
+    """Each prefix and suffix sum of the SpectralLaw ``sl`` (at rho) contains the exact one,
+    and narrow(i, prefix) holds of its radius."""
+    with ctx.workprec(sl.prec):
+        rho_p = None if rho is None else +rho
+        for i in (0, 1, 17, 200, 511, 512, 900, 1023, 1024):
+            p, s = sl.prefix(i, rho_p), sl.suffix(i, rho_p)
+            assert p.contains(pre[i]), (i, p, pre[i])
+            assert s.contains(pre[N] - pre[i]), (i, s, pre[N] - pre[i])
+            assert narrow(i, p), (i, p)
+
+
 @pytest.mark.parametrize("rho_num", [None, Fraction(1, 50), Fraction(-1, 50)])
 def test_sums_enclose_the_exact_aliased_law(rho_num):
     """Prefix and suffix sums of law[j] rho^j from the kept spectrum contain the exact sums
@@ -225,23 +251,9 @@ def test_sums_enclose_the_exact_aliased_law(rho_num):
         spectra, out = spectral.compose([([dict(_balls(law))], T)], N, prec)
         sl = spectral.SpectralLaw(N, spectra[0], out, r0, prec)
         assert sl.K < N // 4                        # a sparse case
-        exact = _exact_window(law, T, N, r0)
-    with ctx.workprec(400):
-        rho = None if rho_num is None else arb(fmpq(rho_num.numerator,
-                                                    rho_num.denominator)).exp()
-        w = [arb(1) if rho is None else rho ** j for j in range(N)]
-        terms = [arb(v) * w[j] for j, v in enumerate(exact)]
-        pre = [arb(0)]
-        for t in terms:
-            pre.append(pre[-1] + t)
-    with ctx.workprec(prec):
-        rho_p = None if rho is None else +rho
-        for i in (0, 1, 17, 200, 511, 512, 900, 1023, 1024):
-            p = sl.prefix(i, rho_p)
-            s = sl.suffix(i, rho_p)
-            assert p.contains(pre[i]), (i, p, pre[i])
-            assert s.contains(pre[N] - pre[i]), (i, s, pre[N] - pre[i])
-            assert p.rad() < 1e-20 * (1 + abs(float(pre[i].mid())))
+    pre, rho, _ = _exact_sums(law, T, N, r0, rho_num)
+    _sums_contain(sl, pre, rho, N,
+                  lambda i, p: p.rad() < 1e-20 * (1 + abs(float(pre[i].mid()))))
 
 
 @pytest.mark.parametrize("rho_num", [None, Fraction(1, 50)])
@@ -259,21 +271,9 @@ def test_sums_at_a_budget_level_enclose_the_exact_aliased_law(rho_num):
         assert out == arb(2) ** -30 and spectral.out_bits(prec, 1e-9) == 30
         assert max(spectra[0]) < max(full[0])           # fewer kept
         sl = spectral.SpectralLaw(N, spectra[0], out, r0, prec)
-        exact = _exact_window(law, T, N, r0)
-        rho = None if rho_num is None else arb(fmpq(rho_num.numerator,
-                                                    rho_num.denominator)).exp()
-        w = [arb(1) if rho is None else rho ** j for j in range(N)]
-    with ctx.workprec(400):
-        pre = [arb(0)]
-        for j, v in enumerate(exact):
-            pre.append(pre[-1] + arb(v) * w[j])
-    with ctx.workprec(prec):
-        for i in (0, 1, 17, 200, 511, 512, 900, 1023, 1024):
-            p, s = sl.prefix(i, rho), sl.suffix(i, rho)
-            assert p.contains(pre[i]), (i, p, pre[i])
-            assert s.contains(pre[N] - pre[i]), (i, s, pre[N] - pre[i])
-            weight = sum(w[:i], arb(0))
-            assert p.rad() <= 1.01 * float((out * weight).upper()) + 1e-20
+    pre, rho, w = _exact_sums(law, T, N, r0, rho_num)
+    _sums_contain(sl, pre, rho, N, lambda i, p: p.rad() <= 1.01 * float(
+        (out * sum(w[:i], arb(0))).upper()) + 1e-20)
 
 
 def test_left_out_coefficients_are_charged():

@@ -16,8 +16,8 @@ from verifier.core.arith import InputError, Interval, frac_str
 from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.poisson import single
 from verifier.bounds.poisson.choices import (EPS_GRID, START_POINTS, STEP_GRID,  # noqa: F401
-                                            guess_epsilon, lattice_step, log_moments,
-                                            small_eps_floor)
+                                            following_floor, guess_epsilon, lattice_step,
+                                            log_moments)
 from verifier.core.ranges import Range
 from verifier.numerics.cache import EngineCache
 from verifier.numerics.lattice import two_limbs
@@ -265,7 +265,9 @@ def again_if_stalled(compute, eta: Fraction, target, note: dict, state: dict,
                      points=lambda P: P.laws.info["points"]) -> tuple:
     """refine; where it stalled short of target, again from its last step at state["floor"]
     x STALL_FLOOR, up to STALL_RETRIES times while each retry narrows (sigma 4.94, q 2.4e-6,
-    T 2, delta 3e-10, epsilon 2.6e-6: 15% wide, then 0.27%, then 0.003%)."""
+    T 2, delta 3e-10, epsilon 2.6e-6: 15% wide, then 0.27%, then 0.003%); after every step
+    the floor follows a tiny epsilon (choices.following_floor)."""
+    compute = following_floor(compute, state)
     best = refine(compute, eta, target, note, points)
     for _ in range(STALL_RETRIES):
         iv, P = best
@@ -374,9 +376,7 @@ def epsilon_bracket(sigma: Fraction, q: Fraction, T: int, delta: Fraction,
                                 next_guess(guess, out.get("ivs")), rel=bisection_rel(rel_width),
                                 failed=out.setdefault("failed", set()))
         out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
-        both = both_directions(ivs)[0]
-        out["floor"] = small_eps_floor(out["floor"], charge_floor(delta, rel_width), both)
-        return both, P
+        return both_directions(ivs)[0], P
     note = {}
     _, P = again_if_stalled(compute, lattice_step(sigma, q, T, guess), eps_target(rel_width),
                             note, out)

@@ -70,3 +70,15 @@ def small_eps_floor(floor: float, base: float, both) -> float:
     if both is None or both.upper is None:
         return floor
     return min(floor, base * min(1.0, max(10 * float(both.upper), 1e-6)))
+
+
+def following_floor(compute, state: dict):
+    """``compute`` (eta -> (bracket, profile)) with state["floor"] lowered after every step
+    by ``small_eps_floor``, its base the floor at the start (the request's)."""
+    base = state["floor"]
+
+    def stepped(eta):
+        iv, P = compute(eta)
+        state["floor"] = small_eps_floor(state["floor"], base, iv)
+        return iv, P
+    return stepped

@@ -41,18 +41,30 @@ TV_INFO = ("epsilon 0 by the total variation: delta(0) = TV(P^T, Q^T) <= T q erf
 
 
 def zero_by_tv(sigma: Fraction, q: Fraction, T: int, delta: Fraction) -> bool:
-    """Whether T q erf(1 / (2 sqrt 2 sigma)) <= delta is certified (at 128 bits): then both
-    directions' delta(0), the total variation of the T-fold products, is at most T times one
-    step's, q TV(N(1, sigma^2), N(0, sigma^2)) = q erf(1 / (2 sqrt 2 sigma)), hence at most
-    delta, and epsilon(delta) = 0 (docs/THEORY.md section 12: the composed lattice took up
-    to 5 s to find the same 0)."""
+    """Whether T q erf(1 / (2 sqrt 2 sigma)) <= delta is certified: then both directions'
+    delta(0), the total variation of the T-fold products, is at most T times one step's,
+    q TV(N(1, sigma^2), N(0, sigma^2)) = q erf(1 / (2 sqrt 2 sigma)), hence at most delta,
+    and epsilon(delta) = 0 (docs/THEORY.md section 12: the composed lattice took up to 5 s
+    to find the same 0)."""
+    return tv_at_most(((sigma, q, T),), (), delta)
+
+
+def tv_at_most(steps: tuple, epochs: tuple, delta: Fraction) -> bool:
+    """Whether sum n q erf(1 / (2 sqrt 2 sigma)) over Poisson steps ``steps`` ((sigma, q, n),
+    ...; q = 1: every record) plus sum E erf(1 / (2 sqrt 2 sigma)) over random-allocation
+    epochs ``epochs`` ((sigma, M, E), ...) is certified at most delta (Arb, 128 bits): a
+    bound of the total variation of their product pair (the sum of the factors'; an epoch's
+    at most the Gaussian pair's, of which it is a post-processing: docs/THEORY.md sections
+    12 and 15), so delta(0) <= delta in both directions."""
     with ctx.workprec(128):
-        one = to_arb(q) * (1 / (2 * arb(2).sqrt() * to_arb(sigma))).erf()
-        return bool(T * one <= to_arb(delta))
+        tv = lambda s: (1 / (2 * arb(2).sqrt() * to_arb(s))).erf()      # noqa: E731
+        total = sum((n * to_arb(q) * tv(s) for s, q, n in steps), arb(0))
+        total += sum((E * tv(s) for s, _, E in epochs), arb(0))
+        return bool(total <= to_arb(delta))
 
 
 def zero_intervals() -> dict:
-    """Both directions' epsilon(delta) where ``zero_by_tv`` holds: exactly 0."""
+    """Both directions' epsilon(delta) where ``tv_at_most`` holds: exactly 0."""
     return {w: Interval(Fraction(0), Fraction(0)) for w in ("remove", "add")}
 
 

@@ -29,7 +29,6 @@ from verifier.bounds.runs import lattice as _lattice
 from verifier.bounds.runs.lattice import (engine, guess_epsilon, lattice_step, mixed_engine,
                                           mixed_levels, points, ra_log_moments, refine)
 from verifier.bounds.gaussian import mu_squared
-from verifier.bounds.poisson.choices import small_eps_floor
 from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
 from verifier.core.run import Run, check_size
@@ -290,8 +289,8 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                           CERTIFIED_GAUSSIAN)
     steps, ra = _steps(run), _ra(run)
     rel = PO.check_rel_width(rel_width)
-    if _lattice.zero_by_tv(steps, ra, delta):
-        ivs = {w: Interval(Fraction(0), Fraction(0)) for w in ("remove", "add")}
+    if PO.single.tv_at_most(steps, ra, delta):
+        ivs = PO.single.zero_intervals()
         both, larger = both_directions(ivs)
         return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,
                           time.perf_counter() - t, {"closed_form": _lattice.TV_INFO},
@@ -320,9 +319,7 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                                 next_guess(guess, out.get("ivs")), rel=bisection_rel(rel),
                                 failed=out.setdefault("failed", set()))
         out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
-        both = both_directions(ivs)[0]
-        out["floor"] = small_eps_floor(out["floor"], PO.charge_floor(delta, rel), both)
-        return both, P
+        return both_directions(ivs)[0], P
     note = {}                          # (a stalled refinement again at a lower floor)
     _, P = PO.again_if_stalled(compute, lattice_step(steps, guess), PO.eps_target(rel), note,
                                out, points)

@@ -35,23 +35,6 @@ TV_INFO = ("epsilon 0 by the total variation: delta(0) = TV of the run's pair <=
            "sigma))) <= delta (docs/THEORY.md section 15, epsilon 0 by the total variation)")
 
 
-def zero_by_tv(steps: tuple, ra: tuple, delta: Fraction) -> bool:
-    """Whether sum n q erf(1 / (2 sqrt 2 sigma)) over the Poisson steps ``steps`` ((sigma, q,
-    n), ...; q = 1: every record) plus sum E erf(1 / (2 sqrt 2 sigma)) over the random-
-    allocation epochs ``ra`` ((sigma, M, E), ...) is at most delta, certified at 128 bits:
-    then both directions' delta(0), the total variation of the run's pair, is at most delta
-    (the total variation of product pairs is at most the sum of theirs; one Poisson step's is
-    q erf(1 / (2 sqrt 2 sigma)), an epoch's at most the Gaussian pair's, of which it is a
-    post-processing: docs/THEORY.md section 15), and epsilon(delta) = 0."""
-    from flint import arb, ctx
-    from verifier.core.arith import to_arb
-    with ctx.workprec(128):
-        tv = lambda s: (1 / (2 * arb(2).sqrt() * to_arb(s))).erf()      # noqa: E731
-        total = sum((n * to_arb(q) * tv(s) for s, q, n in steps), arb(0))
-        total += sum((E * tv(s) for s, _, E in ra), arb(0))
-        return bool(total <= to_arb(delta))
-
-
 RUN_FINER = 0.8    # a run of several phases: its first lattice step this much finer (ten
                    # phases of 1e4 steps at q 1e-3 were 0.103% and 0.122% wide at the
                    # one-phase rules' step, and took a second, finer step: 2.1 s)

@@ -95,13 +95,14 @@ def _replay(calls) -> float:
 def main():
     np.seterr(all="ignore")
     from verifier.bounds import poisson as PO, profile as PR
+    from verifier.numerics.cache import release_all     # every engine cache, the roots too
     print(f"{'engine':<14} {'configuration':<34} {'width':>9} {'ours s':>8} "
           f"{'transforms':>10} {'longest':>8} {'floor s':>9} {'ratio':>7}")
     rows = [("Poisson", f"sigma {s}, q {q}, T {T}, delta {d}",
-             lambda s=s, q=q, T=T, d=d: (PO.clear_cache(), PO.epsilon_bracket(
+             lambda s=s, q=q, T=T, d=d: (release_all(), PO.epsilon_bracket(
                  F(s), F(q), T, F(d)))[1]) for s, q, T, d in POISSON]
     rows += [("random alloc.", f"sigma {s}, M {M}, E {E}, delta {d}",
-              lambda s=s, M=M, E=E, d=d: (PR.clear_cache(), PR.epsilon_bracket(
+              lambda s=s, M=M, E=E, d=d: (release_all(), PR.epsilon_bracket(
                   F(s), M, E, F(d)))[1]) for s, M, E, d in RA]
     for engine, conf, run in rows:
         r, t, calls = _recorded(run)

@@ -2697,13 +2697,13 @@ MUTATIONS = [
     Mutation("direct.powers-chain-unbroken", "compose",
              "the blocked sums' powers w^{g v k} are multiplied up in v without restarting "
              "from exact roots (span 8500, K 2100: radii 1.8e-22 for 4e-31)",
-             lambda: _rewritten("verifier.numerics.direct:blocked_sums",
+             lambda: _rewritten("verifier.numerics.direct:_block_powers",
                                 "if v % R else", "if True else"),
              ("tests/test_spectral.py::test_blocked_sums_stay_tight_over_a_long_span",)),
     Mutation("direct.blocks-horner-unbroken", "compose",
              "Horner's rule over the blocks runs in one chunk, never restarted from an exact "
              "root",
-             lambda: _rewritten("verifier.numerics.direct:blocked_sums",
+             lambda: _rewritten("verifier.numerics.direct:_block_powers",
                                 "chain(g * G * k, N, exact=True)", "1 << 30"),
              ("tests/test_spectral.py::test_blocked_sums_stay_tight_over_a_long_span",)),
     Mutation("direct.giant-steps-unbroken", "compose",

@@ -8,7 +8,9 @@ from __future__ import annotations
 import bisect
 import math
 
-from flint import acb, acb_mat, arb
+from flint import acb, acb_mat, arb, ctx
+
+from verifier.numerics.cache import EngineCache
 
 SPARSE_BLOCK = 32        # the sparse sums' baby steps: z^b for b < B multiplied up, B at most
                          # this (``baby_steps``)
@@ -18,6 +20,8 @@ WRAP_BITS = 16           # a chain of ball products by a root restarts from an e
 BLOCKED_FILL = 4         # direct sums by blocks where the span is at most this x the points
 DENSE_GAP = 2            # ... over the points' longest run with gaps at most this
 STRIDED_MIN = 128        # ... and with a stride over the tails' runs of this many points
+
+_POWERS = EngineCache(8)   # block_powers' roots by (N, K, lo, stride, G, U, precision)
 
 
 def direct_sums(seqs: list, N: int, K: int) -> list:
@@ -169,17 +173,10 @@ def blocked_sums(seqs: list, N: int, K: int, lo: int, hi: int, stride: int = 1) 
                 raise ValueError(f"blocked_sums: point {p} is not lo + {g} j in [{lo}, {hi}]")
             u, v_ = divmod(j, G)
             X[s_ * U + u][v_] += v
-    V = [[acb(1)] * (K + 1)]
-    w = [root(-g * k, N) for k in range(K + 1)]
-    R = chain(g * K, N)
-    for v in range(1, G):             # w^{g v k}, multiplied up in v (exact roots every R)
-        V.append([a * b for a, b in zip(V[-1], w)] if v % R else
-                 [root(-g * v * k, N) for k in range(K + 1)])
-    C = acb_mat(X) * acb_mat(V)
+    V, steps = block_powers(N, K, lo, g, G, U)
+    C = acb_mat(X) * V
     out = [dict() for _ in seqs]
-    for k in range(K + 1):
-        t, R = root(-g * G * k, N), chain(g * G * k, N, exact=True)
-        firsts = [root(-(lo + g * G * u0) * k, N) for u0 in range(0, U, R)]
+    for k, (t, R, firsts) in enumerate(steps):
         for s_ in range(S):           # Horner in t = w^{g G k}, in chunks of R blocks
             total = acb(0)
             for first, u0 in zip(firsts, range(0, U, R)):
@@ -189,6 +186,31 @@ def blocked_sums(seqs: list, N: int, K: int, lo: int, hi: int, stride: int = 1) 
                 total += first * acc
             out[s_][k] = total
     return out
+
+
+def block_powers(N: int, K: int, lo: int, g: int, G: int, U: int) -> tuple:
+    """(V, steps) for ``blocked_sums``: the G x (K + 1) ball matrix of the powers w^{g v k}
+    (multiplied up in v from the exact roots w^{g k}, restarted from exact roots every R:
+    ``chain``) and, for each k, (t, R, firsts): t = w^{g G k}, Horner's chunk length R and
+    the exact roots w^{(lo + g G u0) k} that start its chunks.  Kept for the working precision
+    (``_POWERS``): a phase's pair laws and its test laws take the same points, so the second
+    composition reuses the first's (cleared by numerics.cache.release_all)."""
+    key = (N, K, lo, g, G, U, ctx.prec)
+    return _POWERS.get(key, lambda: _block_powers(N, K, lo, g, G, U))
+
+
+def _block_powers(N: int, K: int, lo: int, g: int, G: int, U: int) -> tuple:
+    V = [[acb(1)] * (K + 1)]
+    w = [root(-g * k, N) for k in range(K + 1)]
+    R = chain(g * K, N)
+    for v in range(1, G):             # w^{g v k}, multiplied up in v (exact roots every R)
+        V.append([a * b for a, b in zip(V[-1], w)] if v % R else
+                 [root(-g * v * k, N) for k in range(K + 1)])
+    steps = []
+    for k in range(K + 1):
+        t, R = root(-g * G * k, N), chain(g * G * k, N, exact=True)
+        steps.append((t, R, [root(-(lo + g * G * u0) * k, N) for u0 in range(0, U, R)]))
+    return acb_mat(V), steps
 
 
 def chain(m: int | None, N: int, exact: bool = False) -> int:

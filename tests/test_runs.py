@@ -843,3 +843,29 @@ def test_a_run_is_epsilon_zero_by_the_total_variation(monkeypatch):
     runs.clear_cache()
     assert runs.epsilon_bracket(r1, at[pois, 1e-4]).epsilon.upper == 0    # the lattice's 0
     runs.clear_cache()
+
+
+def test_a_run_s_first_lattice_step_spends_its_margin_on_coarser_tails(monkeypatch):
+    """The run's first lattice step is RUN_FINER finer than one phase's rules; its tail
+    steps double at RUN_TAIL_TOL (10 times pair.TAIL_TOL): fewer points a step, the bracket
+    still certified (it meets the strict one's) and within 0.1%.  Refined steps, a stalled
+    retry's lower floor and a guessed epsilon below 0.1 keep the strict rule."""
+    from verifier.bounds.poisson import pair
+    from verifier.bounds.runs import lattice as RL
+    assert RL.RUN_TAIL_TOL > pair.TAIL_TOL
+    first, guess = F(1, 2 ** 14), 1.0
+    assert RL.first_tails(first, first, 1e-5, 1e-5, guess) == RL.RUN_TAIL_TOL
+    assert RL.first_tails(first / 2, first, 1e-5, 1e-5, guess) is None
+    assert RL.first_tails(first, first, 1e-8, 1e-5, guess) is None
+    assert RL.first_tails(first, first, 1e-5, 1e-5, 0.05) is None
+    runs.clear_cache()
+    loose = runs.epsilon_bracket(TWO_PHASE, D5)
+    monkeypatch.setattr(RL, "RUN_TAIL_TOL", pair.TAIL_TOL)
+    runs.clear_cache()
+    strict = runs.epsilon_bracket(TWO_PHASE, D5)
+    runs.clear_cache()
+    assert loose.info["eta"] == strict.info["eta"]
+    assert loose.info["points"] < strict.info["points"], (loose.info, strict.info)
+    a, b = loose.epsilon, strict.epsilon
+    assert a.lower <= b.upper and b.lower <= a.upper
+    assert a.upper - a.lower <= F(1, 1000) * a.lower

@@ -94,11 +94,14 @@ def _walk(k: int, step: int, probe, tau: float) -> list[int]:
         k += step * w
 
 
-def points(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction) -> list[int]:
-    """The lattice points (indices k of a = k eta), increasing; a float choice."""
+def points(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
+           tail_tol: float | None = None) -> list[int]:
+    """The lattice points (indices k of a = k eta), increasing; a float choice (``tail_tol``:
+    the doubling rule's tolerance, TAIL_TOL when None)."""
     sf, qf, ef = float(sigma), float(q), float(eta)
     budget = CHARGE * floor / T
-    tau = TAIL_TOL * floor / (T * ef * ef)    # (2 w)^2 mass <= tau: T (2 w eta)^2 mass
+    tol = TAIL_TOL if tail_tol is None else tail_tol
+    tau = tol * floor / (T * ef * ef)         # (2 w)^2 mass <= tau: T (2 w eta)^2 mass
 
     def up_probe(k):                   # (delta_R(e^a) <= budget, P(x >= a))
         g, p = tails_float(sf, qf, k * ef)
@@ -148,12 +151,14 @@ def _tails_at(sigma: Fraction, q: Fraction, ks: list, ea: arb) -> tuple[list, li
 
 
 def step_laws(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
-              prec: int, eta_l: Fraction | None = None) -> StepLaws:
+              prec: int, eta_l: Fraction | None = None,
+              tail_tol: float | None = None) -> StepLaws:
     """One step's four laws on the lattice of step eta (module docstring); each charge below
     about CHARGE floor / T.  ``eta_l``: the test laws on their own lattice of step eta_l (a
     run that composes these steps with another engine's, whose statistic is on eta_l:
-    docs/THEORY.md section 15); the cell labels are then in units of eta_l."""
-    ks = points(sigma, q, T, floor, eta)
+    docs/THEORY.md section 15); the cell labels are then in units of eta_l.  ``tail_tol``:
+    the tail steps' doubling tolerance (``points``; any points are valid)."""
+    ks = points(sigma, q, T, floor, eta, tail_tol)
     with ctx.workprec(prec):
         ea = to_arb(eta)
         G, Pt = _tails_at(sigma, q, ks, ea)
@@ -166,7 +171,7 @@ def step_laws(sigma: Fraction, q: Fraction, T: int, floor: float, eta: Fraction,
             atom_A = arb(0)                    # delta_A = 0 at and beyond e^{-k0 eta} >= 1/(1 - q)
         kl = ks
         if eta_l is not None and eta_l != eta:
-            kl = points(sigma, q, T, floor, eta_l)
+            kl = points(sigma, q, T, floor, eta_l, tail_tol)
             G, Pt = _tails_at(sigma, q, kl, to_arb(eta_l))
         below = None if q < 1 else (1 - G[0], 1 - Pt[0])
         test0 = cell_masses(list(zip(kl, G)), below and below[0])

@@ -26,8 +26,9 @@ from fractions import Fraction
 
 from verifier.bounds.runs import k_of_m as KM
 from verifier.bounds.runs import lattice as _lattice
-from verifier.bounds.runs.lattice import (engine, guess_epsilon, lattice_step, mixed_engine,
-                                          mixed_levels, points, ra_log_moments, refine)
+from verifier.bounds.runs.lattice import (engine, first_tails, guess_epsilon, lattice_step,
+                                          mixed_engine, mixed_levels, points, ra_log_moments,
+                                          refine)
 from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
@@ -313,16 +314,17 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
                           time.perf_counter() - t, _info(P, run), CERTIFIED_RUN)
     guess = guess_epsilon(steps, float(delta))
     out = {"floor": PO.charge_floor(delta, rel)}
+    first, base = lattice_step(steps, guess), out["floor"]
 
     def compute(eta):
-        ivs, P = epsilon_search(lambda cap: engine(steps, out["floor"], cap, eta), delta,
+        tails = first_tails(eta, first, out["floor"], base, guess)
+        ivs, P = epsilon_search(lambda cap: engine(steps, out["floor"], cap, eta, tails), delta,
                                 next_guess(guess, out.get("ivs")), rel=bisection_rel(rel),
                                 failed=out.setdefault("failed", set()))
         out["ivs"] = out[P] = ivs      # the last (the next search's guess); per profile
         return both_directions(ivs)[0], P
     note = {}                          # (a stalled refinement again at a lower floor)
-    _, P = PO.again_if_stalled(compute, lattice_step(steps, guess), PO.eps_target(rel), note,
-                               out, points)
+    _, P = PO.again_if_stalled(compute, first, PO.eps_target(rel), note, out, points)
     ivs = out[P]                       # those of the profile refine returned
     both, larger = both_directions(ivs)
     return RunEpsilon(run, delta, both, ivs["remove"], ivs["add"], larger,

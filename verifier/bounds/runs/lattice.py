@@ -40,6 +40,24 @@ RUN_FINER = 0.8    # a run of several phases: its first lattice step this much f
                    # one-phase rules' step, and took a second, finer step: 2.1 s)
 
 
+RUN_TAIL_TOL = 1e-3   # a run's first lattice step: the tail steps double while T (2 w eta)^2
+                      # P(x >= a) <= this x floor (pair.TAIL_TOL, 1e-4, elsewhere; every
+                      # choice of points is valid): its lattice is RUN_FINER finer than one
+                      # phase's rules, and the tails may spend what that leaves (ten phases of
+                      # 1e4 steps: 1686 -> 1100 points in the sigma-1 phase, 0.33 -> 0.26 s,
+                      # the bracket 0.0657% wide either way; docs/BENCHMARKS.md, runs)
+
+
+def first_tails(eta: Fraction, first: Fraction, floor: float, base: float,
+                guess: float) -> float | None:
+    """The tail tolerance of a run's lattice step (a free parameter): RUN_TAIL_TOL at its
+    first step (``first``) at the request's floor (``base``: not a stalled retry's lower
+    one) where the guessed epsilon is at least 0.1; None (pair.TAIL_TOL) at every refined
+    step and below 0.1, where the width is taken against an absolute target and coarser
+    tails stalled the refinement (0.7 and 0.9 at q 1e-5 and 2e-5, delta 1e-6: 3.0 -> 9 s)."""
+    return RUN_TAIL_TOL if eta == first and floor == base and guess >= 0.1 else None
+
+
 def lattice_step(steps: tuple, guess: float) -> Fraction:
     """The run's first lattice step (a free parameter; bounds.poisson.lattice_step's rules
     for all the steps at once): at most 1/STEP_GRID of the steps' root-mean-square loss
@@ -69,13 +87,15 @@ def lattice_step(steps: tuple, guess: float) -> Fraction:
     return Fraction(math.floor(want / 2.0 ** e)) * Fraction(2) ** e
 
 
-def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
-    """The composed laws of the run's steps (a ComposedProfile over phases), cached."""
+def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction,
+           tail_tol: float | None = None):
+    """The composed laws of the run's steps (a ComposedProfile over phases), cached
+    (``tail_tol``: the steps' tail tolerance, pair.step_laws)."""
     from verifier.bounds import poisson as PO
     from verifier.bounds.poisson.pair import step_laws
     from verifier.numerics.compose import ComposedProfile
     T = sum(n for _, _, n in steps)
-    key = (steps, floor, eps_cap, eta)
+    key = (steps, floor, eps_cap, eta, tail_tol)
 
     def make():
         from verifier.core.progress import report
@@ -85,7 +105,7 @@ def engine(steps: tuple, floor: float, eps_cap: float, eta: Fraction):
         laws = []
         for i, (sigma, q, n) in enumerate(steps):
             report(f"the run at lattice step {float(eta):.3g}: kinds of step", i, len(steps))
-            laws.append((step_laws(sigma, q, T, floor, eta, prec), n))
+            laws.append((step_laws(sigma, q, T, floor, eta, prec, tail_tol=tail_tol), n))
         report(f"the run at lattice step {float(eta):.3g}: composing {T} steps")
         return ComposedProfile(laws[0][0], T, prec, floor, eps_cap,
                                symmetric=all(q == 1 for _, q, _ in steps), scan_tests=True,

@@ -28,6 +28,7 @@ from flint import acb, arb, ctx
 
 U = 2.0 ** -53
 _TWIDDLES: dict = {}
+_REVERSED: dict = {}
 
 
 def twiddles(L: int) -> tuple:
@@ -49,6 +50,15 @@ def twiddles(L: int) -> tuple:
 
 
 def _bit_reversed(L: int) -> np.ndarray:
+    """The bit-reversal permutation of range(L), cached per L (the band edges of ten phases
+    took 40 of them at L 8192: 7.6 of their 25 ms)."""
+    got = _REVERSED.get(L)
+    if got is None:
+        got = _REVERSED[L] = _reversal(L)
+    return got
+
+
+def _reversal(L: int) -> np.ndarray:
     m = L.bit_length() - 1
     idx = np.arange(L)
     out = np.zeros(L, dtype=np.int64)

@@ -21,7 +21,11 @@ BLOCKED_FILL = 4         # direct sums by blocks where the span is at most this 
 DENSE_GAP = 2            # ... over the points' longest run with gaps at most this
 STRIDED_MIN = 128        # ... and with a stride over the tails' runs of this many points
 
-_POWERS = EngineCache(8)   # block_powers' roots by (N, K, lo, stride, G, U, precision)
+_POWERS = EngineCache(24)  # block_powers' roots by (N, K, lo, stride, G, U, precision): a
+POWERS_KEPT = 1 << 15      # run's phases take their pair laws, then their test laws; only
+                           # matrices of at most this many powers are kept (24 of them at
+                           # most about 80 MB; a digits request's K 2100 x G 1265 would be
+                           # 260 MB each)
 
 
 def direct_sums(seqs: list, N: int, K: int) -> list:
@@ -193,8 +197,11 @@ def block_powers(N: int, K: int, lo: int, g: int, G: int, U: int) -> tuple:
     (multiplied up in v from the exact roots w^{g k}, restarted from exact roots every R:
     ``chain``) and, for each k, (t, R, firsts): t = w^{g G k}, Horner's chunk length R and
     the exact roots w^{(lo + g G u0) k} that start its chunks.  Kept for the working precision
-    (``_POWERS``): a phase's pair laws and its test laws take the same points, so the second
-    composition reuses the first's (cleared by numerics.cache.release_all)."""
+    where small (``_POWERS``, POWERS_KEPT): a phase's pair laws and its test laws take the same
+    points, so the second composition reuses the first's (cleared by numerics.cache.release_all,
+    which the memory limit calls)."""
+    if G * (K + 1) > POWERS_KEPT:
+        return _block_powers(N, K, lo, g, G, U)
     key = (N, K, lo, g, G, U, ctx.prec)
     return _POWERS.get(key, lambda: _block_powers(N, K, lo, g, G, U))
 

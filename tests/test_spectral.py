@@ -4,6 +4,8 @@ aliased law (rational masses, exact polynomial powers), the left-out coefficient
 and the Poisson engine's brackets by both paths."""
 from __future__ import annotations
 
+import math
+
 import random
 from fractions import Fraction
 
@@ -274,6 +276,19 @@ def test_sums_at_a_budget_level_enclose_the_exact_aliased_law(rho_num):
     pre, rho, w = _exact_sums(law, T, N, r0, rho_num)
     _sums_contain(sl, pre, rho, N, lambda i, p: p.rad() <= 1.01 * float(
         (out * sum(w[:i], arb(0))).upper()) + 1e-20)
+
+
+def test_the_left_out_level_reads_only_a_level_below_one():
+    """spectral.out_bits: a budget level in (0, 1) rounded down to a power of 2, at least
+    2^-16 and never below the working precision's 2^-(prec + 10); no level, a level of 0,
+    1 or more, or an infinite one leave the precision's (a level of 1 or more would keep
+    nothing; math.log2 of an infinite one does not round)."""
+    prec = 128
+    assert spectral.out_bits(prec, 1e-9) == 30
+    assert spectral.out_bits(prec, 0.3) == 16
+    assert spectral.out_bits(prec, 1e-60) == prec + 10
+    for level in (None, 0.0, 1.0, 2.0, math.inf):
+        assert spectral.out_bits(prec, level) == prec + 10, level
 
 
 def test_left_out_coefficients_are_charged():

@@ -516,11 +516,6 @@ def _profile_collapse_flipped():
     _set_profile("collapse", lambda law, lo, hi, up: real(law, lo, hi, not up))
 
 
-def _profile_tilt_at_right_end():
-    # the randomized labels' tilted split taken at the cell's right end, not E[Y | cell]
-    _set_profile("cell_mean", lambda q, m, lo, hi: hi)
-
-
 def _profile_onto_lattice_down():
     def down(values, g):
         import math
@@ -1658,11 +1653,6 @@ MUTATIONS = [
     Mutation("profile.collapse-wrong-way", "spread",
              "the coarse law's far masses moved down for remove and up for add",
              _profile_collapse_flipped, (P + "test_geometric_and_collapse_contracts",)),
-    Mutation("profile.randomized-tilt-at-right-end", "spread",
-             "the randomized labels' tilted masses split at the cell's right end, not at E[Y | cell]",
-             _profile_tilt_at_right_end,
-             (P + "test_cell_mean_is_inside_the_cell",
-              P + "test_eps_zero_agrees_with_the_exact_tv")),
     Mutation("profile.onto-lattice-rounded-down", "spread",
              "the tail parts put at the lattice point below instead of spread onto both neighbours",
              _profile_onto_lattice_down, (P + "test_lattice_spreads_keep_mass_and_mean",)),
@@ -1978,11 +1968,11 @@ MUTATIONS = [
              lambda: _set("verifier.bounds.profile:stall_span", lambda a, b: True),
              ("tests/test_rel_width.py::test_a_stall_is_judged_over_a_doubling_only",)),
     Mutation("profile.first-level-order-kept", "search",
-             "a requested width measures the width order against level 1 even where its tests "
-             "differ (randomized labels)",
-             lambda: _set("verifier.bounds.profile:labels_apart", lambda M: False),
+             "a requested width measures the width order against level 1 even where its lattice "
+             "differs (the band path: refined levels' lattice boosted)",
+             lambda: _set("verifier.bounds.profile:level_one_apart", lambda M: False),
              ("tests/test_rel_width.py::test_next_level_uses_the_measured_order_and_the_time_left",
-              "tests/test_rel_width.py::test_level_one_is_apart_where_its_labels_are_randomized")),
+              "tests/test_rel_width.py::test_level_one_is_apart_on_the_band_path")),
     Mutation("profile.thin-moves-down", "spread",
              "the tail parts' product output is moved down onto its coarser lattices instead of "
              "spread onto them (the upper end no longer an upper end)",

@@ -137,17 +137,26 @@ def _brackets(fine: int):
     return PR.directions(P, Fraction(28, 10))
 
 
-def test_the_engine_reads_band_laws_at_refined_levels():
+def test_the_engine_reads_band_laws_from_band_m_at_every_level():
     from verifier.bounds.profile import plan as PL
     from verifier.bounds.profile.bandlaw import BandLaw
     from verifier.bounds.profile.plan import band_path
     from verifier.bounds.profile.body import body_laws
     from verifier.bounds import profile as PR
-    assert band_path(1000, 2) and not band_path(1000, 1) and not band_path(999, 2)
+    assert band_path(1000, 2) and band_path(1000, 1) and not band_path(999, 2)
+    assert not band_path(999, 1)
+    # level 1 plans its own lattice (no boost); refined levels try the boosted ones first
+    assert PL.band_boosts(s_light := Fraction(1), 1000, 1) == (1,)
+    assert PL.band_boosts(s_light, 1000, 2)[0] == PL.H_BAND_LIGHT
+    assert PL.band_boosts(Fraction(1, 2), 1000, 2)[0] == PL.H_BAND
     s, M = Fraction(1, 2), 1000
     floor = 1e-3 / 4
     P = PL.plan(s, M, 10, floor, 2)
     with ctx.workprec(PR._prec(M, floor, PR.prec_cap(8))):
+        P1 = PL.plan(s, M, 10, floor, 1)
+        assert P1.band and P1.h == 8 * P.h      # level 1 at its own lattice, level 2 boosted (2 x H_BAND)
+        B1 = body_laws(s, M, P1, ctx.prec)
+        assert all(isinstance(L, BandLaw) for L in (B1.SM, B1.BM, B1.T1l))
         B = body_laws(s, M, P, ctx.prec)
         assert all(isinstance(L, BandLaw) for L in (B.SM, B.S1, B.BM, B.B1, B.T1l, B.T2l))
         for L in (B.SM, B.T1l):

@@ -83,16 +83,17 @@ def test_below_the_warning_nothing_is_said(monkeypatch):
     assert said == []
 
 
-def test_a_dry_run_reports_the_estimate_and_allocates_nothing():
+@pytest.mark.parametrize("M,kind", [(10 ** 6, "profile-band"), (999, "profile")])
+def test_a_dry_run_reports_the_estimate_and_allocates_nothing(M, kind):
     with memory.dry_run(), pytest.raises(memory.DryRun) as d:
-        verifier.epsilon(F(2), 10 ** 6, 1, delta=F(1, 10 ** 8))
-    assert d.value.points >= 2 ** 16
-    assert d.value.need == memory.estimate(d.value.points, "profile", d.value.need and
-                                           _prec_of(d.value), now=memory.BASELINE)
+        verifier.epsilon(F(2), M, 1, delta=F(1, 10 ** 8))
+    assert d.value.points >= 2 ** 15
+    assert d.value.need == memory.estimate(d.value.points, kind, d.value.need and
+                                           _prec_of(d.value, kind), now=memory.BASELINE)
 
 
-def _prec_of(d):                 # the precision the estimate used, recovered from its size
-    per = (d.need - memory.BASELINE) // (d.points * memory.PER_POINT["profile"])
+def _prec_of(d, kind):           # the precision the estimate used, recovered from its size
+    per = (d.need - memory.BASELINE) // (d.points * memory.PER_POINT[kind])
     return next(p for p in range(53, 4097) if memory.ball_bytes(p) == per)
 
 
@@ -213,14 +214,14 @@ def test_a_refined_lattice_step_has_a_budget_unless_a_limit_was_set(monkeypatch)
 def test_a_sweep_refuses_a_cell_beyond_a_workers_share_before_anything_runs(tmp_path):
     from verifier.sweep import preflight
     from verifier.sweep import spec as S
-    sp = S.parse({"compute": "epsilon", "axes": {"sigma": ["2"], "steps": [100, 1000000],
+    sp = S.parse({"compute": "epsilon", "axes": {"sigma": ["2"], "steps": [100, 10000000],
                                                  "epochs": [1], "delta": ["1e-8"]}},
                  "big.toml")
     with pytest.raises(InputErrors) as e:
         preflight.check(sp, sp.cells(), memory.parse_size("300MiB"), sp.path)
-    assert e.value.messages == [m for m in e.value.messages if "steps = 1000000" in m]
+    assert e.value.messages == [m for m in e.value.messages if "steps = 10000000" in m]
     assert len(e.value.messages) == 1
-    assert e.value.messages[0].startswith("big.toml: cell (sigma = 2, steps = 1000000, "
+    assert e.value.messages[0].startswith("big.toml: cell (sigma = 2, steps = 10000000, "
                                           "epochs = 1, delta = 1e-8) would need up to about")
     preflight.check(sp, sp.cells(), memory.parse_size("3GiB"), sp.path)     # fits
 

@@ -100,14 +100,14 @@ def test_next_level_uses_the_measured_order_and_the_time_left():
     assert PR.next_level([(1, 400.0, 1.0)], 64, 60.0) == (8, None)
     assert PR.next_level([(1, 400.0, 1.0)], 64, 40.0) == (6, None)
     assert PR.next_level([(1, 400.0, 1.0)], 64, 10.0) == (3, None)
-    # sigma 0.8, M 1000, E 3, delta 1e-5, 1e-6 requested: level 1 (randomized labels) ->
+    # sigma 0.8, M 1000, E 3, delta 1e-5, 1e-6 requested: level 1 (other tests, then) ->
     # 8 measures order 2.64: 8 x (4.55 x 1.25)^(1/2.64) = 15.5, level 16 (it landed 4% short);
     # level 1 apart, the default order 2: 19.1, level 24, whose time (order 1.5 from level 1's
     # 0.4 s: 48 s) fits in 52 s
     done = [(1, 1091.7, 0.4), (8, 4.552, 7.4)]
     assert PR.next_level(done, 64, 52.0) == (16, None)
     assert PR.next_level(done, 64, 52.0, first_apart=True) == (24, None)
-    assert PR.labels_apart(1000) and not PR.labels_apart(999)
+    assert PR.level_one_apart(1000) and not PR.level_one_apart(999)
     # the band path's least time order (M >= BAND_M): sigma 1, M 1e4, E 100, delta 1e-8,
     # 1e-6 requested under load: level 8 in 13.7 s, 2.84 times too wide (level 16 needed);
     # order 1.5 (from level 1's 1.0 s, measured 1.0) predicts 48 s, past the 45 s left: level
@@ -132,9 +132,10 @@ def test_a_stall_is_judged_over_a_doubling_only():
     assert PR.next_level([(1, 1.69, 0.4), (2, 1.47, 0.4)], 64, 60.0) == (8, None)
 
 
-def test_level_one_is_apart_where_its_labels_are_randomized(monkeypatch):
-    """Both searches tell the refinement loop whether level 1 ran other tests (M >= 1000),
-    and the band path's least time order."""
+def test_level_one_is_apart_on_the_band_path(monkeypatch):
+    """Both searches tell the refinement loop whether level 1 ran on another lattice than the
+    refined levels (M >= BAND_M: their lattice boosted), and the band path's least time
+    order."""
     seen = []
 
     class Stop(Exception):

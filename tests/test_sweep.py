@@ -126,13 +126,13 @@ def test_sampler_difference_map(tmp_path):
 
 def test_a_cell_beyond_a_workers_memory_refuses_the_spec_before_anything_runs(tmp_path):
     f = tmp_path / "big.toml"
-    f.write_text('compute = "epsilon"\n[axes]\nsigma = ["2"]\nsteps = [10, 1000000]\n'
+    f.write_text('compute = "epsilon"\n[axes]\nsigma = ["2"]\nsteps = [10, 10000000]\n'
                  'delta = ["1e-8"]\n')
     p = subprocess.run([sys.executable, "-m", "verifier", "sweep", str(f), "--out",
                         str(tmp_path / "o"), "--memory-per-worker", "300MiB"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
-    assert "cell (sigma = 2, steps = 1000000, delta = 1e-8) would need up to about" in p.stderr
+    assert "cell (sigma = 2, steps = 10000000, delta = 1e-8) would need up to about" in p.stderr
     assert "--memory-per-worker 300 MiB" in p.stderr and not (tmp_path / "o").exists()
     p = subprocess.run([sys.executable, "-m", "verifier", "sweep", str(f), "--out",
                         str(tmp_path / "o"), "--memory-per-worker", "lots"],

@@ -217,11 +217,10 @@ def next_level(done: list, max_fine: int, left: float, first_apart: bool = False
     predicted from the widths (order WIDTH_ORDER, or the one measured on the last two
     levels), rounded up to LEVELS; a level whose predicted time (order TIME_ORDER, or the one
     measured, at least ``order_min``: time_order_min; with a TIME_MARGIN) would pass
-    ``left`` seconds is replaced by the finest that fits.  ``first_apart``: level 1 ran other
-    tests than the refined levels (randomized labels, M >= RANDOM_LABELS_M), so its width
-    measures no order (sigma 0.8, M 1000: level 1 -> 8 measured 2.6, 8 -> 16 then had 2.1
-    and level 16 landed 4% short).  Floats only choose the level: every level's bracket is
-    certified."""
+    ``left`` seconds is replaced by the finest that fits.  ``first_apart``: level 1 ran on
+    another lattice than the refined levels (level_one_apart), so its width measures no
+    order (sigma 0.8, M 1000: level 1 -> 8 measured 2.6, 8 -> 16 then had 2.1 and level 16
+    landed 4% short).  Floats only choose the level: every bracket is certified."""
     f, x, t = done[-1]
     prev = _against(done[:-1], f)
     prev_w = _against([d for d in done[:-1] if not (first_apart and d[0] == 1)], f)
@@ -252,7 +251,7 @@ def time_order_min(M: int) -> float:
 def ladder(M: int, rel_width) -> dict:
     """refine's keywords for M steps per epoch: whether level 1 is apart, the first level,
     the least time order."""
-    return {"first_apart": labels_apart(M), "first": start_level(M, rel_width),
+    return {"first_apart": level_one_apart(M), "first": start_level(M, rel_width),
             "order_min": time_order_min(M)}
 
 
@@ -297,10 +296,11 @@ def refine(compute, excess, max_fine: int = MAX_FINE, seconds: float = REFINE_SE
             return res, why
 
 
-def labels_apart(M: int) -> bool:
-    """Whether level 1's tests differ from the refined levels' (randomized at level 1 only)."""
-    from verifier.bounds.profile.plan import randomized_labels
-    return randomized_labels(M, 1)
+def level_one_apart(M: int) -> bool:
+    """Whether level 1's lattice is planned apart from the refined levels' (the band path,
+    M >= BAND_M: the refined levels' lattice boosted, plan.band_boosts; before 2026-12-07
+    level 1 also ran other tests there, randomized labels)."""
+    return M >= BAND_M
 
 
 def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:

@@ -18,9 +18,8 @@ from verifier.numerics.memory import reserve
 from verifier.numerics.lattice import MAX_N, powers, two_dfts, two_inverse, window
 from verifier.bounds.exact_tv.one_epoch import cell_moments, spread_cell, upper_tails
 from verifier.bounds.profile.bandlaw import BandLaw, alignment
-from verifier.bounds.profile.plan import (BAND_MAX_N, K2_TEST_M, LIGHT_TAILS, RANDOM_LABELS_M,
-                                         Plan, randomized_labels)
-from verifier.bounds.profile.spreads import RetryLaw, add_mass, cell_mean, spread_sd, sub_mean
+from verifier.bounds.profile.plan import BAND_MAX_N, K2_TEST_M, LIGHT_TAILS, Plan
+from verifier.bounds.profile.spreads import RetryLaw, add_mass, spread_sd, sub_mean
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,6 @@ class Cells:
     spread: list            # [(lattice point, mass)], sub-probability of mass 1 - p
     labels: list
     tilted: list
-    randomized: bool        # labels read from the spread (M >= RANDOM_LABELS_M, level 1)
     Gt: list                # P(Y >= t_i), E[Y; Y >= t_i] at the tail cells' ends
     Ht: list
 
@@ -51,36 +49,24 @@ def cells(sigma: Fraction, M: int, P: Plan) -> Cells:
 
 
 def _cells(sigma: Fraction, M: int, P: Plan) -> Cells:
-    """The body cells spread onto their end points (step (a)).  The tests' labels: for
-    M >= RANDOM_LABELS_M the same spread read as a randomized label (end point a with
-    probability wa/q, b with wb/q, given the cell): under P0 their law is the spread, under
-    P1 (the cell's tilted mass m split in the same proportions) the tilted spread, and the
-    tests share the upper end's DFTs; below, the cells' left ends (a deterministic label:
-    more power, its own DFTs, cheap at small M)."""
+    """The body cells spread onto their end points (step (a)).  The tests' labels: the
+    cells' left ends (a deterministic label), under P0 the cells' masses q, under P1 their
+    tilted masses m."""
     h, bounds = P.h, P.bounds
     ha = to_arb(h)
     q, m, p, tau = cell_moments(sigma, h, bounds)
-    randomized = randomized_labels(M, P.fine)
     w: dict[int, arb] = {}
-    wt: dict[int, arb] = {}
     for i in range(len(bounds) - 1):
         wa, wb = spread_cell(q[i], m[i], bounds[i], bounds[i + 1], ha)
         if i == 0:
             wa0, wb0 = wa, wb
         add_mass(w, bounds[i], wa)
         add_mass(w, bounds[i + 1], wb)
-        if randomized:
-            r = cell_mean(q[i], m[i], bounds[i] * ha, bounds[i + 1] * ha)
-            add_mass(wt, bounds[i], wa * r)
-            add_mass(wt, bounds[i + 1], wb * r)
     spread = sorted(w.items())
-    if randomized:
-        labels, tilted = spread, sorted(wt.items())
-    else:
-        L = len(bounds) - 1
-        labels, tilted = [(bounds[i], q[i]) for i in range(L)], [(bounds[i], m[i]) for i in range(L)]
+    L = len(bounds) - 1
+    labels, tilted = [(bounds[i], q[i]) for i in range(L)], [(bounds[i], m[i]) for i in range(L)]
     Gt, Ht = upper_tails(sigma, h, P.tail)
-    return Cells(q, m, p, tau, wa0, wb0, spread, labels, tilted, randomized, Gt, Ht)
+    return Cells(q, m, p, tau, wa0, wb0, spread, labels, tilted, Gt, Ht)
 
 
 @dataclass(frozen=True)
@@ -102,26 +88,20 @@ def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
     eps_t = max(P.budget * 1e-2, 1e-300)
     lim = BAND_MAX_N if P.band else MAX_N     # the band path's windows are virtual
     N, lS = window(C.spread, M, eps_t, J1, limit=lim)
-    if C.randomized:
-        NB, lB = N, lS
-    else:
-        NB, lB = window(C.labels, M, eps_t, J1, limit=lim)
+    NB, lB = window(C.labels, M, eps_t, J1, limit=lim)
     NX, lX = window(C.labels, max(M - 1, 0), eps_t, J1, extra=(C.tilted, J1), limit=lim)
-    if C.randomized:
-        N = max(N, NX)
     NT = max(NB, NX)
 
     def placed(n, left, length):       # a window found for n, centred in one of length
         return None if left is None else left + (length - n) // 2
     lX = placed(NX, lX, NT)
     lB = placed(NB, lB, NT)
-    lS = placed(NB, lS, N) if C.randomized else lS
     if max(N, NT) > lim:
         raise InputError(f"M = {M} at sigma = {decimal_str(sigma, 12)} needs a DFT of length "
                          f"{max(N, NT)} (more than {lim})")
-    # the label transforms (length NT) and, with deterministic labels, the spread's (N); the
-    # band path forms none longer than MAX_N (numerics/band.py refuses one)
-    reserve(min(NT, MAX_N) + (0 if C.randomized else min(N, MAX_N)),
+    # the label transforms (length NT) and the spread's (N); the band path forms none longer
+    # than MAX_N (numerics/band.py refuses one)
+    reserve(min(NT, MAX_N) + min(N, MAX_N),
             "profile-band" if P.band else "profile",
             f"the privacy profile at sigma = {decimal_str(sigma, 12)}, "
             f"M = {M}", of="band windows" if P.band else "a DFT")
@@ -161,8 +141,7 @@ def label_transforms(C: Cells, M: int, W: Windows, k2: bool, prec: int):
 
 def spread_transforms(C: Cells, M: int, W: Windows, kmax: int, prec: int):
     """(yS, yS2): inverse DFTs holding s^M and s^{M-1}; s^{M-2} and s^{M-3} (for M >= 4
-    with K >= 2 parts, else None), s the spread body item (deterministic labels only: with
-    randomized labels the spread's sums are the labels' own)."""
+    with K >= 2 parts, else None), s the spread body item."""
     XS = two_dfts(C.spread, [], W.N)[0]
     yS2 = None
     if M >= 4 and kmax >= 2:
@@ -243,11 +222,11 @@ def body_laws(sigma: Fraction, M: int, P: Plan, prec: int) -> Body:
                            align=A)
     else:
         yB, yT, y2 = label_transforms(C, M, W, k2, prec)
-        # the K >= 2 parts' own body laws (s^{M-2}, s^{M-3}: one more inverse DFT) below
-        # RANDOM_LABELS_M only, as upper.coarse_body plans; above, B_{M-1} serves (B_{M-k} <=
-        # B_n in the coupling; sigma 1, M 1e4, E 100, level 16: the same brackets to 12 digits)
-        yS, yS2 = (yB, None) if C.randomized else spread_transforms(
-            C, M, W, P.kmax if M < RANDOM_LABELS_M else 1, prec)
+        # the K >= 2 parts' own body laws (s^{M-2}, s^{M-3}: one more inverse DFT), as
+        # upper.coarse_body plans below BAND_M (off the band path); on it B_{M-1} serves
+        # (B_{M-k} <= B_n in the coupling; sigma 1, M 1e4, E 100, level 16: the same brackets
+        # to 12 digits)
+        yS, yS2 = spread_transforms(C, M, W, P.kmax, prec)
         Y = {"SM": (yS, "real"), "S1": (yS, "imag"), "BM": (yB, "real"), "B1": (yB, "imag"),
              "T1": (yT, "real"), "T2": (yT, "imag"), "B2": (y2, "real"), "T3": (y2, "imag")}
         if yS2 is not None:
@@ -258,11 +237,8 @@ def body_laws(sigma: Fraction, M: int, P: Plan, prec: int) -> Body:
             return RetryLaw(y, part, n, NN, pts, mu, J1, extra=extra, left=left, target=t)
     SM = law("SM", M, W.N, C.spread, mu_s, W.lS)
     S1 = law("S1", M - 1, W.N, C.spread, mu_s, W.lS)
-    if C.randomized:
-        BM, B1 = SM, S1                # the tests' P0 laws of M and M - 1 labels
-    else:
-        BM = law("BM", M, W.NT, C.labels, mu_b, W.lB)
-        B1 = law("B1", M - 1, W.NT, C.labels, mu_b, W.lB)
+    BM = law("BM", M, W.NT, C.labels, mu_b, W.lB)
+    B1 = law("B1", M - 1, W.NT, C.labels, mu_b, W.lB)
     ex = (C.tilted, mu_t, J1)
     T1l = law("T1", M - 1, W.NT, C.labels, mu_b, W.lX, ex)
     T2l = law("T2", M - 2, W.NT, C.labels, mu_b, W.lX, ex) if M >= 2 else None

@@ -181,17 +181,6 @@ def geometric(points: dict, base: int, ratio: float) -> dict:
     return out
 
 
-def cell_mean(q: arb, m: arb, lo: arb, hi: arb) -> arb:
-    """An enclosure of E[Y | cell] = m / q, which lies in the cell [lo, hi]: the ball m / q
-    cut to the cell (the whole cell when q is not certified positive)."""
-    r = m / q if q > 0 else arb("nan")
-    if not r.is_finite():
-        return lo.union(hi)
-    a = lo if not r.lower() > lo.upper() else arb(r.lower())
-    b = hi if not r.upper() < hi.lower() else arb(r.upper())
-    return a.union(b)
-
-
 def onto_lattice(values: dict, g: int) -> dict:
     """Each value v >= 0 (lattice units, an int or an exact Fraction) spread onto the
     multiples j g of g (mean-preserving, exact weights: step (a)): index j -> mass."""

@@ -101,7 +101,7 @@ def test_blocks(B: Body, P: Plan, M: int, sd: float, fine) -> list:
     # K = 0: buckets of consecutive sums r of the M labels, P0 = b^M, P1 = t b^{M-1}
     k0 = bucketed(B.BM, B.T1l, max(1, int(sd / (BUCKET_K0 * P.fine))), B.BM.N, sd)
     blocks = [(arb(1), arb(0), arb(1), k0)]
-    if fine is not None and not B.cells.randomized and B.BM.start == 0 and B.T1l.start == 0 and k0:
+    if fine is not None and B.BM.start == 0 and B.T1l.start == 0 and k0:
         # the label sum 0 (all items in the first cell: its label is 0, every other cell's
         # is >= 1) taken out of the first bucket and refined by the first cell's fine labels
         blocks = [(arb(1), arb(0), arb(1), refine_first_bucket(k0, B.BM, B.T1l)),

@@ -380,3 +380,14 @@ def test_band_power_reads_a_sparse_spectrum_with_its_own_radius():
         assert BA.band_power(X, 4000, 128).vals
         with pytest.raises(ValueError):
             BA.band_power(X, 40, 128)          # r^40 is far above 2^-138
+
+
+@pytest.mark.parametrize("M", [1000, 10 ** 5])
+def test_level_one_from_band_m_is_within_the_default_width(M):
+    """Level 1 on the band path at its own lattice (R_MID from M = 1000 on): sigma 1, E 10,
+    delta 1e-5 at most 0.1% wide (before 2026-12-07, with randomized labels and R_LARGE
+    from 1e5: 0.111% and 0.275%; at level 1's lattice with R_LARGE still 0.153% at 1e5)."""
+    from verifier.bounds import profile as PR
+    r = PR.epsilon_bracket(Fraction(1), M, 10, Fraction(1, 10 ** 5))
+    e = r.epsilon
+    assert (e.upper - e.lower) / e.lower <= Fraction(1, 1000)

@@ -15,7 +15,10 @@ from verifier.bounds.exact_tv.one_epoch import cell_boundaries
 
 LIGHT_TAILS = Fraction(3, 4)   # sigma >= 3/4: "light" lognormal tails (the T1, cell and K = 2
                                # test choices below differ from the heavy-tail ones)
-R_SMALL, R_MID, R_LARGE = 24, 16, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger)
+R_SMALL, R_MID, R_LARGE = 24, 16, 10   # sd(Y) / h by M (< 1e3, < 1e5, larger; level 1 takes
+                                       # R_MID from 1e3 on: on the band path h is cheap, and
+                                       # at R_LARGE M 1e5-1e7 were 0.11-0.19% wide: 0.02-0.10%
+                                       # now, 1.0-1.7 times the time; docs/BENCHMARKS.md)
 K2_COARSE = 8        # the K >= 2 parts use B_{M-1} on a lattice this many times coarser
 # body threshold T1: M P(Y > T1) <= the expected number of tail items: 1e-3, or 1e-2 for
 # sigma < 0.75 (heavy tails: a higher T1 would widen the body's DFT).  Smaller values make the
@@ -280,8 +283,8 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
     T1 = math.exp(x1 / sf - u / 2)
     band = band_path(M, fine)
     boost = band_boosts(sigma, M, fine)[0] if boost is None else boost
-    r = (R_LARGE if M >= 10 ** 5 else R_MID if M >= 1000 else R_SMALL) * lattice_refinement(
-        fine, boost if band else 1)
+    r0 = R_LARGE if M >= 10 ** 5 and fine > 1 else R_MID if M >= 1000 else R_SMALL
+    r = r0 * lattice_refinement(fine, boost if band else 1)
     target = min(sd / r, T1 / 64)
     e = math.floor(math.log2(target)) - 3
     h = Fraction(math.floor(target / 2.0 ** e)) * Fraction(2) ** e

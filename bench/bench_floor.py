@@ -7,7 +7,8 @@ each inverse one complex inverse FFT.  The ratio says how far the rigorous arith
 from the cost of the same transforms in floats; the engines' other work (one step's laws,
 the cells, the bisection) is in our time only.  A composition the engine takes by its sparse
 path (numerics.spectral: no transform of the window's length) counts at the full path's
-transforms: the floor of the same computation in floats.
+transforms: the floor of the same computation in floats; so do an epoch's body laws read
+off their sparse spectra (the band path, M >= 1000: bounds/profile/body.band_spectra).
 
     python bench/bench_floor.py            # Poisson T = 1e3 ... 1e6, random allocation
                                            # M = 10 ... 1e5 (about 2 minutes)
@@ -54,6 +55,17 @@ def _recorded(run):
             calls.extend([("dft", N, len(phases[0][0]))] * len(phases) + [("inverse", N, 2)])
         return got
     S.compose = compose
+    import verifier.bounds.profile.body as B
+    band = B.band_spectra
+
+    def band_spectra(C, M, W, k2, prec):  # the band path (M >= 1000): its sparse spectra
+        n0 = len(calls)                   # stand for the full path's transforms of the
+        got = band(C, M, W, k2, prec)     # body laws (body.label_transforms and
+        del calls[n0:]                    # spread_transforms), their float floor
+        calls.extend([("dft", W.NT, 2)] + [("inverse", W.NT, 2)] * (3 if k2 else 2)
+                     + [("dft", W.N, 1), ("inverse", W.N, 2)])
+        return got
+    B.band_spectra = band_spectra
     patched = [(m, name) for m in list(sys.modules.values())
                if getattr(m, "__name__", "").startswith("verifier")
                for name in origs if getattr(m, name, None) is origs[name]]
@@ -64,7 +76,7 @@ def _recorded(run):
         r = run()
         return r, time.perf_counter() - t, calls
     finally:       # modules imported during the run took the wrappers too
-        S.compose = sparse
+        S.compose, B.band_spectra = sparse, band
         for m in list(sys.modules.values()):
             for name in origs:
                 if getattr(m, "__name__", "").startswith("verifier") and \

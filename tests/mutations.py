@@ -2222,6 +2222,12 @@ MUTATIONS = [
              "coefficients",
              _band_times_uncharged,
              ("tests/test_band.py::test_band_power_certifies_what_it_leaves_out",)),
+    Mutation("band.moments-from-the-real-part", "spread",
+             "a band law's block moments read from the real part of the packed inverse DFT of "
+             "W + i V (the sums' own), not its imaginary part",
+             lambda: _rewritten("verifier.numerics.band:block_sums",
+                                "[z.imag / G + rR for z in Z]", "[z.real / G + rR for z in Z]"),
+             ("tests/test_band.py::test_block_sums_enclose_the_full_inverse_dft",)),
     Mutation("band.window-order-unshifted", "spread",
              "a band law's blocks are read in the transform's order, not from its window's start",
              lambda: _set("verifier.bounds.profile.bandlaw:window_order",

@@ -127,10 +127,12 @@ def block_sums(Y: Spectrum, G: int, moments: bool = False):
         if moments:
             fold(V, k, N, y * e)
     rS, rR = left_out_charge(Y.out, G)
-    S = [z.real / G + rS for z in acb.dft(W, inverse=True)]
     if not moments:
-        return S, None
-    return S, [z.real / G + rR for z in acb.dft(V, inverse=True)]
+        return [z.real / G + rS for z in acb.dft(W, inverse=True)], None
+    # both inverse DFTs are real sequences: one DFT of W + i V holds S in its real part and
+    # R in its imaginary part (linearity; each ball contains s_b + i r_b)
+    Z = acb.dft([w + v * acb(0, 1) for w, v in zip(W, V)], inverse=True)
+    return [z.real / G + rS for z in Z], [z.imag / G + rR for z in Z]
 
 
 def fold(W: list, k: int, N: int, a: acb):
@@ -147,6 +149,19 @@ def left_out_charge(out: arb, G: int) -> tuple:
     """(radius of each S_b, of each R_b) for the left-out coefficients (at most N of them,
     each |Y[k]| <= out, and |D_G| <= G, |E_G| <= G (G - 1) / 2; the IDFT's 1/N)."""
     return arb(0, (out * G).upper()), arb(0, (out * G * (G - 1) / 2).upper())
+
+
+def float_values(Y: Spectrum):
+    """The inverse DFT of ``Y`` in numpy floats (its midpoints, the left-out coefficients as
+    0): for float choices only, not a bound."""
+    import numpy as np
+    Z = np.zeros(Y.N, dtype=complex)
+    for k, y in Y.vals.items():
+        z = complex(float(y.real.mid()), float(y.imag.mid()))
+        Z[k] += z
+        if 0 < k < Y.N - k:
+            Z[Y.N - k] += z.conjugate()
+    return np.fft.ifft(Z).real
 
 
 def values(Y: Spectrum) -> list:

@@ -90,23 +90,21 @@ def chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
     var = max(float(np.dot((pos - mu) ** 2, pr) / pr.sum()), 1e-30)
     sd = math.sqrt(max(var * n, 1.0))      # n = 0 (one extra item only): any theta scale
 
-    def lmgf(pos, pr, mu, th):
-        z = th * (pos - mu)
-        zm = z.max()
+    def lmgf(pos, pr, mu, ths):        # log E e^{th (L - mu)} at every th of the ladder
+        z = ths[:, None] * (pos - mu)[None, :]
+        zm = z.max(axis=1)
         with np.errstate(divide="ignore"):
-            return zm + math.log(float(np.dot(pr, np.exp(z - zm))))
+            return zm + np.log(np.exp(z - zm[:, None]) @ pr)
 
-    res = []
+    ladder = 2.0 ** np.linspace(-14, 6, 81) / sd    # one array op per sign, not 81 (M 10:
+    res = []                                        # 2106 small numpy calls, 22 ms)
     for sign, t in ((-1.0, t_lo), (1.0, t_up)):
-        best = (math.inf, 0.0)
-        for k in np.linspace(-14, 6, 81):
-            th = 2.0 ** k / sd
-            val = n * lmgf(pos, pr, mu, sign * th) - th * t
-            if ex is not None:
-                val += lmgf(ex[0], ex[1], ex[2], sign * th)
-            if val < best[0]:
-                best = (val, th)
-        res.append(best)
+        vals = n * lmgf(pos, pr, mu, sign * ladder) - ladder * t
+        if ex is not None:
+            vals = vals + lmgf(ex[0], ex[1], ex[2], sign * ladder)
+        vals = np.where(np.isnan(vals), np.inf, vals)
+        i = int(np.argmin(vals))
+        res.append((float(vals[i]), float(ladder[i])) if vals[i] < math.inf else (math.inf, 0.0))
     return res[0][1], res[1][1], res[0][0], res[1][0]
 
 

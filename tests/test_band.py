@@ -143,8 +143,7 @@ def test_the_engine_reads_band_laws_from_band_m_at_every_level():
     from verifier.bounds.profile.plan import band_path
     from verifier.bounds.profile.body import body_laws
     from verifier.bounds import profile as PR
-    assert band_path(1000, 2) and band_path(1000, 1) and not band_path(999, 2)
-    assert not band_path(999, 1)
+    assert band_path(1000) and not band_path(999)       # at every level
     # level 1 plans its own lattice (no boost); refined levels try the boosted ones first
     assert PL.band_boosts(s_light := Fraction(1), 1000, 1) == (1,)
     assert PL.band_boosts(s_light, 1000, 2)[0] == PL.H_BAND_LIGHT
@@ -174,7 +173,7 @@ def test_band_laws_give_the_full_paths_brackets(monkeypatch):
     lattices are powers of 2 at most the full path's)."""
     from verifier.bounds.profile import plan as PL
     rem1, add1 = _brackets(2)
-    monkeypatch.setattr(PL, "band_path", lambda M, fine: False)
+    monkeypatch.setattr(PL, "band_path", lambda M: False)
     rem0, add0 = _brackets(2)
     for a, b in ((rem0, rem1), (add0, add1)):
         assert a.lower <= b.upper and b.lower <= a.upper
@@ -194,10 +193,10 @@ def test_the_tests_leave_out_only_negligible_outcomes(monkeypatch):
     rem0, add0 = _brackets(2)
     assert abs(rem1.lower - rem0.lower) <= Fraction(1, 10 ** 7) * rem0.lower
     assert rem1.upper == rem0.upper
-    assert (PL.grid_refinement(6, PL.band_path(1000, 6)) == 6
-            and PL.grid_refinement(6, PL.band_path(999, 6)) == 12
-            and PL.grid_refinement(16, PL.band_path(1000, 16)) == 16 * PL.BAND_GRID
-            and PL.grid_refinement(16, PL.band_path(999, 16)) == 64)
+    assert (PL.grid_refinement(6, PL.band_path(1000)) == 6
+            and PL.grid_refinement(6, PL.band_path(999)) == 12
+            and PL.grid_refinement(16, PL.band_path(1000)) == 16 * PL.BAND_GRID
+            and PL.grid_refinement(16, PL.band_path(999)) == 64)
     assert (PL.test_refinement(16, False, True)[0] == 4 // PL.BAND_GRID
             and PL.test_refinement(16, False, False)[0] == 4
             and PL.test_refinement(6, False, True)[0] == 2)

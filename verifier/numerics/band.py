@@ -156,11 +156,8 @@ def float_values(Y: Spectrum):
     0): for float choices only, not a bound."""
     import numpy as np
     Z = np.zeros(Y.N, dtype=complex)
-    for k, y in Y.vals.items():
-        z = complex(float(y.real.mid()), float(y.imag.mid()))
-        Z[k] += z
-        if 0 < k < Y.N - k:
-            Z[Y.N - k] += z.conjugate()
+    for k, y in Y.vals.items():            # the same folding as ``values``, in floats
+        fold(Z, k, Y.N, complex(float(y.real.mid()), float(y.imag.mid())))
     return np.fft.ifft(Z).real
 
 

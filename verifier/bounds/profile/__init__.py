@@ -24,7 +24,7 @@ from verifier.numerics.brackets import (bisection_rel, both_directions, directio
                                         next_guess)
 from verifier.bounds.profile.results import CERTIFIED, DeltaResult, EpsilonResult  # noqa: F401
 from verifier.bounds.profile.plan import (BAND_M, START_LEVEL, START_NARROWEST,  # noqa: F401
-                                          START_WIDTH, start_level)
+                                          START_WIDTH, band_path, start_level)
 
 # the engine's range, stated once (verifier.core.ranges): outside it a one-line refusal
 # (exit 2); the messages and the --help text are generated from it
@@ -245,7 +245,7 @@ def next_level(done: list, max_fine: int, left: float, first_apart: bool = False
 
 def time_order_min(M: int) -> float:
     """next_level's least time order: TIME_ORDER_MIN_BAND on the band path (M >= BAND_M)."""
-    return TIME_ORDER_MIN_BAND if M >= BAND_M else TIME_ORDER_MIN
+    return TIME_ORDER_MIN_BAND if band_path(M) else TIME_ORDER_MIN
 
 
 def ladder(M: int, rel_width) -> dict:
@@ -300,7 +300,7 @@ def level_one_apart(M: int) -> bool:
     """Whether level 1's lattice is planned apart from the refined levels' (the band path,
     M >= BAND_M: the refined levels' lattice boosted, plan.band_boosts; before 2026-12-07
     level 1 also ran other tests there, randomized labels)."""
-    return M >= BAND_M
+    return band_path(M)
 
 
 def excess(iv: Interval, rel_width: Fraction | None, scale: Fraction) -> float:

@@ -84,7 +84,7 @@ def fine_tails(sigma, M: int) -> bool:
     return sigma >= LIGHT_TAILS and 2 <= M <= FINE_TAIL_M
 
 
-def band_path(M: int, fine: int) -> bool:
+def band_path(M: int) -> bool:
     """Whether the body laws are read off their sparse spectra (bounds/profile/bandlaw.py; a
     cost choice, both ways exact up to radii): from BAND_M items, at every level, the tests'
     labels the cells' left ends (deterministic).  Level 1 had read them from the spread
@@ -93,8 +93,8 @@ def band_path(M: int, fine: int) -> bool:
     at level 1's own lattice took 0.6 to 1.0 times the time (M 1e6: about half; 1.4 times
     at sigma 0.5, M 1000, delta 1e-10) for brackets 1.6 to 1.8 times narrower, each inside
     the old one (sigma 1, M 1e4: 0.1192% -> 0.0722%, 0.39 -> 0.22 s; M 1e6: 0.284% ->
-    0.156%, 1.67 -> 0.94 s).  Decided once, in ``plan`` (Plan.band); ``fine`` is kept for
-    the callers' sake."""
+    0.156%, 1.67 -> 0.94 s).  Decided once, in ``plan`` (Plan.band); the one test of
+    M >= BAND_M (profile.level_one_apart, time_order_min and start_level ask it)."""
     return M >= BAND_M
 
 
@@ -126,7 +126,7 @@ def band_boosts(sigma, M: int, fine: int) -> tuple:
     delta 1e-10 with H_BAND, 1e-6 at 1e-3 21 -> 28 s: their cells are as many as the lattice
     is fine); else, and at level 1, 1 (level 1 at its own lattice: at H_BAND_LIGHT sigma 1,
     M 1000, E 10 took 0.21 -> 0.25 s for a bracket already within the default's 0.1%)."""
-    if fine == 1 or not band_path(M, fine):
+    if fine == 1 or not band_path(M):
         return (1,)
     top = H_BAND if sigma < LIGHT_TAILS else H_BAND_LIGHT
     return tuple(top >> i for i in range(top.bit_length()))
@@ -246,7 +246,7 @@ class Plan:
     fine_tails: bool = False     # fine_tails(sigma, M): the finer tail step
     heavy: bool = False          # sigma < LIGHT_TAILS (the K = 1 tests then bucket the other
                                  # labels' whole window: their law is skewed far past 12 sd)
-    band: bool = False           # band_path(M, fine): the body laws read off their spectra
+    band: bool = False           # band_path(M): the body laws read off their spectra
 
 
 def _tail_mass(light: bool, M: int, E: int, floor: float, fine: int) -> float:
@@ -281,7 +281,7 @@ def plan(sigma: Fraction, M: int, E: int, floor: float, fine: int = 1,
     while M * normal_sf_float(x1) > tail_mass:
         x1 += 0.125
     T1 = math.exp(x1 / sf - u / 2)
-    band = band_path(M, fine)
+    band = band_path(M)
     boost = band_boosts(sigma, M, fine)[0] if boost is None else boost
     r0 = R_LARGE if M >= 10 ** 5 and fine > 1 else R_MID if M >= 1000 else R_SMALL
     r = r0 * lattice_refinement(fine, boost if band else 1)
@@ -336,6 +336,6 @@ def start_level(M: int, rel_width) -> int:
     request and only chose the next level (sigma 0.5, M 1e4, E 100, 1e-4: levels 1 then 3-4
     in 5.5-5.9 s, level 3 alone in 2.7-4.3 s at delta 1e-10 and 1e-3; sigma 1 and 4 at M 1e4,
     E 100: 2.5 and 1.6 s); else level 1."""
-    if rel_width is not None and M >= BAND_M and START_NARROWEST < rel_width <= START_WIDTH:
+    if rel_width is not None and band_path(M) and START_NARROWEST < rel_width <= START_WIDTH:
         return START_LEVEL
     return 1

@@ -199,7 +199,7 @@ def statistic_laws(blocks, grid: int = 1, drop: float = 0.0):
     # elementwise operations as block by block: M 10 has 1908 blocks on 3 lists)
     rows = {key: _float_rows([blocks[i] for i in idx], pre[key], tau)
             for key, idx in groups.items()}
-    xs, ws = _in_block_order(blocks, groups, rows)
+    xs, ws = _in_block_order(groups, rows)
     ml = float(np.dot(xs, ws) / ws.sum())
     sl = math.sqrt(max(float(np.dot((xs - ml) ** 2, ws) / ws.sum()), 1e-30))
     eta_l = Fraction(sl / (GRID_L * grid)).limit_denominator(10 ** 12)
@@ -250,21 +250,14 @@ def _float_rows(blks: list, pre: tuple, tau: float) -> tuple:
     return x, np.where(ok, f0, 0.0), ok, keep
 
 
-def _in_block_order(blocks: list, groups: dict, rows: dict) -> tuple:
+def _in_block_order(groups: dict, rows: dict) -> tuple:
     """(xs, ws): the statistic and P0 floats of every outcome with both masses above 1e-300,
-    block after block in the blocks' order (one mask a list of blocks where each list's
-    blocks follow each other, as they are built)."""
-    firsts = sorted((idx[0], key) for key, idx in groups.items())
-    if all(idx == list(range(idx[0], idx[0] + len(idx))) for idx in groups.values()):
-        parts = [(rows[key][0][rows[key][2]], rows[key][1][rows[key][2]]) for _, key in firsts]
-    else:
-        where = {i: (key, j) for key, idx in groups.items() for j, i in enumerate(idx)}
-        parts = []
-        for i in range(len(blocks)):
-            key, j = where[i]
-            X, W, OK, _ = rows[key]
-            parts.append((X[j][OK[j]], W[j][OK[j]]))
-    return np.concatenate([x for x, _ in parts]), np.concatenate([w for _, w in parts])
+    list of buckets after list in the order of their first block (the blocks' own order:
+    test_blocks builds each list's blocks one after another; any order is a valid float
+    choice of the grid step, this one the order block by block took)."""
+    parts = [rows[key] for _, key in sorted((idx[0], key) for key, idx in groups.items())]
+    return (np.concatenate([X[OK] for X, _, OK, _ in parts]),
+            np.concatenate([W[OK] for _, W, OK, _ in parts]))
 
 
 def _cut_rows(KS, KEEP) -> list:

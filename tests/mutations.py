@@ -2614,6 +2614,12 @@ MUTATIONS = [
              "the Chernoff masses' mgf taken as 0 (the window's outside mass uncharged)",
              lambda: _set("verifier.numerics.convolve:mgf_upper", _const_arb(0)),
              (P + "test_composed_window_bounds_the_aliased_mass",)),
+    Mutation("lattice.chernoff-c0-uncentred", "tail",
+             "the Chernoff constant's float mgf sums taken about 0, the centring e^{-theta mu} "
+             "dropped",
+             lambda: _rewritten("verifier.numerics.lattice:chernoff_c0",
+                                "up.log() - sign * th * mu_", "up.log()"),
+             ("tests/test_float_mgf.py::test_chernoff_constant_bounds_the_arb_sum_tightly",)),
     Mutation("float-dft.twiddles-uncertified", "box",
              "the float DFT's twiddles taken as exact (mu = 0)",
              _float_twiddles_uncertified,

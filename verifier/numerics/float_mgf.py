@@ -68,10 +68,26 @@ def mgf_upper(sub: dict, theta: Fraction) -> arb:
     """A ball whose upper end is >= sum_k v_k e^{theta k} (module docstring), v_k the law's
     balls (nonnegative), theta exact."""
     keys, v, ks = law_arrays(sub)
-    n = len(ks)
-    if n == 0:
+    if not ks:
         return arb(0)
-    star = top(ks, theta)
+    return arrays_upper(keys, v, top(ks, theta), theta)
+
+
+def pairs_upper(pts, theta: Fraction) -> arb:
+    """``mgf_upper`` of a law given as (point, ball) pairs (integer points, any order; no
+    cache: the Chernoff constants of lattice.chernoff_c0)."""
+    if not pts:
+        return arb(0)
+    keys = np.fromiter((p for p, _ in pts), dtype=np.int64, count=len(pts))
+    ups = np.fromiter((float(b.upper()) for _, b in pts), dtype=float, count=len(pts))
+    v = np.maximum(np.nextafter(ups, np.inf), 0.0)
+    return arrays_upper(keys, v, int(keys.max() if theta >= 0 else keys.min()), theta)
+
+
+def arrays_upper(keys, v, star: int, theta: Fraction) -> arb:
+    """The bound of the module docstring for the points ``keys`` (int64) with float upper
+    bounds ``v`` of their masses, ``star`` the point where theta k is largest."""
+    n = len(keys)
     e = np.abs(keys - star)
     at = abs(theta)
     far = np.zeros(n, dtype=bool) if at == 0 else e >= int(FAR / at) + 1

@@ -14,6 +14,7 @@ from fractions import Fraction
 from flint import acb, arb
 
 from verifier.core.arith import Interval, to_arb
+from verifier.numerics.float_mgf import pairs_upper
 
 MAX_N = 1 << 22          # largest DFT (memory: about 2.5 GB of balls at 2^22)
 TWO_LIMBS = 128          # an Arb DFT at <= 128 bits takes 0.45 the time of one at 129-136 (262144
@@ -98,28 +99,42 @@ def chernoff_choose(pts, n: int, t_lo: float, t_up: float, extra=None):
 
     ladder = 2.0 ** np.linspace(-14, 6, 81) / sd    # one array op per sign, not 81 (M 10:
     res = []                                        # 2106 small numpy calls, 22 ms)
-    for sign, t in ((-1.0, t_lo), (1.0, t_up)):
-        vals = n * lmgf(pos, pr, mu, sign * ladder) - ladder * t
+
+    def log_bounds(sign, t, idx):                   # the log bound at the rungs idx
+        th = ladder[idx]
+        vals = n * lmgf(pos, pr, mu, sign * th) - th * t
         if ex is not None:
-            vals = vals + lmgf(ex[0], ex[1], ex[2], sign * ladder)
-        vals = np.where(np.isnan(vals), np.inf, vals)
+            vals = vals + lmgf(ex[0], ex[1], ex[2], sign * th)
+        return np.where(np.isnan(vals), np.inf, vals)
+    for sign, t in ((-1.0, t_lo), (1.0, t_up)):
+        # the bound is convex in theta: every 4th rung, then the rungs beside the best of
+        # those (27 of the 81 rungs' exps, M 1000: 11 of 125 ms on all 81)
+        coarse = np.arange(0, 81, 4)
+        j = int(coarse[int(np.argmin(log_bounds(sign, t, coarse)))])
+        idx = np.arange(max(0, j - 3), min(81, j + 4))
+        vals = log_bounds(sign, t, idx)
         i = int(np.argmin(vals))
-        res.append((float(vals[i]), float(ladder[i])) if vals[i] < math.inf else (math.inf, 0.0))
+        res.append((float(vals[i]), float(ladder[idx[i]])) if vals[i] < math.inf
+                   else (math.inf, 0.0))
     return res[0][1], res[1][1], res[0][0], res[1][0]
 
 
 def chernoff_c0(pts, mu: arb, n: int, theta: float, sign: int, t, extra=None) -> arb:
-    """The uncapped Chernoff constant C0 = e^{-theta t} (E e^{sign theta (L - mu)})^n
-    [E e^{sign theta (L' - mu')}] for S the sum of n copies of L [plus one independent
-    L' = ``extra`` = (pts', mu')], in Arb: P(sign (S - ES) >= t + x) <= C0 e^{-theta x} for
-    every x >= 0.  It may exceed 1 (then the bound at x = 0 is only the trivial 1)."""
-    th = to_arb(Fraction(theta).limit_denominator(10**12))
-    mg = sum(((sign * th * (p - mu)).exp() * v for p, v in pts), arb(0))
-    lg = n * mg.log()
+    """An upper bound of the uncapped Chernoff constant C0 = e^{-theta t} (E e^{sign theta
+    (L - mu)})^n [E e^{sign theta (L' - mu')}] for S the sum of n copies of L [plus one
+    independent L' = ``extra`` = (pts', mu')], as a ball at that bound (every caller reads
+    its upper end): P(sign (S - ES) >= t + x) <= C0 e^{-theta x} for every x >= 0.  It may
+    exceed 1 (then the bound at x = 0 is only the trivial 1)."""
+    thf = Fraction(theta).limit_denominator(10**12)
+    th = to_arb(thf)
+
+    def log_mgf(pts_, mu_):           # an upper bound of log E e^{sign theta (L - mu)}: the
+        up = pairs_upper(pts_, sign * thf)   # certified float bound on whole arrays
+        return up.log() - sign * th * mu_    # (numerics.float_mgf; an Arb exp a point before)
+    lg = n * log_mgf(pts, mu)
     if extra is not None:
-        pe, me = extra
-        lg = lg + sum(((sign * th * (p - me)).exp() * v for p, v in pe), arb(0)).log()
-    return (lg - th * t).exp()
+        lg = lg + log_mgf(*extra)
+    return arb((lg - th * t).exp().upper())
 
 
 def cap1(c0: arb) -> arb:

@@ -269,11 +269,13 @@ def ipow(x: arb, n: int) -> arb:
     return out
 
 
-def float_moments(pairs):
-    """Float mean and standard deviation of (value, weight) pairs."""
-    tw = sum(w for _, w in pairs)
-    mu = sum(x * w for x, w in pairs) / tw
-    var = sum((x - mu) ** 2 * w for x, w in pairs) / tw
+def float_moments_arrays(x, w):
+    """Float mean and standard deviation of the values ``x`` with weights ``w`` (numpy
+    arrays): for float choices only."""
+    import numpy as np
+    tw = float(np.sum(w))
+    mu = float(np.dot(x, w)) / tw
+    var = float(np.dot((x - mu) ** 2, w)) / tw
     return mu, math.sqrt(max(var, 1e-30))
 
 

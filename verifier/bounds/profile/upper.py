@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
+import numpy as np
+
 from flint import arb
 
 from verifier.core.arith import to_arb
@@ -25,7 +27,7 @@ from verifier.bounds.profile.plan import (COARSE_SD, FAR_B, GRID_X, K2_COARSE, P
                                          PRODUCT_PER_PUT, Plan, grid_refinement, log_rooms,
                                          pair_merge, pair_step, pairs_by_product)
 from verifier.bounds.profile.spreads import (Window, add_mass, coarse, coarse_keep_low, collapse,
-                                            convolve, float_moments, geometric, keep_range, thin,
+                                            convolve, float_moments_arrays, geometric, keep_range, thin,
                                             onto_lattice, spread_log, sub_mean)
 
 
@@ -48,15 +50,16 @@ def log_grid(B: Body, P: Plan, M: int) -> LogGrid:
     SM, h = B.SM, P.h
     band = is_band(SM)                               # a BandLaw (bandlaw.py)
     stride = max(1, SM.N // 8192)                    # a float choice: a subsample suffices
+    idx = np.arange(0, SM.N, stride)
     if band:       # its points in floats (numpy's inverse DFT of the kept spectrum): the
         y = float_values(SM.Y)                      # balls of block size 1 took an Arb DFT
-        r0 = SM.start % SM.N                        # of the window (M 1000: 19 of 175 ms)
-        pts = [(SM.start + i, y[(r0 + i) % SM.N]) for i in range(0, SM.N, stride)]
+        c = y[(SM.start % SM.N + idx) % SM.N]       # of the window (M 1000: 19 of 175 ms)
     else:
-        pts = [(SM.start + i, float(SM.c[i].mid())) for i in range(0, SM.N, stride)]
-    hf = float(h) / M                                # float(Fraction) once, not per point
-    pairs = [(math.log(max(v * hf, 1e-300)), max(c, 0.0)) for v, c in pts if v > 0]
-    mx, sx = float_moments(pairs)
+        c = np.array([float(SM.c[i].mid()) for i in idx])
+    v = SM.start + idx                               # the subsample's points and masses in
+    keep = v > 0                                     # numpy (a Python loop over 10^4 pairs
+    x = np.log(np.maximum(v[keep] * (float(h) / M), 1e-300))   # took 16 of 145 ms at M 1000)
+    mx, sx = float_moments_arrays(x, np.maximum(c[keep], 0.0))
     eta = Fraction(sx / (GRID_X * grid_refinement(P.fine, P.band))).limit_denominator(10 ** 12)
     k_floor = math.floor((mx - 14 * sx) / float(eta))
     c_log = (to_arb(h) / arb(M)).log()

@@ -1351,7 +1351,7 @@ def _spectral_radius_unchecked():
 def _left_out_level_uncharged():
     """The sparse path certifies its edges at the budget's level but charges the sums the
     working precision's 2^-(prec + 10)."""
-    _rewritten("verifier.numerics.spectral:compose", "    out = got[1]\n",
+    _rewritten("verifier.numerics.spectral:_edges", "    out = got[1]\n",
                "    out = arb(2) ** -(prec + 10)\n")
 
 
@@ -2620,6 +2620,22 @@ MUTATIONS = [
              lambda: _rewritten("verifier.numerics.lattice:chernoff_c0",
                                 "up.log() - sign * th * mu_", "up.log()"),
              ("tests/test_float_mgf.py::test_chernoff_constant_bounds_the_arb_sum_tightly",)),
+    Mutation("spectral.free-phase-below-its-mass", "box",
+             "a free phase's radius taken as 2^-40, below its mass (its |X[k]| not bounded by "
+             "it), the others' radii loosened by it",
+             lambda: [_set("verifier.numerics.spectral:l1_bound", _const_arb(2.0 ** -40)),
+                      _rewritten("verifier.numerics.spectral:checked_radii",
+                                 "max(float(m.upper()), 1.0)", "float(m.upper())")],
+             ("tests/test_spectral.py::test_a_phase_on_a_sublattice_goes_free_and_the_sums_"
+              "stay_exact",)),
+    Mutation("runs.mixed-lattice-of-the-epochs-alone", "search",
+             "a mixed run's lattice the epochs' alone (the Poisson steps' own step not taken)",
+             lambda: [_rewritten("verifier.bounds.runs.lattice:mixed_engine",
+                                 "own = [] if eta_p is None else [eta_p / fine]", "own = []"),
+                      _set("verifier.bounds.runs:mixed_engine",
+                           _get("verifier.bounds.runs.lattice:mixed_engine"))],
+             ("tests/test_runs.py::test_a_mixed_run_takes_the_steps_own_lattice_where_it_is_"
+              "finer",)),
     Mutation("float-dft.twiddles-uncertified", "box",
              "the float DFT's twiddles taken as exact (mu = 0)",
              _float_twiddles_uncertified,

@@ -473,6 +473,21 @@ def test_mixed_run_lies_above_each_part_and_near_the_epochs_alone_with_little_no
     assert near.upper >= alone.lower and near.lower <= alone.upper * F(1005, 1000)
 
 
+def test_a_mixed_run_takes_the_steps_own_lattice_where_it_is_finer():
+    """Three epochs (sigma 1, M 100) with 1000 Poisson steps (sigma 1.2, q 0.01): the run's
+    lattice is the steps' own first step (runs.lattice.mixed_step), finer than the epochs'
+    at level 1, and one level gives a bracket at most 0.1% wide (on the epochs' lattice
+    alone the steps' discretization needed their eighth level: 0.57 -> 2.6 s)."""
+    from verifier.bounds.runs import lattice as RL
+    run = Run((phase("1.2", sample_rate="0.01", steps=1000),
+               phase("1", steps_per_epoch=100, epochs=3)))
+    steps = ((F(6, 5), F(1, 100), 1000),)
+    r = runs.epsilon_bracket(run, D5)
+    guess = RL.guess_epsilon(steps, 1e-5, RL.ra_log_moments(((F(1), 100, 3),)))
+    assert r.info["eta"] == RL.mixed_step(steps, guess) < F(1, 1000)    # one level
+    assert r.epsilon.upper - r.epsilon.lower <= F(1, 1000) * r.epsilon.lower
+
+
 def test_epochs_of_two_kinds_lie_between_the_runs_at_either_noise():
     """Two epochs at sigma 1.1 and one at 1.3 (M = 20; the second kind regridded onto the
     first's lattice): epsilon between three epochs at 1.3 and three at 1.1 (post-processing:

@@ -460,3 +460,48 @@ def test_wide_direct_sums_take_the_full_path(monkeypatch):
         assert spectral.compose([([dict(_balls(law))], T)], N, 128) is not None
         monkeypatch.setattr(spectral, "direct_sums", wide)
         assert spectral.compose([([dict(_balls(law))], T)], N, 128) is None
+
+
+def _exact_product_window(laws_counts, N, r0):
+    """The sum of independent laws (each taken its count) reduced mod N from r0 (exact)."""
+    Q = fmpq_poly([1])
+    for law, n in laws_counts:
+        P = fmpq_poly([0] * (max(p for p, _ in law) + 1))
+        for p, m in law:
+            P += fmpq_poly([0] * p + [fmpq(m.numerator, m.denominator)])
+        Q *= P ** n
+    c = [fmpq(0)] * N
+    for i in range(Q.degree() + 1):
+        c[i % N] += Q[i]
+    return [c[(r0 + j) % N] for j in range(N)]
+
+
+def test_a_phase_on_a_sublattice_goes_free_and_the_sums_stay_exact():
+    """A phase of two steps whose law lives on the multiples of 8 (|X[k]| back at 1 at
+    k = N/8: no radius of its Gaussian share is ever certified, its own edge N/2) composed
+    with 400 steps of a spread law: the first radii would take the full path; with that phase
+    free (its radius its mass, every |X[k]| below it) the others carry the decay, few indices
+    are kept, no exact |Y[k]| left out lies above the level 2^-30 (a budget's), and every
+    prefix and suffix sum (that level charged) contains the exact one of the exact composed
+    law."""
+    a, b = _law(11, 6, step=8), _law(7, 6)
+    N, r0, prec = 1024, 313, 128
+    with ctx.workprec(prec):
+        phases = [([dict(_balls(a))], 2), ([dict(_balls(b))], 400)]
+        shifted = [[_balls(a)], [_balls(b)]]
+        fls = [[spectral.float_law(p[0])] for p in shifted]
+        moms = [[spectral.moments(f[0])] for f in fls]
+        first = spectral._edges(shifted, fls, moms, [2, 400], N, 30, None, set())
+        assert first[1][0][0] == N // 2                  # the sublattice phase's own edge
+        spectra, out = spectral.compose(phases, N, prec, level=1e-9)
+        assert out == arb(2) ** -30 and max(spectra[0]) < N // 8
+        sl = spectral.SpectralLaw(N, spectra[0], out, r0, prec)
+        Xa, Xb = _dft(_balls(a), N), _dft(_balls(b), N)
+        for k in range(max(spectra[0]) + 1, N // 2 + 1):    # every left-out |Y[k]| <= out
+            assert not abs(Xa[k] ** 2 * Xb[k] ** 400) > out, k
+    exact = _exact_product_window([(a, 2), (b, 400)], N, r0)
+    with ctx.workprec(400):
+        pre = [arb(0)]
+        for v in exact:
+            pre.append(pre[-1] + arb(v))
+    _sums_contain(sl, pre, None, N, lambda i, p: p.rad() <= 1.01 * 2.0 ** -30 * i + 1e-20)

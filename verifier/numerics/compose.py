@@ -40,7 +40,8 @@ from verifier.core.arith import to_arb
 from verifier.numerics.convolve import alias_excess, compose_laws, compose_phases, union_charge
 from verifier.numerics import ends      # the ends' formulas (bound by check-proofs)
 from verifier.numerics.lattice import prefix_sums, suffix_sums
-from verifier.numerics.spectral import SpectralLaw, Sums
+from verifier.numerics.spectral import SpectralLaw
+from verifier.numerics.spectral_sums import Sums
 
 
 SCAN = 64           # the lazy threshold scan's points per grid (_float_best_lazy)

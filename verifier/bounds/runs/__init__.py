@@ -9,11 +9,10 @@ Which engine answers a run (one dispatch, ``plan``):
   allocation at M = 1): the T-fold product of Gaussian pairs N(0, s_i^2) vs N(1, s_i^2) is
   the Gaussian pair at mu^2 = sum_i n_i / s_i^2 (sufficient statistic sum_i x_i / s_i^2),
   in closed form to the requested digits (bounds.gaussian, docs/THEORY.md section 13);
-- phases of Poisson steps at different (sigma, q): each phase's step laws on one lattice
-  (bounds.poisson.pair at the run's eta), composed by the product of their transforms, each
-  raised to its own count (numerics.compose.ComposedProfile with ``phases``), the charges
-  summed over phases;
-- one kind of random-allocation epoch with other steps: on the epochs' lattice (mixed);
+- phases of Poisson steps at different (sigma, q): each phase's step laws on one lattice,
+  composed by the product of their transforms, each raised to its own count
+  (numerics.compose.ComposedProfile with ``phases``), the charges summed over phases;
+- random-allocation epochs with other steps (mixed): on the finest of their lattices;
 - a phase its sampler reduces (k of M): the upper and lower runs of the reduction; the rest
   refused in one line before anything is computed.
 What the dispatch asks of a sampler it asks its engine (``samplers.py``), never its type.
@@ -27,8 +26,8 @@ from fractions import Fraction
 from verifier.bounds.runs import k_of_m as KM
 from verifier.bounds.runs import lattice as _lattice
 from verifier.bounds.runs.lattice import (engine, first_tails, guess_epsilon, lattice_step,
-                                          mixed_engine, mixed_levels, points, ra_log_moments,
-                                          refine)
+                                          mixed_engine, mixed_levels, mixed_step, points,
+                                          ra_log_moments, refine)
 from verifier.bounds.gaussian import mu_squared
 from verifier.bounds.runs.samplers import engine_of
 from verifier.core.arith import InputError, Interval, frac_str
@@ -54,8 +53,7 @@ def _gaussian_step(sampler) -> bool:
 
 def plan(run: Run) -> str:
     """'single' (one kind of step: its own engine), 'gaussian' (closed form), 'poisson'
-    (the multi-phase lattice), 'mixed' (one kind of random-allocation epoch with Poisson
-    steps, on the epochs' lattice); refuses the rest in one line (InputError)."""
+    (the multi-phase lattice), 'mixed' (random-allocation epochs with other steps)."""
     if not isinstance(run, Run):
         raise InputError(f"expected a verifier Run, got {type(run).__name__}")
     check_size(run.phases, "a run")
@@ -247,7 +245,8 @@ def profile_source(run: Run, floor: float = 1e-13) -> tuple:
         return "engine", lambda cap: PO.engine(sigma, sample_rate_of(s), n, floor, cap)
     steps = _steps(run)
     if how == "mixed":
-        return "engine", lambda cap: mixed_engine(_ra(run), steps, floor, cap, 1)
+        eta_p = mixed_step(steps, guess_epsilon(steps, 1e-5, ra_log_moments(_ra(run))))
+        return "engine", lambda cap: mixed_engine(_ra(run), steps, floor, cap, 1, eta_p)
     eta = lattice_step(steps, guess_epsilon(steps, 1e-5))
     return "engine", lambda cap: engine(steps, floor, cap, eta)
 
@@ -301,7 +300,8 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
         outm, floor = {}, PO.charge_floor(delta, rel)
 
         def compute_mixed(fine):
-            ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, floor, cap, fine),
+            ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, floor, cap, fine,
+                                                             mixed_step(steps, guess)),
                                     delta, next_guess(guess, outm.get("ivs")), PR.EPS_CAPS,
                                     PR.CAP_SLACK, bisection_rel(rel),
                                     failed=outm.setdefault("failed", set()))
@@ -374,7 +374,8 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
         ra = _ra(run)
 
         def compute_mixed(fine):
-            P = mixed_engine(ra, steps, floor, float(eps) + 1, fine)
+            P = mixed_engine(ra, steps, floor, float(eps) + 1, fine,
+                             mixed_step(steps, float(eps)))
             out["dirs"] = directions(P, eps)
             rem, add = out["dirs"]
             return _larger(rem, add), P

@@ -1,10 +1,8 @@
 """Certified (epsilon, delta) of DP-SGD with Poisson subsampling: both directions of delta(eps)
 and epsilon(delta) of T steps at sample rate q, rigorous brackets (docs/THEORY.md section 12).
-
-pair.py: one step as four lattice laws (dominating pairs: upper ends; the privacy loss's
-cells: lower ends); verifier/numerics: the T-fold composition and the brackets (the
-random-allocation engine's code); this module: the range, the lattice step, the searches.
-"""
+pair.py: one step as four lattice laws (dominating pairs: upper ends; the privacy loss's cells:
+lower ends); verifier/numerics: the T-fold composition and the brackets; this module: the
+range, the lattice step, the searches."""
 from __future__ import annotations
 
 import math
@@ -40,8 +38,10 @@ STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at 
                          # width falls about as eta^2; sigma 0.3, q 1e-6, T 1e7, delta 1e-12: 22%
                          # wide at 27247 and 104937 points, its scan blind; THEORY 12)
 STALL_FLOOR = 1e-3       # a stalled refinement again, the floor this much lower (tail cells
-                         # follow it: epsilon 1e-3 stalled 0.75% wide; choices.small_eps_floor)
-STALL_RETRIES = 3        # ... at most this many times, while each retry narrows the bracket
+STALL_RETRIES = 3        # follow it: epsilon 1e-3 stalled 0.75% wide; choices.small_eps_floor),
+                         # at most this many times, while each retry narrows the bracket
+MARGIN = 48              # precision: radii this far below the floor (64: 3 limbs, 0.84 s for ten
+                         # phases of 1e4 steps, q 0.01; 2 at 48, 0.56 s, the same brackets)
 LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (lattice.
                          # two_limbs; sigma 1, q 1e-3, T 1e6: 138 bits -> 128, 1.39 -> 1.09 s)
 _CACHE = EngineCache(5)         # composed profiles (numerics/cache.py)
@@ -67,11 +67,11 @@ def charge_floor(delta: Fraction, rel_width: Fraction | None) -> float:
 
 
 def precision(T: int, floor: float, eta: Fraction, eps_cap: float) -> int:
-    # z^T multiplies relative radii by T; the profile multiplies absolute radii by up to
-    # e^eps; the dominating pair's slopes divide by steps of about eta; delta >= floor; at
-    # most LIMB_SLACK bits above two limbs taken down to them
-    return two_limbs(64 + 2 * T.bit_length() + int(1.45 * eps_cap) + int(-math.log2(floor))
-                     + int(-math.log2(float(eta))), LIMB_SLACK)
+    # z^T multiplies relative radii by T; the profile absolute ones by up to e^eps; the
+    # dominating pair's slopes divide by about eta; delta >= floor, the radii MARGIN bits
+    # below it; at most LIMB_SLACK bits above two limbs taken down to them
+    return two_limbs(MARGIN + 2 * T.bit_length() + int(1.45 * eps_cap)
+                     + int(-math.log2(floor)) + int(-math.log2(float(eta))), LIMB_SLACK)
 
 
 def engine(sigma: Fraction, q: Fraction, T: int, floor: float, eps_cap: float,

@@ -1064,11 +1064,6 @@ def _band_left_out_halved():
          lambda out, G: tuple(r / 2 for r in real(out, G)))
 
 
-def _band_slack_halved():
-    real = _get("verifier.numerics.band:lipschitz_slack")
-    _set("verifier.numerics.band:lipschitz_slack", lambda c, L, N: real(c, L, N) / 2)
-
-
 def _band_power_uncertified():
     from flint import arb as _arb
     _set("verifier.numerics.band:_radius", lambda prec, n: _arb("0.999"))
@@ -2200,11 +2195,6 @@ MUTATIONS = [
              "a band law's block sums charge half the left-out coefficients' bound out G",
              _band_left_out_halved,
              ("tests/test_band.py::test_the_left_out_charge_is_attained_by_an_aligned_spectrum",)),
-    Mutation("band.sparse-slack-halved", "spread",
-             "the sparse spectra's certificate between coarse points takes half the Lipschitz "
-             "slack pi c L / N",
-             _band_slack_halved,
-             ("tests/test_band.py::test_the_lipschitz_slack_is_nearly_attained_between_coarse_points",)),
     Mutation("band.mirror-dropped", "spread",
              "a band law's folded spectrum leaves out the mirror N - k of each kept coefficient",
              lambda: _set("verifier.numerics.band:fold",
@@ -2238,11 +2228,6 @@ MUTATIONS = [
              "same index, not at the same points",
              lambda: _set("verifier.bounds.profile.statistic:block_offset", lambda X, Y, G: 0),
              ("tests/test_band.py::test_band_aggregates_are_the_points_aggregates",)),
-    Mutation("band.sparse-slack-dropped", "spread",
-             "the sparse spectra's certificate reads |X| at the coarse points as a bound between "
-             "them (the Lipschitz slack dropped)",
-             lambda: _set("verifier.numerics.band:lipschitz_slack", _const_arb(0)),
-             ("tests/test_band.py::test_sparse_band_edge_charges_the_frequencies_between_its_coarse_points",)),
     Mutation("band.sparse-edge-short", "spread",
              "the sparse spectra stop their direct sums at a quarter of the certified band",
              _sparse_edge_short,

@@ -87,27 +87,6 @@ def test_the_left_out_charge_is_attained_by_an_aligned_spectrum():
         assert all(S[j].contains(x[j]) for j in range(N))
 
 
-def test_the_lipschitz_slack_is_nearly_attained_between_coarse_points():
-    """band_edge's certificate |X[k]| <= |X[c m]| + pi c L / N for |k - c m| <= c/2 (L =
-    sum |p - j0| x_p), brute force over every k of two atoms 8 apart (|X[k]| = |cos(8 pi k /
-    N)|, a zero at the coarse point 256 = 4 c): the bound holds everywhere and is attained to
-    within 1% at k = 288 (a halved slack fails there)."""
-    N, c = 4096, 64
-    with ctx.workprec(128):
-        law = [(0, arb(1) / 2), (8, arb(1) / 2)]
-        X = two_dfts(law, [], N)[0]
-        L = sum((abs(p - 4) * v for p, v in law), arb(0))
-        slack = BA.lipschitz_slack(c, L, N)
-        tight = 0.0
-        for k in range(N // 2 + 1):
-            m = round(k / c)
-            if m * c > N // 2:
-                continue
-            assert X[k].abs_upper() <= X[m * c].abs_lower() + slack.upper(), k
-            tight = max(tight, float((X[k].abs_lower() - X[m * c].abs_upper()) / slack))
-        assert tight > 0.99
-
-
 def test_band_power_certifies_what_it_leaves_out():
     with ctx.workprec(128):
         N, n = 8192, 60
@@ -299,10 +278,11 @@ def test_sparse_spectra_are_the_full_dft_where_they_keep_and_certified_beyond(se
 
 
 def test_sparse_band_edge_charges_the_frequencies_between_its_coarse_points():
-    """band_edge's certificate between the coarse points (the Lipschitz slack): a law whose
-    spectrum peaks at k = 96, halfway between the coarse points 64 and 128 (two atoms 128
-    apart, smoothed by a binomial bump), where the coarse points see about 0.5; with a
-    forced stride of 64 the band must still reach past 96."""
+    """band_edge's certificate between the coarse points (the second-order bound of
+    numerics.spectral.edge): a law whose spectrum peaks at k = 96, halfway between the
+    coarse points 64 and 128 (two atoms 128 apart, smoothed by a binomial bump), where the
+    coarse points see about 0.5; with a forced stride of 64 the band must still reach past
+    96, and no k beyond it is certified above r."""
     N, c = 12288, 64
     with ctx.workprec(128):
         bump = [arb(math.comb(170, j)) / arb(2) ** 170 for j in range(171)]

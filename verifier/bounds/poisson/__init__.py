@@ -40,10 +40,10 @@ STALL = Fraction(9, 10)  # ... and while a finer step narrows the bracket to at 
 STALL_FLOOR = 1e-3       # a stalled refinement again, the floor this much lower (tail cells
 STALL_RETRIES = 3        # follow it: epsilon 1e-3 stalled 0.75% wide; choices.small_eps_floor),
                          # at most this many times, while each retry narrows the bracket
-MARGIN = 48              # precision: radii this far below the floor (64: 3 limbs, 0.84 s for ten
-                         # phases of 1e4 steps, q 0.01; 2 at 48, 0.56 s, the same brackets)
-LIMB_SLACK = 16          # precision: this far above two limbs taken down to them (lattice.
-                         # two_limbs; sigma 1, q 1e-3, T 1e6: 138 bits -> 128, 1.39 -> 1.09 s)
+MARGIN = 64              # precision: the radii this many bits below the charge floor
+LIMB_SLACK = 20          # precision: this far above two limbs taken down to them (lattice.
+                         # two_limbs; sigma 1, q 1e-3, T 1e6: 138 bits -> 128, 1.39 -> 1.09 s;
+                         # 20, not 16: ten phases of 1e4 steps, q 0.01: 148 -> 128, 0.84 -> 0.56 s)
 _CACHE = EngineCache(5)         # composed profiles (numerics/cache.py)
 
 

@@ -188,8 +188,9 @@ def test_the_tests_leave_out_only_negligible_outcomes(monkeypatch):
 
 
 def test_band_laws_reserve_their_own_memory_estimate():
-    """The band path holds no inverse transform of full length: its estimate counts 4 balls
-    per point (1.7 measured), not the full path's 13."""
+    """The band path holds no inverse transform of full length: its estimate counts 2 balls
+    per point at refined levels (1.7 measured), 1 at level 1 (its edges in floats), not the
+    full path's 13."""
     from verifier.bounds import profile as PR
     from verifier.numerics import memory
     PR.clear_cache()
@@ -199,6 +200,11 @@ def test_band_laws_reserve_their_own_memory_estimate():
     assert per == memory.PER_POINT["profile-band"] * memory.ball_bytes(128) or per in {
         memory.PER_POINT["profile-band"] * memory.ball_bytes(p) for p in range(53, 400)}
     assert memory.PER_POINT["profile-band"] < memory.PER_POINT["profile"]
+    with memory.dry_run(), pytest.raises(memory.DryRun) as d:     # level 1: its own count
+        PR.engine(Fraction(1, 2), 1000, 10, 1e-3, eps_cap=8, fine=1)
+    per1 = (d.value.need - memory.BASELINE) // d.value.points
+    assert per1 < per and per1 in {memory.PER_POINT["profile-band-1"] * memory.ball_bytes(p)
+                                   for p in range(53, 400)}
 
 
 def test_band_aggregates_are_the_points_aggregates():

@@ -83,7 +83,7 @@ def test_below_the_warning_nothing_is_said(monkeypatch):
     assert said == []
 
 
-@pytest.mark.parametrize("M,kind", [(10 ** 6, "profile-band"), (999, "profile")])
+@pytest.mark.parametrize("M,kind", [(10 ** 6, "profile-band-1"), (999, "profile")])
 def test_a_dry_run_reports_the_estimate_and_allocates_nothing(M, kind):
     with memory.dry_run(), pytest.raises(memory.DryRun) as d:
         verifier.epsilon(F(2), M, 1, delta=F(1, 10 ** 8))

@@ -36,8 +36,11 @@ BASELINE = 120 * 1024 ** 2       # the interpreter, flint and numpy (where /proc
 # two forward transforms, no inverse of full length; 1.7 per point measured at sigma 0.5,
 # M 1e4, E 100, level 8, 1310720 points: 312 MB above the start, the composition included;
 # level 16 with windows of 6291456 points, 8388608 counted (body.windows): a 1.56 GB peak)
-PER_POINT = {"profile": 13, "profile-band": 2, "exact-tv": 8, "exact-tv-epochs": 11,
-             "compose": 6, "compose-sparse": 3}   # sparse: per point of its coarse DFT
+# level 1 on the band path (its edges' coarse DFTs in floats since 2026-12-07): 1 per point
+# (sigma 2, M 3e6, E 1, delta 1e-10: 75 MB measured, 192 MB estimated; 2 had put it at 338)
+PER_POINT = {"profile": 13, "profile-band": 2, "profile-band-1": 1, "exact-tv": 8,
+             "exact-tv-epochs": 11, "compose": 6, "compose-sparse": 3}   # sparse: per point
+                                                                          # of its coarse DFT
 ENV = "VERIFIER_MEMORY_LIMIT"
 _UNITS = {"": 1, "b": 1, "kb": 10 ** 3, "mb": 10 ** 6, "gb": 10 ** 9, "tb": 10 ** 12,
           "kib": 2 ** 10, "mib": 2 ** 20, "gib": 2 ** 30, "tib": 2 ** 40}

@@ -102,7 +102,7 @@ def windows(C: Cells, sigma: Fraction, M: int, P: Plan) -> Windows:
     # the label transforms (length NT) and the spread's (N); the band path forms none longer
     # than MAX_N (numerics/band.py refuses one)
     reserve(min(NT, MAX_N) + min(N, MAX_N),
-            "profile-band" if P.band else "profile",
+            ("profile-band" if P.fine > 1 else "profile-band-1") if P.band else "profile",
             f"the privacy profile at sigma = {decimal_str(sigma, 12)}, "
             f"M = {M}", of="band windows" if P.band else "a DFT")
     return Windows(N, NT, lS, lB, lX, eps_t)

@@ -13,6 +13,7 @@ import pytest
 from flint import acb, arb, ctx, fmpq, fmpq_poly
 
 from verifier.numerics import spectral
+from verifier.numerics.spectral_sums import Sums
 
 
 def _law(seed: int, n: int, step: int = 1) -> list:
@@ -391,10 +392,10 @@ def test_float_sums_for_the_scans_agree_with_the_exact_sums(case):
         assert abs(pre[i] - float(run)) <= err and abs(suf[i] - float(total - run)) <= err, i
         if i < N:
             run += exact[i]
-    scan = spectral.Sums(sl, "prefix")
+    scan = Sums(sl, "prefix")
     assert scan.floats() is sl.float_sums()
-    assert spectral.Sums(sl, "suffix").floats() is None
-    assert spectral.Sums(sl, "prefix", arb(1) / 2).floats() is None
+    assert Sums(sl, "suffix").floats() is None
+    assert Sums(sl, "prefix", arb(1) / 2).floats() is None
 
 
 def test_the_sums_polynomial_stays_tight_at_a_high_degree():

@@ -249,7 +249,7 @@ class ComposedProfile:
             a, b = max(lo, best - step), min(hi, best + step)
 
     def _float_scan(self, c: float, ge: bool, lo: int, hi: int) -> int | None:
-        """_float_best_lazy's scan on float sums of the whole window (spectral.Sums.floats:
+        """_float_best_lazy's scan on float sums of the whole window (spectral_sums.Sums.floats:
         one FFT a law, where ten phases of 1e4 steps read 4815 ball prefix sums for their
         scans), or None where they are not at hand or the best value found is not above
         SCAN_RESOLVED times their rounding scale (a tail of 1e-20 read in floats; the ball

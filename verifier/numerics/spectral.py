@@ -45,7 +45,7 @@ import numpy as np
 from flint import acb, arb, ctx
 
 from verifier.numerics.direct import direct_sums, root
-from verifier.numerics.spectral_sums import Poly, Sums  # noqa: F401 (Sums: the readers)
+from verifier.numerics.spectral_sums import Poly
 
 COST = 2.5         # kept while points x (K + 1) <= this x N log2 N per law and phase (else
                    # the full DFT path; measured: the sparse path wins to a ratio of 2.04 and
@@ -115,12 +115,10 @@ def checked_radii(bits: int, ns: list, Vs: list, free: dict | None = None):
 
 
 def l1_bound(law: tuple) -> arb:
-    """An upper bound of sum_p |x_p| for every law x in the balls of ``law`` (``float_law``:
-    the floats' absolute sum within (n + 4) 2^-51 relatively, plus dx), exact as a ball."""
-    ps, xs, dx = law
-    n = len(xs)
-    return arb((float(np.abs(xs).sum()) * (1 + (n + 4) * 2.0 ** -51) + dx) * (1 + 2.0 ** -40)
-               + n * 2.0 ** -1070)
+    """An upper bound of sum_p |x_p| for every law x in the balls of ``law`` (``float_law``):
+    the floats' absolute sum bounded by float_dft.l1_upper, plus dx, exact as a ball."""
+    from verifier.numerics import float_dft as FD
+    return arb((FD.l1_upper(law[1]) + law[2]) * (1 + 2.0 ** -40))
 
 
 def stride(N: int, V: float, r: float) -> int:

@@ -298,10 +298,10 @@ def epsilon_bracket(run: Run, delta: Fraction, rel_width: Fraction | None = None
     if how == "mixed":
         guess = guess_epsilon(steps, float(delta), ra_log_moments(ra))
         outm, floor = {}, PO.charge_floor(delta, rel)
+        eta_p = mixed_step(steps, guess)           # the steps' own first lattice step, once
 
         def compute_mixed(fine):
-            ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, floor, cap, fine,
-                                                             mixed_step(steps, guess)),
+            ivs, P = epsilon_search(lambda cap: mixed_engine(ra, steps, floor, cap, fine, eta_p),
                                     delta, next_guess(guess, outm.get("ivs")), PR.EPS_CAPS,
                                     PR.CAP_SLACK, bisection_rel(rel),
                                     failed=outm.setdefault("failed", set()))
@@ -371,11 +371,10 @@ def delta_bracket(run: Run, eps: Fraction, floor: float = 1e-13,
     rel = PO.check_rel_width(rel_width)
     out = {}
     if how == "mixed":
-        ra = _ra(run)
+        ra, eta_p = _ra(run), mixed_step(steps, float(eps))
 
         def compute_mixed(fine):
-            P = mixed_engine(ra, steps, floor, float(eps) + 1, fine,
-                             mixed_step(steps, float(eps)))
+            P = mixed_engine(ra, steps, floor, float(eps) + 1, fine, eta_p)
             out["dirs"] = directions(P, eps)
             rem, add = out["dirs"]
             return _larger(rem, add), P
